@@ -1,0 +1,46 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Sluice",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "sluice", targets: ["sluice"]),
+        .library(name: "Sluice", targets: ["Sluice"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // zlib, linked directly: `apt-get install libz-dev`.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["libz-dev"])]
+        ),
+        .target(
+            name: "Sluice",
+            dependencies: [
+                "CZlib",
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .executableTarget(
+            name: "sluice",
+            dependencies: [
+                "Sluice",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "SluiceTests",
+            dependencies: ["Sluice", "CZlib"]
+        ),
+        .testTarget(
+            name: "SluiceCLITests",
+            dependencies: ["Sluice", "CZlib", "sluice"]
+        ),
+    ],
+    swiftLanguageModes: [.v5]
+)

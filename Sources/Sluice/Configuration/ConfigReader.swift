@@ -1,0 +1,175 @@
+import Yams
+
+/// One problem in a pipeline file, located as `file:line:column`.
+public struct ConfigDiagnostic: Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var column: Int
+    public var message: String
+
+    public var description: String { "\(file):\(line):\(column): \(message)" }
+}
+
+/// Every problem found in a pipeline file (exit 78, EX_CONFIG).
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public var diagnostics: [ConfigDiagnostic]
+
+    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+}
+
+/// Walks the YAML node tree, collecting every error with its location instead
+/// of stopping at the first (the raw, decoded form of the configuration).
+public struct ConfigReader {
+    public let file: String
+    public private(set) var diagnostics: [ConfigDiagnostic] = []
+
+    public init(file: String) { self.file = file }
+
+    public mutating func error(_ node: Node?, _ message: String) {
+        let mark = node?.mark
+        diagnostics.append(ConfigDiagnostic(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, message: message))
+    }
+
+    public mutating func error(line: Int, column: Int, _ message: String) {
+        diagnostics.append(ConfigDiagnostic(file: file, line: line, column: column, message: message))
+    }
+
+    /// The entries of a mapping in file order, reporting keys outside `known`
+    /// (with the nearest known key suggested) and duplicated keys.
+    public mutating func mapping(_ node: Node, known: [String], what: String) -> [(key: String, keyNode: Node, value: Node)]? {
+        guard let mapping = node.mapping else {
+            error(node, "\(what) must be a mapping")
+            return nil
+        }
+        var seen: Set<String> = []
+        var entries: [(key: String, keyNode: Node, value: Node)] = []
+        for (keyNode, value) in mapping {
+            guard let key = keyNode.scalar?.string else {
+                error(keyNode, "keys in \(what) must be plain strings")
+                continue
+            }
+            if !seen.insert(key).inserted {
+                error(keyNode, "duplicate key '\(key)' in \(what)")
+                continue
+            }
+            if !known.contains(key) {
+                error(keyNode, "unknown key '\(key)' in \(what)" + ConfigReader.suggestion(for: key, among: known))
+                continue
+            }
+            entries.append((key, keyNode, value))
+        }
+        return entries
+    }
+
+    /// ", did you mean 'x'?" for the nearest candidate within a small edit distance.
+    public static func suggestion(for word: String, among candidates: [String]) -> String {
+        let scored = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, word.count / 3) else {
+            return candidates.isEmpty ? "" : "; known keys: " + candidates.joined(separator: ", ")
+        }
+        return "; did you mean '\(best.0)'?"
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.utf8), b = Array(b.utf8)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+
+    // MARK: - Scalars
+
+    public mutating func string(_ node: Node, what: String) -> String? {
+        guard let scalar = node.scalar else {
+            error(node, "\(what) must be a string")
+            return nil
+        }
+        return scalar.string
+    }
+
+    public mutating func integer(_ node: Node, what: String, range: ClosedRange<Int>) -> Int? {
+        guard let text = node.scalar?.string, let value = Int(text.replacingAll("_", with: "")) else {
+            error(node, "\(what) must be an integer")
+            return nil
+        }
+        guard range.contains(value) else {
+            error(node, "\(what) must be between \(range.lowerBound) and \(range.upperBound), not \(value)")
+            return nil
+        }
+        return value
+    }
+
+    public mutating func boolean(_ node: Node, what: String) -> Bool? {
+        switch node.scalar?.string {
+        case "true", "True", "yes": return true
+        case "false", "False", "no": return false
+        default:
+            error(node, "\(what) must be true or false")
+            return nil
+        }
+    }
+
+    public mutating func strings(_ node: Node, what: String) -> [String]? {
+        guard let sequence = node.sequence else {
+            error(node, "\(what) must be a list of strings")
+            return nil
+        }
+        var result: [String] = []
+        for item in sequence {
+            guard let text = item.scalar?.string else {
+                error(item, "each entry of \(what) must be a string")
+                continue
+            }
+            result.append(text)
+        }
+        return result
+    }
+
+    /// `500ms`, `30s`, `5m`, `1h`, `2d`.
+    public mutating func duration(_ node: Node, what: String) -> Duration? {
+        guard let text = node.scalar?.string, let value = ConfigReader.parseDuration(text) else {
+            error(node, "\(what) must be a duration such as 500ms, 30s, 5m or 1h")
+            return nil
+        }
+        return value
+    }
+
+    /// `64KiB`, `1MiB`, `2GiB`, `10MB`, or a plain number of bytes.
+    public mutating func size(_ node: Node, what: String) -> Int? {
+        guard let text = node.scalar?.string, let value = ConfigReader.parseSize(text), value > 0 else {
+            error(node, "\(what) must be a size such as 64KiB, 1MiB or 2GiB")
+            return nil
+        }
+        return value
+    }
+
+    public static func parseDuration(_ text: String) -> Duration? {
+        let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
+        for (suffix, millis) in units where text.hasSuffix(suffix) {
+            let number = text.dropLast(suffix.count)
+            // "5m" must not be read as "5" + "m" when the text is "5ms"; the order above tries "ms" first.
+            guard let value = Int64(number), value >= 0 else { continue }
+            return .milliseconds(value * millis)
+        }
+        return nil
+    }
+
+    public static func parseSize(_ text: String) -> Int? {
+        let units: [(String, Int)] = [("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30),
+                                      ("KB", 1000), ("MB", 1_000_000), ("GB", 1_000_000_000), ("B", 1)]
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            guard let value = Int(text.dropLast(suffix.count)), value >= 0 else { return nil }
+            return value * factor
+        }
+        return Int(text)
+    }
+}

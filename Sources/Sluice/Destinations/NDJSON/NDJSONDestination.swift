@@ -1,0 +1,13 @@
+/// The event after all stages, as canonical JSON: the archive format, and
+/// what `--stdout` pipes into `jq`.
+public struct NDJSONDestination: Destination {
+    public static let type = DestinationType(name: "ndjson") { _, _, _ in NDJSONDestination() }
+
+    public init() {}
+
+    public mutating func encode(_ event: Event, into out: inout [UInt8]) -> EncodeOutcome {
+        event.document.write(to: &out)
+        out.append(UInt8(ascii: "\n"))
+        return .records(1)
+    }
+}

@@ -1,0 +1,95 @@
+/// Which messages a destination takes: its `events:` list of names and globs
+/// (`"*"`, `"checkout_*"`, `"!debug_*"`; later entries win), overridden by the
+/// message's own `integrations` object.
+///
+/// `integrations` (Segment's convention): a key equal to the destination's name
+/// or type (case-insensitive) decides outright (`true` or an options object
+/// routes it, even past the `events:` list; `false` does not); otherwise
+/// `"All": false` keeps the message from every destination not named `true`.
+public struct RoutingRules: Sendable {
+    struct Rule: Sendable {
+        var negated: Bool
+        var pattern: [UInt8]
+    }
+
+    let rules: [Rule]
+    let destinationName: [UInt8]
+    let destinationType: [UInt8]
+    /// Decisions by name; names are few in real streams, capped against hostile ones.
+    private var cache: [[UInt8]: Bool] = [:]
+    static let cacheLimit = 4096
+
+    public init(patterns: [String], destinationName: String, destinationType: String) {
+        rules = patterns.map { pattern in
+            pattern.hasPrefix("!") ? Rule(negated: true, pattern: Array(pattern.utf8.dropFirst()))
+                : Rule(negated: false, pattern: Array(pattern.utf8))
+        }
+        self.destinationName = Array(destinationName.lowercased().utf8)
+        self.destinationType = Array(destinationType.lowercased().utf8)
+    }
+
+    /// Whether this destination takes the event.
+    public mutating func accepts(_ event: Event) -> Bool {
+        if let integrations = event.document.member("integrations"), event.document.tape[integrations].kind == .object,
+           let decision = integrationsDecision(event.document, integrations) {
+            return decision
+        }
+        return accepts(name: event.name)
+    }
+
+    /// Whether the `events:` list takes a message of this name.
+    public mutating func accepts(name: [UInt8]) -> Bool {
+        if let cached = cache[name] { return cached }
+        var result = false
+        for rule in rules where Glob.matches(rule.pattern, name) {
+            result = !rule.negated
+        }
+        if cache.count >= RoutingRules.cacheLimit { cache.removeAll(keepingCapacity: true) }
+        cache[name] = result
+        return result
+    }
+
+    private func integrationsDecision(_ document: JSONDocument, _ object: Int) -> Bool? {
+        var all: Bool?
+        for (key, value) in document.members(of: object) {
+            let lowered: [UInt8]? = document.withString(key) { raw in raw.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 } }
+            guard let lowered else { continue }
+            let kind = document.tape[value].kind
+            if lowered == destinationName || lowered == destinationType {
+                switch kind {
+                case .false, .null: return false
+                default: return true
+                }
+            }
+            if lowered == Array("all".utf8) { all = kind != .false }
+        }
+        if all == false { return false }
+        return nil
+    }
+}
+
+/// Glob matching on bytes: `*` matches any run of bytes, `?` exactly one.
+public enum Glob {
+    public static func matches(_ pattern: [UInt8], _ text: [UInt8]) -> Bool {
+        var p = 0, t = 0
+        var starP = -1, starT = 0
+        while t < text.count {
+            if p < pattern.count && (pattern[p] == UInt8(ascii: "?") || pattern[p] == text[t]) {
+                p += 1
+                t += 1
+            } else if p < pattern.count && pattern[p] == UInt8(ascii: "*") {
+                starP = p
+                starT = t
+                p += 1
+            } else if starP >= 0 {
+                p = starP + 1
+                starT += 1
+                t = starT
+            } else {
+                return false
+            }
+        }
+        while p < pattern.count && pattern[p] == UInt8(ascii: "*") { p += 1 }
+        return p == pattern.count
+    }
+}

@@ -1,0 +1,153 @@
+/// An instant of event time, in microseconds since the Unix epoch (UTC).
+///
+/// Parsed from the message's ISO 8601 `timestamp`; never the wall clock.
+/// Microseconds because GA4 wants `timestamp_micros`; Mixpanel and Amplitude
+/// take `milliseconds`.
+public struct EventTime: Comparable, Hashable, Sendable, CustomStringConvertible {
+    public var microseconds: Int64
+
+    public init(microseconds: Int64) { self.microseconds = microseconds }
+
+    public init(milliseconds: Int64) { self.microseconds = milliseconds * 1000 }
+
+    public var milliseconds: Int64 { microseconds >= 0 ? microseconds / 1000 : (microseconds - 999) / 1000 }
+
+    public static func < (lhs: EventTime, rhs: EventTime) -> Bool { lhs.microseconds < rhs.microseconds }
+
+    public static let epoch = EventTime(microseconds: 0)
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM|±HHMM)`; a zone is required
+    /// (EVENTS.md). Fractions past microseconds are truncated.
+    public static func parseISO8601(_ text: UnsafeRawBufferPointer) -> EventTime? {
+        let count = text.count
+        guard count >= 20 else { return nil }
+        @inline(__always) func digit(_ at: Int) -> Int? {
+            guard at < count else { return nil }
+            let value = Int(text[at]) - 48
+            return value >= 0 && value <= 9 ? value : nil
+        }
+        @inline(__always) func number(_ at: Int, _ length: Int) -> Int? {
+            var value = 0
+            for offset in 0..<length {
+                guard let d = digit(at + offset) else { return nil }
+                value = value * 10 + d
+            }
+            return value
+        }
+        guard let year = number(0, 4), text[4] == UInt8(ascii: "-"),
+              let month = number(5, 2), text[7] == UInt8(ascii: "-"),
+              let day = number(8, 2),
+              text[10] == UInt8(ascii: "T") || text[10] == UInt8(ascii: "t") || text[10] == UInt8(ascii: " "),
+              let hour = number(11, 2), text[13] == UInt8(ascii: ":"),
+              let minute = number(14, 2), text[16] == UInt8(ascii: ":"),
+              let second = number(17, 2)
+        else { return nil }
+        guard (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month),
+              hour <= 23, minute <= 59, second <= 60
+        else { return nil }
+        var index = 19
+        var micros = 0
+        if index < count && (text[index] == UInt8(ascii: ".") || text[index] == UInt8(ascii: ",")) {
+            index += 1
+            var digits = 0
+            while let d = digit(index) {
+                if digits < 6 { micros = micros * 10 + d }
+                digits += 1
+                index += 1
+            }
+            guard digits > 0 else { return nil }
+            for _ in digits..<max(digits, 6) { micros *= 10 }
+        }
+        guard index < count else { return nil }
+        var offsetSeconds = 0
+        switch text[index] {
+        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+            index += 1
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            let sign = text[index] == UInt8(ascii: "-") ? -1 : 1
+            guard let zoneHour = number(index + 1, 2) else { return nil }
+            var zoneMinute = 0
+            if index + 3 < count && text[index + 3] == UInt8(ascii: ":") {
+                guard let m = number(index + 4, 2) else { return nil }
+                zoneMinute = m
+                index += 6
+            } else if index + 3 < count {
+                guard let m = number(index + 3, 2) else { return nil }
+                zoneMinute = m
+                index += 5
+            } else {
+                index += 3
+            }
+            guard zoneHour <= 23, zoneMinute <= 59 else { return nil }
+            offsetSeconds = sign * (zoneHour * 3600 + zoneMinute * 60)
+        default:
+            return nil
+        }
+        guard index == count else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        // A leap second (:60) is folded onto the next second.
+        let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetSeconds)
+        return EventTime(microseconds: seconds * 1_000_000 + Int64(micros))
+    }
+
+    public static func parseISO8601(_ text: String) -> EventTime? {
+        var text = text
+        return text.withUTF8 { parseISO8601(UnsafeRawBufferPointer($0)) }
+    }
+
+    static func isLeapYear(_ year: Int) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
+
+    static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: return isLeapYear(year) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let monthIndex = month > 2 ? month - 3 : month + 9
+        let dayOfYear = (153 * monthIndex + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The UTC calendar fields of this instant.
+    public var utc: (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, microsecond: Int) {
+        var seconds = microseconds / 1_000_000
+        var micro = microseconds % 1_000_000
+        if micro < 0 { micro += 1_000_000; seconds -= 1 }
+        var days = seconds / 86_400
+        var secondOfDay = seconds % 86_400
+        if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
+        let z = Int(days) + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let s = Int(secondOfDay)
+        return (year, month, day, s / 3600, (s / 60) % 60, s % 60, Int(micro))
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ`, the form the inputs use.
+    public var iso8601: String {
+        let f = utc
+        return "\(pad(f.year, 4))-\(pad(f.month, 2))-\(pad(f.day, 2))T\(pad(f.hour, 2)):\(pad(f.minute, 2)):\(pad(f.second, 2)).\(pad(f.microsecond / 1000, 3))Z"
+    }
+
+    public var description: String { iso8601 }
+}
+
+/// Zero-pads a non-negative number to `width` digits.
+func pad(_ value: Int, _ width: Int) -> String {
+    let digits = String(value)
+    return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+}

@@ -1,0 +1,224 @@
+/// The kind of one JSON value on the tape.
+public enum JSONKind: UInt8, Sendable {
+    case object, array, string, number, `true`, `false`, null
+}
+
+/// One JSON value's place in its line: a flat "tape" entry, the simdjson idea.
+///
+/// Containers are followed on the tape by their contents (objects as key, value,
+/// key, value, ...); `next` is the index just past the whole subtree, so a
+/// reader skips a value in O(1). Offsets are byte offsets into the document's
+/// `bytes`; `start` of a string is its opening quote, `end` is one past the end.
+public struct JSONNode: Sendable, Equatable {
+    public var kind: JSONKind
+    /// Bit 0: the string holds at least one backslash escape.
+    public var flags: UInt8
+    public var start: UInt32
+    public var end: UInt32
+    public var next: UInt32
+
+    static let hasEscapes: UInt8 = 1
+}
+
+/// A parsed JSON object: the original bytes, an index of every value, and the
+/// changes stages made (kept beside the bytes, never applied in place).
+///
+/// An unchanged document is written back as its original bytes (minus
+/// insignificant whitespace), so values pass through exactly: `1e21`, `-0.0`
+/// and 2^63 keep their text.
+public struct JSONDocument: Sendable {
+    public private(set) var bytes: [UInt8]
+    public private(set) var tape: [JSONNode]
+    /// True when the original text has whitespace outside strings.
+    public let hasInsignificantWhitespace: Bool
+    /// Changes applied by stages, in the order they were made.
+    var edits: JSONEdits
+
+    init(bytes: [UInt8], tape: [JSONNode], hasInsignificantWhitespace: Bool) {
+        self.bytes = bytes
+        self.tape = tape
+        self.hasInsignificantWhitespace = hasInsignificantWhitespace
+        self.edits = JSONEdits()
+    }
+
+    /// Parses one JSON text that must be an object.
+    public static func parse(_ bytes: [UInt8]) throws(JSONError) -> JSONDocument {
+        try bytes.withUnsafeBufferPointer { buffer throws(JSONError) in
+            try parse(buffer)
+        }
+    }
+
+    /// Parses one JSON text that must be an object; copies the bytes only on success.
+    public static func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> JSONDocument {
+        var tape: [JSONNode] = []
+        tape.reserveCapacity(max(16, buffer.count / 8))
+        var parser = JSONParser(buffer: buffer)
+        try parser.parseDocument(into: &tape)
+        guard tape[0].kind == .object else {
+            throw JSONError(kind: .notAnObject, offset: 0)
+        }
+        return JSONDocument(bytes: Array(buffer), tape: tape, hasInsignificantWhitespace: parser.sawWhitespace)
+    }
+
+    /// True once any stage changed the document.
+    public var isModified: Bool { !edits.isEmpty }
+
+    // MARK: - Reading
+
+    /// The index of the value stored under `key` in the object at `object`, if any.
+    /// With duplicate keys the first one is found.
+    public func member(_ key: String, of object: Int = 0) -> Int? {
+        var key = key
+        return key.withUTF8 { member(UnsafeRawBufferPointer($0), of: object) }
+    }
+
+    /// The index of the value stored under `key` (raw UTF-8) in the object at `object`.
+    public func member(_ key: UnsafeRawBufferPointer, of object: Int = 0) -> Int? {
+        guard tape[object].kind == .object else { return nil }
+        let end = Int(tape[object].next)
+        var index = object + 1
+        while index < end {
+            let keyNode = tape[index]
+            if !edits.isRemoved(index) && stringEquals(keyNode, key) {
+                return index + 1
+            }
+            index = Int(tape[index + 1].next)
+        }
+        return nil
+    }
+
+    /// Follows a dotted path of object keys from the root.
+    public func find(_ path: JSONPath) -> Int? {
+        var node = 0
+        for component in path.components {
+            guard let next = component.withUnsafeBytes({ member($0, of: node) }) else { return nil }
+            node = next
+        }
+        return node
+    }
+
+    /// The keys and value indexes of the object at `object`, in order (removed ones left out).
+    public func members(of object: Int) -> [(key: Int, value: Int)] {
+        guard tape[object].kind == .object else { return [] }
+        var result: [(key: Int, value: Int)] = []
+        let end = Int(tape[object].next)
+        var index = object + 1
+        while index < end {
+            if !edits.isRemoved(index) { result.append((index, index + 1)) }
+            index = Int(tape[index + 1].next)
+        }
+        return result
+    }
+
+    /// The element indexes of the array at `array`.
+    public func elements(of array: Int) -> [Int] {
+        guard tape[array].kind == .array else { return [] }
+        var result: [Int] = []
+        let end = Int(tape[array].next)
+        var index = array + 1
+        while index < end {
+            result.append(index)
+            index = Int(tape[index].next)
+        }
+        return result
+    }
+
+    /// The raw text of a value, exactly as it was in the input.
+    public func rawBytes(_ node: Int) -> ArraySlice<UInt8> {
+        bytes[Int(tape[node].start)..<Int(tape[node].end)]
+    }
+
+    /// Calls `body` with the decoded UTF-8 of the string at `node` (nil if not a string).
+    public func withString<R>(_ node: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        let n = tape[node]
+        guard n.kind == .string else { return nil }
+        if n.flags & JSONNode.hasEscapes == 0 {
+            return bytes.withUnsafeBytes { raw in
+                body(UnsafeRawBufferPointer(rebasing: raw[Int(n.start + 1)..<Int(n.end - 1)]))
+            }
+        }
+        let decoded = JSONString.unescape(bytes[Int(n.start + 1)..<Int(n.end - 1)])
+        return decoded.withUnsafeBytes(body)
+    }
+
+    /// The decoded string at `node`, or nil if it is not a string.
+    public func string(_ node: Int) -> String? {
+        withString(node) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The decoded string at a path, or nil if absent or not a string.
+    public func string(at path: JSONPath) -> String? {
+        find(path).flatMap { string($0) }
+    }
+
+    /// Whether the string node equals `key` (compared after unescaping).
+    func stringEquals(_ node: JSONNode, _ key: UnsafeRawBufferPointer) -> Bool {
+        guard node.kind == .string else { return false }
+        if node.flags & JSONNode.hasEscapes == 0 {
+            let length = Int(node.end - node.start) - 2
+            guard length == key.count else { return false }
+            return bytes.withUnsafeBytes { raw in
+                guard length > 0 else { return true }
+                return memcmp(raw.baseAddress! + Int(node.start) + 1, key.baseAddress!, length) == 0
+            }
+        }
+        let decoded = JSONString.unescape(bytes[Int(node.start + 1)..<Int(node.end - 1)])
+        return decoded.elementsEqual(key)
+    }
+}
+
+/// A dotted path of object keys (`context.ip`), split once at configuration time.
+public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
+    public let components: [[UInt8]]
+
+    public init(_ dotted: String) {
+        components = dotted.split(separator: ".", omittingEmptySubsequences: false).map { Array($0.utf8) }
+    }
+
+    public var description: String {
+        components.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ".")
+    }
+}
+
+/// Why a line is not a JSON object, with the byte offset where it went wrong.
+public struct JSONError: Error, Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case unexpectedEnd
+        case unexpectedByte(UInt8)
+        case invalidEscape
+        case invalidUTF8
+        case controlCharacterInString
+        case invalidNumber
+        case nestingTooDeep
+        case trailingContent
+        case notAnObject
+        case emptyInput
+    }
+
+    public var kind: Kind
+    public var offset: Int
+
+    public var message: String {
+        switch kind {
+        case .unexpectedEnd: return "unexpected end of input at byte \(offset)"
+        case .unexpectedByte(let byte):
+            return "unexpected byte 0x\(String(byte, radix: 16, uppercase: false)) at byte \(offset)"
+        case .invalidEscape: return "invalid escape sequence at byte \(offset)"
+        case .invalidUTF8: return "invalid UTF-8 at byte \(offset)"
+        case .controlCharacterInString: return "unescaped control character in string at byte \(offset)"
+        case .invalidNumber: return "invalid number at byte \(offset)"
+        case .nestingTooDeep: return "nesting deeper than \(JSONParser.maxDepth) at byte \(offset)"
+        case .trailingContent: return "content after the JSON value at byte \(offset)"
+        case .notAnObject: return "the line is JSON but not an object"
+        case .emptyInput: return "empty input"
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,103 @@
+/// Changes made to a `JSONDocument` by stages, kept beside the original bytes.
+///
+/// Few events get more than a handful of edits, so plain arrays with linear
+/// look-ups beat hashing here. The writer consults them only when non-empty.
+struct JSONEdits: Sendable {
+    /// Values replaced by new raw JSON text, by tape index.
+    var replaced: [(node: Int32, json: [UInt8])] = []
+    /// Members removed, by the tape index of their key.
+    var removed: [Int32] = []
+    /// Members appended to an object (tape index), with an unescaped key and raw JSON value.
+    var added: [(object: Int32, key: [UInt8], json: [UInt8])] = []
+
+    var isEmpty: Bool { replaced.isEmpty && removed.isEmpty && added.isEmpty }
+
+    func isRemoved(_ keyIndex: Int) -> Bool {
+        if removed.isEmpty { return false }
+        return removed.contains(Int32(keyIndex))
+    }
+
+    func replacement(for node: Int) -> [UInt8]? {
+        if replaced.isEmpty { return nil }
+        for entry in replaced.reversed() where entry.node == Int32(node) {
+            return entry.json
+        }
+        return nil
+    }
+
+    func hasAdditions(_ object: Int) -> Bool {
+        if added.isEmpty { return false }
+        return added.contains { $0.object == Int32(object) }
+    }
+}
+
+extension JSONDocument {
+    /// Sets the value at `path` to `json` (raw JSON text), creating missing
+    /// objects along the way. Returns false when a path component runs into a
+    /// value that is not an object.
+    @discardableResult
+    public mutating func set(_ path: JSONPath, json: [UInt8]) -> Bool {
+        var node = 0
+        var depth = 0
+        while depth < path.components.count {
+            let component = path.components[depth]
+            guard tape[node].kind == .object, edits.replacement(for: node) == nil else { return false }
+            guard let next = component.withUnsafeBytes({ member($0, of: node) }) else { break }
+            node = next
+            depth += 1
+        }
+        if depth == path.components.count {
+            edits.replaced.append((Int32(node), json))
+            return true
+        }
+        // Wrap the value in objects for the components that do not exist yet.
+        var value = json
+        for component in path.components[(depth + 1)...].reversed() {
+            var wrapped: [UInt8] = [UInt8(ascii: "{")]
+            JSONString.appendQuoted(component, to: &wrapped)
+            wrapped.append(UInt8(ascii: ":"))
+            wrapped.append(contentsOf: value)
+            wrapped.append(UInt8(ascii: "}"))
+            value = wrapped
+        }
+        let key = path.components[depth]
+        if let existing = edits.added.firstIndex(where: { $0.object == Int32(node) && $0.key == key }) {
+            edits.added[existing].json = value
+        } else {
+            edits.added.append((Int32(node), key, value))
+        }
+        return true
+    }
+
+    /// Sets a string value at `path`.
+    @discardableResult
+    public mutating func set(_ path: JSONPath, string: String) -> Bool {
+        var json: [UInt8] = []
+        JSONString.appendQuoted(Array(string.utf8), to: &json)
+        return set(path, json: json)
+    }
+
+    /// Sets an integer value at `path`.
+    @discardableResult
+    public mutating func set(_ path: JSONPath, integer: Int64) -> Bool {
+        set(path, json: Array(String(integer).utf8))
+    }
+
+    /// Removes the member at `path`; returns whether it existed.
+    @discardableResult
+    public mutating func remove(_ path: JSONPath) -> Bool {
+        guard let last = path.components.last else { return false }
+        var parent = 0
+        for component in path.components.dropLast() {
+            guard let next = component.withUnsafeBytes({ member($0, of: parent) }) else { return false }
+            parent = next
+        }
+        if let added = edits.added.firstIndex(where: { $0.object == Int32(parent) && $0.key == last }) {
+            edits.added.remove(at: added)
+            return true
+        }
+        guard let value = last.withUnsafeBytes({ member($0, of: parent) }) else { return false }
+        edits.removed.append(Int32(value - 1))
+        return true
+    }
+}

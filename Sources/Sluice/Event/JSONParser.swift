@@ -1,0 +1,280 @@
+/// An RFC 8259 parser that indexes a line into a tape without copying values.
+///
+/// Strings are checked for valid UTF-8 (Unicode Table 3-7: no overlongs, no
+/// surrogates, nothing past U+10FFFF), unescaped control characters and valid
+/// escapes, including surrogate pairs. Numbers are checked against the grammar
+/// and kept as text. Nesting deeper than `maxDepth` is refused.
+struct JSONParser {
+    static let maxDepth = 64
+
+    let base: UnsafePointer<UInt8>
+    let count: Int
+    var index = 0
+    var sawWhitespace = false
+
+    init(buffer: UnsafeBufferPointer<UInt8>) {
+        // An empty buffer may have a nil base address; point at a constant instead.
+        self.base = buffer.baseAddress ?? JSONParser.emptyBase
+        self.count = buffer.count
+    }
+
+    private static let emptyBase: UnsafePointer<UInt8> = {
+        let pointer = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+        pointer.initialize(to: 0)
+        return UnsafePointer(pointer)
+    }()
+
+    mutating func parseDocument(into tape: inout [JSONNode]) throws(JSONError) {
+        skipWhitespace()
+        if index == count { throw JSONError(kind: .emptyInput, offset: 0) }
+        try parseValue(depth: 0, into: &tape)
+        skipWhitespace()
+        if index != count { throw JSONError(kind: .trailingContent, offset: index) }
+    }
+
+    @inline(__always)
+    private mutating func skipWhitespace() {
+        while index < count {
+            let byte = base[index]
+            if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                sawWhitespace = true
+                index += 1
+            } else {
+                return
+            }
+        }
+    }
+
+    private mutating func parseValue(depth: Int, into tape: inout [JSONNode]) throws(JSONError) {
+        guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
+        switch base[index] {
+        case UInt8(ascii: "{"): try parseObject(depth: depth + 1, into: &tape)
+        case UInt8(ascii: "["): try parseArray(depth: depth + 1, into: &tape)
+        case UInt8(ascii: "\""): try parseString(into: &tape)
+        case UInt8(ascii: "t"): try parseLiteral("true", kind: .true, into: &tape)
+        case UInt8(ascii: "f"): try parseLiteral("false", kind: .false, into: &tape)
+        case UInt8(ascii: "n"): try parseLiteral("null", kind: .null, into: &tape)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try parseNumber(into: &tape)
+        case let byte: throw JSONError(kind: .unexpectedByte(byte), offset: index)
+        }
+    }
+
+    private mutating func parseObject(depth: Int, into tape: inout [JSONNode]) throws(JSONError) {
+        if depth > JSONParser.maxDepth { throw JSONError(kind: .nestingTooDeep, offset: index) }
+        let slot = tape.count
+        tape.append(JSONNode(kind: .object, flags: 0, start: UInt32(index), end: 0, next: 0))
+        index += 1
+        skipWhitespace()
+        if index < count && base[index] == UInt8(ascii: "}") {
+            index += 1
+        } else {
+            while true {
+                guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
+                guard base[index] == UInt8(ascii: "\"") else {
+                    throw JSONError(kind: .unexpectedByte(base[index]), offset: index)
+                }
+                try parseString(into: &tape)
+                skipWhitespace()
+                guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
+                guard base[index] == UInt8(ascii: ":") else {
+                    throw JSONError(kind: .unexpectedByte(base[index]), offset: index)
+                }
+                index += 1
+                skipWhitespace()
+                try parseValue(depth: depth, into: &tape)
+                skipWhitespace()
+                guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
+                let byte = base[index]
+                index += 1
+                if byte == UInt8(ascii: ",") {
+                    skipWhitespace()
+                    continue
+                }
+                if byte == UInt8(ascii: "}") { break }
+                throw JSONError(kind: .unexpectedByte(byte), offset: index - 1)
+            }
+        }
+        tape[slot].end = UInt32(index)
+        tape[slot].next = UInt32(tape.count)
+    }
+
+    private mutating func parseArray(depth: Int, into tape: inout [JSONNode]) throws(JSONError) {
+        if depth > JSONParser.maxDepth { throw JSONError(kind: .nestingTooDeep, offset: index) }
+        let slot = tape.count
+        tape.append(JSONNode(kind: .array, flags: 0, start: UInt32(index), end: 0, next: 0))
+        index += 1
+        skipWhitespace()
+        if index < count && base[index] == UInt8(ascii: "]") {
+            index += 1
+        } else {
+            while true {
+                try parseValue(depth: depth, into: &tape)
+                skipWhitespace()
+                guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
+                let byte = base[index]
+                index += 1
+                if byte == UInt8(ascii: ",") {
+                    skipWhitespace()
+                    continue
+                }
+                if byte == UInt8(ascii: "]") { break }
+                throw JSONError(kind: .unexpectedByte(byte), offset: index - 1)
+            }
+        }
+        tape[slot].end = UInt32(index)
+        tape[slot].next = UInt32(tape.count)
+    }
+
+    private mutating func parseLiteral(_ literal: StaticString, kind: JSONKind, into tape: inout [JSONNode]) throws(JSONError) {
+        let length = literal.utf8CodeUnitCount
+        guard index + length <= count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
+        let expected = literal.utf8Start
+        for offset in 0..<length where base[index + offset] != expected[offset] {
+            throw JSONError(kind: .unexpectedByte(base[index + offset]), offset: index + offset)
+        }
+        let start = index
+        index += length
+        tape.append(JSONNode(kind: kind, flags: 0, start: UInt32(start), end: UInt32(index), next: UInt32(tape.count + 1)))
+    }
+
+    private mutating func parseNumber(into tape: inout [JSONNode]) throws(JSONError) {
+        let start = index
+        if base[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < count else { throw JSONError(kind: .invalidNumber, offset: start) }
+        if base[index] == UInt8(ascii: "0") {
+            index += 1
+        } else if isDigit(base[index]) {
+            while index < count && isDigit(base[index]) { index += 1 }
+        } else {
+            throw JSONError(kind: .invalidNumber, offset: start)
+        }
+        if index < count && base[index] == UInt8(ascii: ".") {
+            index += 1
+            guard index < count && isDigit(base[index]) else { throw JSONError(kind: .invalidNumber, offset: start) }
+            while index < count && isDigit(base[index]) { index += 1 }
+        }
+        if index < count && (base[index] == UInt8(ascii: "e") || base[index] == UInt8(ascii: "E")) {
+            index += 1
+            if index < count && (base[index] == UInt8(ascii: "+") || base[index] == UInt8(ascii: "-")) { index += 1 }
+            guard index < count && isDigit(base[index]) else { throw JSONError(kind: .invalidNumber, offset: start) }
+            while index < count && isDigit(base[index]) { index += 1 }
+        }
+        tape.append(JSONNode(kind: .number, flags: 0, start: UInt32(start), end: UInt32(index), next: UInt32(tape.count + 1)))
+    }
+
+    @inline(__always)
+    private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
+    private mutating func parseString(into tape: inout [JSONNode]) throws(JSONError) {
+        let start = index
+        index += 1
+        var flags: UInt8 = 0
+        while true {
+            // Fast path: plain printable ASCII.
+            while index < count {
+                let byte = base[index]
+                if byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
+                    index += 1
+                } else {
+                    break
+                }
+            }
+            guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
+            let byte = base[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                break
+            } else if byte == UInt8(ascii: "\\") {
+                flags |= JSONNode.hasEscapes
+                try parseEscape()
+            } else if byte < 0x20 {
+                throw JSONError(kind: .controlCharacterInString, offset: index)
+            } else {
+                let length = UTF8Validation.sequenceLength(base, index, count)
+                if length == 0 { throw JSONError(kind: .invalidUTF8, offset: index) }
+                index += length
+            }
+        }
+        tape.append(JSONNode(kind: .string, flags: flags, start: UInt32(start), end: UInt32(index), next: UInt32(tape.count + 1)))
+    }
+
+    private mutating func parseEscape() throws(JSONError) {
+        let at = index
+        guard index + 1 < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
+        switch base[index + 1] {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+             UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            index += 2
+        case UInt8(ascii: "u"):
+            let unit = try hex4(at: index + 2)
+            index += 6
+            if unit >= 0xD800 && unit <= 0xDBFF {
+                // A high surrogate must be followed by an escaped low surrogate.
+                guard index + 1 < count, base[index] == UInt8(ascii: "\\"), base[index + 1] == UInt8(ascii: "u") else {
+                    throw JSONError(kind: .invalidEscape, offset: at)
+                }
+                let low = try hex4(at: index + 2)
+                guard low >= 0xDC00 && low <= 0xDFFF else { throw JSONError(kind: .invalidEscape, offset: at) }
+                index += 6
+            } else if unit >= 0xDC00 && unit <= 0xDFFF {
+                throw JSONError(kind: .invalidEscape, offset: at)
+            }
+        default:
+            throw JSONError(kind: .invalidEscape, offset: at)
+        }
+    }
+
+    private func hex4(at position: Int) throws(JSONError) -> UInt32 {
+        guard position + 4 <= count else { throw JSONError(kind: .unexpectedEnd, offset: position) }
+        var value: UInt32 = 0
+        for offset in 0..<4 {
+            guard let digit = JSONString.hexValue(base[position + offset]) else {
+                throw JSONError(kind: .invalidEscape, offset: position - 2)
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+}
+
+/// UTF-8 well-formedness, per Unicode Table 3-7.
+public enum UTF8Validation {
+    /// The length of the well-formed multi-byte sequence at `index`, or 0 if it is ill-formed.
+    @inline(__always)
+    static func sequenceLength(_ base: UnsafePointer<UInt8>, _ index: Int, _ count: Int) -> Int {
+        let lead = base[index]
+        @inline(__always) func continuation(_ offset: Int, _ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
+            guard index + offset < count else { return false }
+            let byte = base[index + offset]
+            return byte >= low && byte <= high
+        }
+        switch lead {
+        case 0x00...0x7F: return 1
+        case 0xC2...0xDF: return continuation(1) ? 2 : 0
+        case 0xE0: return continuation(1, 0xA0) && continuation(2) ? 3 : 0
+        case 0xE1...0xEC, 0xEE...0xEF: return continuation(1) && continuation(2) ? 3 : 0
+        case 0xED: return continuation(1, 0x80, 0x9F) && continuation(2) ? 3 : 0
+        case 0xF0: return continuation(1, 0x90) && continuation(2) && continuation(3) ? 4 : 0
+        case 0xF1...0xF3: return continuation(1) && continuation(2) && continuation(3) ? 4 : 0
+        case 0xF4: return continuation(1, 0x80, 0x8F) && continuation(2) && continuation(3) ? 4 : 0
+        default: return 0
+        }
+    }
+
+    /// Whether the bytes are well-formed UTF-8.
+    public static func isValid(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = buffer.baseAddress else { return true }
+        var index = 0
+        let count = buffer.count
+        while index < count {
+            if base[index] < 0x80 {
+                index += 1
+                continue
+            }
+            let length = sequenceLength(base, index, count)
+            if length == 0 { return false }
+            index += length
+        }
+        return true
+    }
+}

@@ -1,0 +1,98 @@
+/// JSON string escaping and unescaping on bytes.
+public enum JSONString {
+    @inline(__always)
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    /// Decodes the escapes of a string body that the parser already validated.
+    static func unescape(_ body: ArraySlice<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(body.count)
+        var index = body.startIndex
+        func hex4(_ at: Int) -> UInt32 {
+            var value: UInt32 = 0
+            for offset in 0..<4 { value = value << 4 | UInt32(hexValue(body[at + offset]) ?? 0) }
+            return value
+        }
+        while index < body.endIndex {
+            let byte = body[index]
+            guard byte == UInt8(ascii: "\\"), index + 1 < body.endIndex else {
+                out.append(byte)
+                index += 1
+                continue
+            }
+            let escape = body[index + 1]
+            index += 2
+            switch escape {
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = hex4(index)
+                index += 4
+                if scalar >= 0xD800 && scalar <= 0xDBFF && index + 6 <= body.endIndex {
+                    let low = hex4(index + 2)
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    index += 6
+                }
+                appendUTF8(scalar, to: &out)
+            default: out.append(escape)
+            }
+        }
+        return out
+    }
+
+    static func appendUTF8(_ scalar: UInt32, to out: inout [UInt8]) {
+        switch scalar {
+        case 0..<0x80:
+            out.append(UInt8(scalar))
+        case 0x80..<0x800:
+            out.append(UInt8(0xC0 | (scalar >> 6)))
+            out.append(UInt8(0x80 | (scalar & 0x3F)))
+        case 0x800..<0x10000:
+            out.append(UInt8(0xE0 | (scalar >> 12)))
+            out.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
+            out.append(UInt8(0x80 | (scalar & 0x3F)))
+        default:
+            out.append(UInt8(0xF0 | (scalar >> 18)))
+            out.append(UInt8(0x80 | ((scalar >> 12) & 0x3F)))
+            out.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
+            out.append(UInt8(0x80 | (scalar & 0x3F)))
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Appends `text` (valid UTF-8) as a quoted JSON string, escaping only what RFC 8259 requires.
+    public static func appendQuoted<Bytes: Collection>(_ text: Bytes, to out: inout [UInt8]) where Bytes.Element == UInt8 {
+        out.append(UInt8(ascii: "\""))
+        for byte in text {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(byte)
+            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
+            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+            case 0x00..<0x20:
+                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0xF)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends a Swift string as a quoted JSON string.
+    public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+        appendQuoted(text.utf8, to: &out)
+    }
+}

@@ -1,0 +1,72 @@
+extension JSONDocument {
+    /// Appends the document as canonical JSON: compact (no insignificant
+    /// whitespace), keys in their original order, values byte-identical to the
+    /// input unless a stage changed them, added members after the original ones.
+    public func write(to out: inout [UInt8]) {
+        if edits.isEmpty && !hasInsignificantWhitespace {
+            out.append(contentsOf: bytes)
+            return
+        }
+        write(node: 0, to: &out)
+    }
+
+    /// Appends the value at `node` as canonical JSON, edits applied.
+    public func write(node: Int, to out: inout [UInt8]) {
+        if let replacement = edits.replacement(for: node) {
+            out.append(contentsOf: replacement)
+            return
+        }
+        let current = tape[node]
+        switch current.kind {
+        case .object:
+            out.append(UInt8(ascii: "{"))
+            var first = true
+            var index = node + 1
+            let end = Int(current.next)
+            while index < end {
+                let valueIndex = index + 1
+                let following = Int(tape[valueIndex].next)
+                if !edits.isRemoved(index) {
+                    if !first { out.append(UInt8(ascii: ",")) }
+                    first = false
+                    out.append(contentsOf: bytes[Int(tape[index].start)..<Int(tape[index].end)])
+                    out.append(UInt8(ascii: ":"))
+                    write(node: valueIndex, to: &out)
+                }
+                index = following
+            }
+            if edits.hasAdditions(node) {
+                for addition in edits.added where addition.object == Int32(node) {
+                    if !first { out.append(UInt8(ascii: ",")) }
+                    first = false
+                    JSONString.appendQuoted(addition.key, to: &out)
+                    out.append(UInt8(ascii: ":"))
+                    out.append(contentsOf: addition.json)
+                }
+            }
+            out.append(UInt8(ascii: "}"))
+        case .array:
+            out.append(UInt8(ascii: "["))
+            var index = node + 1
+            let end = Int(current.next)
+            var first = true
+            while index < end {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                write(node: index, to: &out)
+                index = Int(tape[index].next)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .string, .number, .true, .false, .null:
+            out.append(contentsOf: bytes[Int(current.start)..<Int(current.end)])
+        }
+    }
+
+    /// The document as canonical JSON text.
+    public var canonicalJSON: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        write(to: &out)
+        return out
+    }
+}

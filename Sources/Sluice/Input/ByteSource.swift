@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Something that fills a buffer with bytes: a file descriptor, or gzip data inflated from one.
+protocol ByteSource: AnyObject {
+    /// Reads up to `buffer.count` bytes; 0 means end of input.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+    /// Bytes consumed from the underlying file so far (compressed bytes for gzip).
+    var bytesConsumed: Int { get }
+    func close()
+}
+
+/// Why reading an input failed.
+public enum InputError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The input could not be opened (exit 66).
+    case cannotOpen(path: String, errno: Int32)
+    /// read(2) failed (exit 74).
+    case readFailed(path: String, errno: Int32)
+    /// The gzip data is corrupt or truncated at a compressed byte offset (exit 65).
+    case corruptGzip(path: String, offset: Int, message: String)
+
+    public var description: String {
+        switch self {
+        case let .cannotOpen(path, code):
+            return "cannot open input \(path): \(String(cString: strerror(code))); check the path and its permissions"
+        case let .readFailed(path, code):
+            return "read error on \(path): \(String(cString: strerror(code)))"
+        case let .corruptGzip(path, offset, message):
+            return "corrupt gzip data in \(path) at compressed byte \(offset): \(message); the lines before it were processed, the rest of this file was not"
+        }
+    }
+}
+
+/// Reads a file descriptor with large read(2) calls.
+final class FileByteSource: ByteSource {
+    let path: String
+    private let fd: Int32
+    private let ownsDescriptor: Bool
+    /// Bytes read ahead to sniff the format, returned before reading the descriptor again.
+    private var pending: [UInt8] = []
+    private(set) var bytesConsumed = 0
+
+    init(path: String, fd: Int32, ownsDescriptor: Bool) {
+        self.path = path
+        self.fd = fd
+        self.ownsDescriptor = ownsDescriptor
+    }
+
+    /// Opens `path`, or stdin for `-`.
+    static func open(_ path: String) throws -> FileByteSource {
+        if path == "-" { return FileByteSource(path: "-", fd: 0, ownsDescriptor: false) }
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { throw InputError.cannotOpen(path: path, errno: errno) }
+        return FileByteSource(path: path, fd: fd, ownsDescriptor: true)
+    }
+
+    /// Reads the first bytes (up to `count`) without consuming them.
+    func peek(_ count: Int) throws -> [UInt8] {
+        var scratch = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let n = try scratch.withUnsafeMutableBytes { raw in
+                try readDescriptor(UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
+            }
+            if n == 0 { break }
+            filled += n
+        }
+        pending = Array(scratch[..<filled])
+        bytesConsumed -= filled
+        return pending
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if !pending.isEmpty {
+            let n = min(pending.count, buffer.count)
+            pending.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: n) }
+            pending.removeFirst(n)
+            bytesConsumed += n
+            return n
+        }
+        return try readDescriptor(buffer)
+    }
+
+    private func readDescriptor(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while true {
+            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if n >= 0 {
+                bytesConsumed += n
+                return n
+            }
+            if errno == EINTR { continue }
+            throw InputError.readFailed(path: path, errno: errno)
+        }
+    }
+
+    func close() {
+        if ownsDescriptor { _ = Glibc.close(fd) }
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+
+/// One destination's files, compressed and written on a thread of their own,
+/// so deflate for each destination runs beside the parser and the others.
+///
+/// The runner hands it whole batches of records (never single events) through
+/// a bounded queue: a slow disk or compressor pushes back on the reader instead
+/// of growing memory. Records of one file stay in the order they were sent, so
+/// the output is the same as a single-threaded run's. The worker also owns the
+/// wall-clock timers: `flush_interval` (end a gzip member so data on disk is
+/// never older than that) and `max_age` rotation, which fire even when input is idle.
+final class CompressionWorker: @unchecked Sendable {
+    enum Command {
+        case write(key: String, data: [UInt8])
+        /// Close the file of this key; the next write opens the next `{seq}`.
+        case rotate(key: String)
+        /// Close every open file, rename them, and stop the thread.
+        case finish
+    }
+
+    /// What the worker did, read once it has finished.
+    struct Report: Sendable {
+        var files: [String] = []
+        var uncompressedBytes = 0
+        var compressedBytes = 0
+    }
+
+    private struct OpenFile {
+        var writer: GzipFileWriter
+        var openedAt: UInt64
+        var lastFlush: UInt64
+    }
+
+    let name: String
+    private let root: String
+    private let level: Int32
+    private let maxAgeNanos: UInt64?
+    private let flushIntervalNanos: UInt64
+    private let queue: WorkQueue<Command>
+    private let done = DispatchSemaphore(value: 0)
+    private let failureLock = NSLock()
+    private var failureValue: OutputError?
+
+    // Owned by the worker thread.
+    private var files: [String: OpenFile] = [:]
+    private var nextSeq: [String: Int] = [:]
+    private var report = Report()
+
+    /// - Parameters:
+    ///   - root: the `--out` directory relative paths are under.
+    ///   - maxAge: rotate a file this long after it was opened (wall clock), nil for never.
+    ///   - flushInterval: end a gzip member when the newest data is older than this.
+    init(name: String, root: String, level: Int, maxAge: Duration?, flushInterval: Duration, queueDepth: Int = 8) {
+        self.name = name
+        self.root = root
+        self.level = Int32(level)
+        self.maxAgeNanos = maxAge.map { UInt64($0.nanoseconds) }
+        self.flushIntervalNanos = UInt64(max(flushInterval.nanoseconds, 1_000_000))
+        self.queue = WorkQueue(capacity: queueDepth)
+        let thread = Thread { [self] in run() }
+        thread.name = "sluice-gzip-\(name)"
+        thread.start()
+    }
+
+    /// The first error the worker hit, if any; once set, data sent to it is discarded.
+    var failure: OutputError? {
+        failureLock.lock()
+        defer { failureLock.unlock() }
+        return failureValue
+    }
+
+    /// Queues a command; blocks while the queue is full.
+    func send(_ command: Command) {
+        queue.put(command)
+    }
+
+    /// Closes and renames every file, stops the thread and returns what it wrote.
+    func finish() -> Report {
+        queue.put(.finish)
+        done.wait()
+        return report
+    }
+
+    private func fail(_ error: OutputError) {
+        failureLock.lock()
+        if failureValue == nil { failureValue = error }
+        failureLock.unlock()
+    }
+
+    private func run() {
+        while true {
+            let command = queue.take(deadlineNanos: nextDeadline())
+            if let command {
+                switch command {
+                case let .write(key, data): write(key: key, data: data)
+                case let .rotate(key): close(key: key)
+                case .finish:
+                    for key in files.keys.sorted() { close(key: key) }
+                    done.signal()
+                    return
+                }
+            }
+            runTimers(now: Monotonic.nanoseconds())
+        }
+    }
+
+    private func write(key: String, data: [UInt8]) {
+        guard failure == nil else { return }
+        do {
+            if files[key] == nil { try open(key: key) }
+            let writer = files[key]!.writer
+            try data.withUnsafeBytes { raw in try writer.write(raw) }
+        } catch {
+            files.removeValue(forKey: key)?.writer.abandon()
+            fail(error as? OutputError ?? .writeFailed(path: key, errno: EIO))
+        }
+    }
+
+    private func open(key: String) throws(OutputError) {
+        var seq = nextSeq[key] ?? 0
+        var path = resolve(PathTemplate.path(key: key, seq: seq))
+        // Never overwrite: skip numbers an earlier run (or a crashed one) already used.
+        while FileSystem.exists(path) || FileSystem.exists(path + ".part") {
+            seq += 1
+            path = resolve(PathTemplate.path(key: key, seq: seq))
+        }
+        nextSeq[key] = seq + 1
+        let now = Monotonic.nanoseconds()
+        files[key] = OpenFile(writer: try GzipFileWriter(path: path, level: level), openedAt: now, lastFlush: now)
+    }
+
+    private func resolve(_ path: String) -> String {
+        path.hasPrefix("/") ? path : root + "/" + path
+    }
+
+    private func close(key: String) {
+        guard let file = files.removeValue(forKey: key) else { return }
+        do {
+            try file.writer.close()
+            report.files.append(file.writer.path)
+            report.uncompressedBytes += file.writer.uncompressedBytes
+            report.compressedBytes += file.writer.compressedBytes
+        } catch {
+            file.writer.abandon()
+            fail(error)
+        }
+    }
+
+    private func nextDeadline() -> UInt64? {
+        var deadline: UInt64?
+        for file in files.values {
+            var candidate = file.lastFlush + flushIntervalNanos
+            if let maxAge = maxAgeNanos { candidate = min(candidate, file.openedAt + maxAge) }
+            deadline = min(deadline ?? candidate, candidate)
+        }
+        return deadline
+    }
+
+    private func runTimers(now: UInt64) {
+        for key in files.keys.sorted() {
+            guard let file = files[key] else { continue }
+            if let maxAge = maxAgeNanos, now >= file.openedAt + maxAge {
+                close(key: key)
+            } else if now >= file.lastFlush + flushIntervalNanos {
+                do {
+                    try file.writer.endMember()
+                    files[key]!.lastFlush = now
+                } catch {
+                    files.removeValue(forKey: key)?.writer.abandon()
+                    fail(error)
+                }
+            }
+        }
+    }
+}
+
+/// A bounded blocking FIFO between the runner and a worker thread.
+final class WorkQueue<Element>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [Element] = []
+    private var head = 0
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func put(_ item: Element) {
+        condition.lock()
+        while items.count - head >= capacity { condition.wait() }
+        items.append(item)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next item, or nil when the monotonic deadline passes first.
+    func take(deadlineNanos: UInt64?) -> Element? {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == items.count {
+            guard let deadline = deadlineNanos else {
+                condition.wait()
+                continue
+            }
+            let now = Monotonic.nanoseconds()
+            if now >= deadline { return nil }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: Double(deadline - now) / 1e9))
+        }
+        let item = items[head]
+        head += 1
+        if head > 64 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        condition.broadcast()
+        return item
+    }
+}
+
+/// The monotonic clock, for output timers only (stages run on event time).
+enum Monotonic {
+    static func nanoseconds() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+}
+
+extension Duration {
+    /// The whole duration in nanoseconds (saturating).
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        return product + attoseconds / 1_000_000_000
+    }
+}

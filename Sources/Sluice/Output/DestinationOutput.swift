@@ -1,0 +1,185 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// When a destination's current file is closed and the next one started.
+public struct RotationPolicy: Sendable, Equatable {
+    /// `max_events`: records per file (default 1,000,000).
+    public var maxEvents: Int = 1_000_000
+    /// `max_bytes`: uncompressed record bytes per file (default 64MiB), so a
+    /// file maps onto a provider's uncompressed request limit.
+    public var maxBytes: Int = 64 << 20
+    /// `max_age`: wall-clock time a file stays open (default 5m).
+    public var maxAge: Duration? = .seconds(300)
+
+    public init() {}
+}
+
+/// The runner's side of one output: batches of encoded records, one per open
+/// file, rotated by record count and size, handed to the destination's
+/// compression thread in large chunks (or written to stdout as plain NDJSON).
+final class DestinationOutput {
+    enum Target {
+        case files(template: PathTemplate, worker: CompressionWorker)
+        case stdout
+    }
+
+    /// A file being filled: its key (path with `{seq}` unfilled) and the records not yet handed over.
+    private final class FileBatch {
+        let key: String
+        var buffer: [UInt8] = []
+        var recordsInFile = 0
+        var bytesInFile = 0
+        var lastUsed: UInt64 = 0
+
+        init(key: String) { self.key = key }
+    }
+
+    /// Records are handed to the worker in chunks of about this size.
+    static let chunkBytes = 256 * 1024
+    /// Open files per destination before the least recently used one is closed.
+    static let maxOpenFiles = 16
+
+    let name: String
+    private let target: Target
+    private let rotation: RotationPolicy
+    private var batches: [String: FileBatch] = [:]
+    private var lastBucket: Int64 = .min
+    private var lastBatch: FileBatch?
+    private var useCounter: UInt64 = 0
+    private(set) var records = 0
+    private(set) var recordBytes = 0
+    /// Set when stdout's reader went away (`| head`).
+    private(set) var stdoutClosed = false
+
+    init(name: String, target: Target, rotation: RotationPolicy) {
+        self.name = name
+        self.target = target
+        self.rotation = rotation
+    }
+
+    /// Appends the records `encode` writes for an event at `time`; returns how many it wrote.
+    @inline(__always)
+    func append(time: EventTime, encode: (inout [UInt8]) -> Int) throws -> Int {
+        let batch = batch(for: time)
+        let before = batch.buffer.count
+        let count = encode(&batch.buffer)
+        guard count > 0 else {
+            // A refusal must leave nothing behind.
+            if batch.buffer.count > before { batch.buffer.removeSubrange(before...) }
+            return 0
+        }
+        let added = batch.buffer.count - before
+        if batch.recordsInFile > 0 &&
+            (batch.recordsInFile + count > rotation.maxEvents || batch.bytesInFile + added > rotation.maxBytes) {
+            let tail = Array(batch.buffer[before...])
+            batch.buffer.removeSubrange(before...)
+            try send(batch)
+            rotate(batch)
+            batch.buffer.append(contentsOf: tail)
+        }
+        batch.recordsInFile += count
+        batch.bytesInFile += added
+        records += count
+        recordBytes += added
+        if batch.buffer.count >= DestinationOutput.chunkBytes { try send(batch) }
+        return count
+    }
+
+    /// Hands every pending record on (before the reader blocks, and at the end).
+    func handOver() throws {
+        for batch in batches.values where !batch.buffer.isEmpty {
+            try send(batch)
+        }
+        if case let .files(_, worker) = target, let error = worker.failure { throw error }
+    }
+
+    /// Writes what is pending, closes and renames every file; returns the files written.
+    func finish() throws -> CompressionWorker.Report {
+        var pendingError: Error?
+        do { try handOver() } catch { pendingError = error }
+        switch target {
+        case let .files(_, worker):
+            let report = worker.finish()
+            if let error = worker.failure { throw error }
+            if let pendingError { throw pendingError }
+            return report
+        case .stdout:
+            if let pendingError { throw pendingError }
+            return CompressionWorker.Report(files: [], uncompressedBytes: recordBytes, compressedBytes: 0)
+        }
+    }
+
+    private func batch(for time: EventTime) -> FileBatch {
+        let bucket: Int64
+        switch target {
+        case .stdout: bucket = 0
+        case .files: bucket = PathTemplate.hourBucket(time)
+        }
+        if bucket == lastBucket, let batch = lastBatch { return batch }
+        let key: String
+        switch target {
+        case .stdout: key = "-"
+        case let .files(template, _): key = template.key(dest: name, time: time)
+        }
+        useCounter += 1
+        let batch: FileBatch
+        if let existing = batches[key] {
+            batch = existing
+        } else {
+            if batches.count >= DestinationOutput.maxOpenFiles { evictLeastRecentlyUsed() }
+            batch = FileBatch(key: key)
+            batch.buffer.reserveCapacity(DestinationOutput.chunkBytes + 64 * 1024)
+            batches[key] = batch
+        }
+        batch.lastUsed = useCounter
+        lastBucket = bucket
+        lastBatch = batch
+        return batch
+    }
+
+    private func evictLeastRecentlyUsed() {
+        guard let oldest = batches.values.min(by: { $0.lastUsed < $1.lastUsed }) else { return }
+        try? send(oldest)
+        rotate(oldest)
+        batches.removeValue(forKey: oldest.key)
+        lastBucket = .min
+        lastBatch = nil
+    }
+
+    private func rotate(_ batch: FileBatch) {
+        if case let .files(_, worker) = target { worker.send(.rotate(key: batch.key)) }
+        batch.recordsInFile = 0
+        batch.bytesInFile = 0
+    }
+
+    private func send(_ batch: FileBatch) throws {
+        guard !batch.buffer.isEmpty else { return }
+        switch target {
+        case let .files(_, worker):
+            worker.send(.write(key: batch.key, data: batch.buffer))
+            batch.buffer = []
+            batch.buffer.reserveCapacity(DestinationOutput.chunkBytes + 64 * 1024)
+        case .stdout:
+            defer { batch.buffer.removeAll(keepingCapacity: true) }
+            if stdoutClosed { return }
+            try batch.buffer.withUnsafeBytes { raw in
+                var written = 0
+                while written < raw.count {
+                    let n = write(STDOUT_FILENO, raw.baseAddress! + written, raw.count - written)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        if errno == EPIPE {
+                            stdoutClosed = true
+                            return
+                        }
+                        throw OutputError.writeFailed(path: "<stdout>", errno: errno)
+                    }
+                    written += n
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import CZlib
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes one gzip file as `NAME.part`, renamed to `NAME` only when complete.
+///
+/// Each `endMember()` finishes a gzip member and writes it out, so a `.part`
+/// left by a crash gunzips up to its last flush. `close()` finishes the
+/// stream, fsyncs the file, renames it and fsyncs the directory: a reader that
+/// picks up `*.ndjson.gz` never sees a half-written file.
+final class GzipFileWriter {
+    let path: String
+    let partPath: String
+    private let fd: Int32
+    private let stream: UnsafeMutablePointer<z_stream>
+    private let out: UnsafeMutablePointer<UInt8>
+    private var outCount = 0
+    /// Bytes deflated since the last member ended.
+    private var pendingInMember = 0
+    private(set) var uncompressedBytes = 0
+    private(set) var compressedBytes = 0
+    private var closed = false
+
+    static let outCapacity = 256 * 1024
+
+    /// Creates the directories and `path.part`; fails if the `.part` exists.
+    init(path: String, level: Int32) throws(OutputError) {
+        self.path = path
+        self.partPath = path + ".part"
+        try FileSystem.makeDirectories(FileSystem.directory(of: path))
+        let fd = open(partPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if fd < 0 { throw .cannotCreate(path: partPath, errno: errno) }
+        self.fd = fd
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        out = .allocate(capacity: GzipFileWriter.outCapacity)
+        // 16 + MAX_WBITS: a gzip wrapper.
+        _ = sluice_deflateInit2(stream, level, 16 + MAX_WBITS)
+    }
+
+    deinit {
+        deflateEnd(stream)
+        stream.deallocate()
+        out.deallocate()
+        if !closed { Glibc.close(fd) }
+    }
+
+    /// Compresses `data` into the current member.
+    func write(_ data: UnsafeRawBufferPointer) throws(OutputError) {
+        guard data.count > 0 else { return }
+        uncompressedBytes += data.count
+        pendingInMember += data.count
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: data.baseAddress!.assumingMemoryBound(to: Bytef.self))
+        stream.pointee.avail_in = uInt(data.count)
+        while stream.pointee.avail_in > 0 {
+            try deflateStep(Z_NO_FLUSH)
+        }
+    }
+
+    /// Ends the current gzip member and writes everything out (no fsync).
+    func endMember() throws(OutputError) {
+        guard pendingInMember > 0 else { return }
+        stream.pointee.next_in = nil
+        stream.pointee.avail_in = 0
+        while try deflateStep(Z_FINISH) != Z_STREAM_END {}
+        try drain()
+        deflateReset(stream)
+        pendingInMember = 0
+    }
+
+    /// Finishes the file: last member, fsync, rename `.part` to its name, fsync the directory.
+    func close() throws(OutputError) {
+        try endMember()
+        if fsync(fd) != 0 { throw .writeFailed(path: partPath, errno: errno) }
+        if Glibc.close(fd) != 0 { closed = true; throw .writeFailed(path: partPath, errno: errno) }
+        closed = true
+        if rename(partPath, path) != 0 { throw .writeFailed(path: path, errno: errno) }
+        FileSystem.syncDirectory(FileSystem.directory(of: path))
+    }
+
+    /// Closes the descriptor without renaming: the `.part` stays for `recover`.
+    func abandon() {
+        if !closed {
+            Glibc.close(fd)
+            closed = true
+        }
+    }
+
+    @discardableResult
+    private func deflateStep(_ flush: Int32) throws(OutputError) -> Int32 {
+        stream.pointee.next_out = out + outCount
+        stream.pointee.avail_out = uInt(GzipFileWriter.outCapacity - outCount)
+        let status = deflate(stream, flush)
+        outCount = GzipFileWriter.outCapacity - Int(stream.pointee.avail_out)
+        if outCount == GzipFileWriter.outCapacity { try drain() }
+        if status != Z_OK && status != Z_STREAM_END && status != Z_BUF_ERROR {
+            throw .compressionFailed(path: partPath, status: status)
+        }
+        return status
+    }
+
+    private func drain() throws(OutputError) {
+        var written = 0
+        while written < outCount {
+            let n = Glibc.write(fd, out + written, outCount - written)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .writeFailed(path: partPath, errno: errno)
+            }
+            written += n
+        }
+        compressedBytes += outCount
+        outCount = 0
+    }
+}
+
+/// Why an output could not be written.
+public enum OutputError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A file or directory could not be created (exit 73).
+    case cannotCreate(path: String, errno: Int32)
+    /// A write, fsync or rename failed while running (exit 74).
+    case writeFailed(path: String, errno: Int32)
+    /// zlib refused (exit 74).
+    case compressionFailed(path: String, status: Int32)
+
+    public var description: String {
+        switch self {
+        case let .cannotCreate(path, code):
+            return "cannot create \(path): \(String(cString: strerror(code))); check that --out is writable"
+        case let .writeFailed(path, code):
+            return "write failed on \(path): \(String(cString: strerror(code))); the file was left as .part, completed files are intact"
+        case let .compressionFailed(path, status):
+            return "zlib failed with status \(status) while writing \(path)"
+        }
+    }
+}
+
+/// Small POSIX helpers for output paths.
+enum FileSystem {
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// `mkdir -p`.
+    static func makeDirectories(_ path: String) throws(OutputError) {
+        if path.isEmpty || path == "." || path == "/" { return }
+        var info = stat()
+        if stat(path, &info) == 0 {
+            if info.st_mode & S_IFMT == S_IFDIR { return }
+            throw .cannotCreate(path: path, errno: ENOTDIR)
+        }
+        try makeDirectories(directory(of: path))
+        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+            throw .cannotCreate(path: path, errno: errno)
+        }
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// fsync a directory so a rename in it survives a power loss.
+    static func syncDirectory(_ path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 {
+            _ = fsync(fd)
+            _ = Glibc.close(fd)
+        }
+    }
+}

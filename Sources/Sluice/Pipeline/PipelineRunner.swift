@@ -1,0 +1,292 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How a run is set up beyond the pipeline file (the `run` command's options).
+public struct RunOptions: Sendable {
+    /// `--out`: the root that relative output paths are under.
+    public var outDirectory = "out"
+    /// `--stdout NAME`: that destination writes plain NDJSON to stdout instead of files.
+    public var stdoutDestination: String?
+    /// `--flush-interval`: the longest finished data waits in a `.part` file before its gzip member is ended.
+    public var flushInterval: Duration = .seconds(5)
+
+    public init() {}
+}
+
+/// A problem with how the command was called (exit 64).
+public struct UsageError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Runs a pipeline over inputs: lines → events → stages → fan-out → outputs,
+/// keeping the accounting exact. Single-threaded up to the outputs; each
+/// destination compresses on its own thread.
+public final class PipelineRunner {
+    private let configuration: PipelineConfiguration
+    private let options: RunOptions
+    private var stages: [any Stage]
+    private var destinations: [any Destination]
+    private var routes: [RoutingRules]
+    private var outputs: [DestinationOutput] = []
+    private var counts: [RunSummary.DestinationCounts]
+    private var rejectsOutput: DestinationOutput!
+    private var stageBuffers: [StageOutput]
+    private var summary = RunSummary()
+    private var sourceNames: [String] = []
+    /// The latest event time seen: dates the rejects files (deterministic, unlike the wall clock).
+    private var latestTime = EventTime.epoch
+    private var stopReading = false
+    private let warn: (String) -> Void
+
+    /// Checks the options against the configuration and starts the output threads.
+    public init(configuration: PipelineConfiguration, options: RunOptions, warn: @escaping (String) -> Void = { _ in }) throws {
+        self.configuration = configuration
+        self.options = options
+        self.warn = warn
+        stages = configuration.stages
+        stageBuffers = Array(repeating: StageOutput(), count: configuration.stages.count)
+        destinations = configuration.destinations.map(\.destination)
+        routes = configuration.destinations.map {
+            RoutingRules(patterns: $0.events, destinationName: $0.name, destinationType: $0.type.name)
+        }
+        counts = configuration.destinations.map { RunSummary.DestinationCounts(name: $0.name, type: $0.type.name) }
+        if let name = options.stdoutDestination, !configuration.destinations.contains(where: { $0.name == name }) {
+            throw UsageError("--stdout \(name): no destination of that name; the pipeline has " +
+                configuration.destinations.map(\.name).joined(separator: ", "))
+        }
+        try FileSystem.makeDirectories(options.outDirectory)
+        if access(options.outDirectory, W_OK) != 0 { throw OutputError.cannotCreate(path: options.outDirectory, errno: errno) }
+        for settings in configuration.destinations {
+            let toStdout = settings.target == .stdout || settings.name == options.stdoutDestination
+            let target: DestinationOutput.Target
+            if toStdout {
+                target = .stdout
+            } else {
+                guard case let .files(template) = settings.target else { continue }
+                target = .files(template: template, worker: CompressionWorker(
+                    name: settings.name, root: options.outDirectory, level: settings.gzipLevel,
+                    maxAge: settings.rotation.maxAge, flushInterval: options.flushInterval))
+            }
+            outputs.append(DestinationOutput(name: settings.name, target: target, rotation: settings.rotation))
+        }
+        let rejects = configuration.rejects
+        rejectsOutput = DestinationOutput(name: "rejects", target: .files(template: rejects.template, worker: CompressionWorker(
+            name: "rejects", root: options.outDirectory, level: rejects.gzipLevel,
+            maxAge: rejects.rotation.maxAge, flushInterval: options.flushInterval)), rotation: rejects.rotation)
+    }
+
+    /// Reads every input in order (`-` is stdin), then drains the stages and
+    /// closes every file. Inputs that cannot be opened fail before anything is read.
+    public func run(inputs: [String]) throws -> RunSummary {
+        let started = Monotonic.nanoseconds()
+        let inputs = inputs.isEmpty ? ["-"] : inputs
+        for path in inputs where path != "-" && access(path, R_OK) != 0 {
+            let code = errno
+            _ = try? finishOutputs()
+            throw InputError.cannotOpen(path: path, errno: code)
+        }
+        var inputFailure: InputError?
+        do {
+            for path in inputs where !stopReading {
+                do {
+                    try read(path)
+                } catch let error as InputError {
+                    summary.inputs[summary.inputs.count - 1].error = error.description
+                    warn("sluice: \(error)")
+                    if inputFailure == nil { inputFailure = error }
+                }
+            }
+            try finishStages()
+        } catch {
+            _ = try? finishOutputs()
+            throw error
+        }
+        try finishOutputs()
+        summary.elapsedSeconds = Double(Monotonic.nanoseconds() - started) / 1e9
+        if let inputFailure { throw RunFailure(summary: summary, error: inputFailure) }
+        return summary
+    }
+
+    private func read(_ path: String) throws {
+        let sourceIndex = Int32(sourceNames.count)
+        sourceNames.append(path == "-" ? "<stdin>" : path)
+        summary.inputs.append(RunSummary.InputCounts(path: sourceNames.last!))
+        let inputIndex = summary.inputs.count - 1
+        let reader = try LineReader.open(path, maxLineBytes: configuration.input.maxLineBytes)
+        reader.beforeRead = { [unowned self] in
+            try handOver()
+            summary.inputs[inputIndex].bytes = reader.bytesConsumed
+        }
+        defer { summary.inputs[inputIndex].bytes = reader.bytesConsumed }
+        while !stopReading, let line = try reader.next() {
+            switch line {
+            case let .line(buffer, number):
+                summary.inputs[inputIndex].lines = number
+                if isBlank(buffer) {
+                    summary.blankLines += 1
+                    continue
+                }
+                summary.linesIn += 1
+                let origin = Origin(source: sourceIndex, line: number)
+                switch Event.decode(buffer, origin: origin) {
+                case .success(let event):
+                    if event.time > latestTime { latestTime = event.time }
+                    try runStage(0, event)
+                case .failure(let rejection):
+                    try writeReject(line: buffer, origin: origin, stage: "input", destination: nil, rejection: rejection)
+                }
+            case let .tooLong(preview, length, number):
+                summary.inputs[inputIndex].lines = number
+                summary.linesIn += 1
+                let rejection = Rejection(.lineTooLong, "the line has \(length) bytes; input.max_line_bytes is \(configuration.input.maxLineBytes)")
+                try writeReject(line: preview, origin: Origin(source: sourceIndex, line: number), stage: "input",
+                                destination: nil, rejection: rejection, truncatedFrom: length)
+            }
+        }
+    }
+
+    @inline(__always)
+    private func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in line where byte != 0x20 && byte != 0x09 && byte != 0x0D { return false }
+        return true
+    }
+
+    // MARK: - Stages
+
+    private func runStage(_ index: Int, _ event: Event) throws {
+        if index == stages.count {
+            try deliver(event)
+            return
+        }
+        var output = stageBuffers[index]
+        stageBuffers[index] = StageOutput()
+        stages[index].process(event, into: &output)
+        try settle(output, stage: index)
+        output.removeAll()
+        stageBuffers[index] = output
+    }
+
+    private func finishStages() throws {
+        for index in stages.indices {
+            var output = StageOutput()
+            stages[index].finish(into: &output)
+            try settle(output, stage: index)
+        }
+    }
+
+    private func settle(_ output: StageOutput, stage index: Int) throws {
+        for settled in output.settled {
+            switch settled {
+            case .merged:
+                summary.merged += 1
+            case let .dropped(_, reason):
+                summary.dropped[reason, default: 0] += 1
+            case let .rejected(event, rejection):
+                try writeReject(event: event, stage: stages[index].name, destination: nil, rejection: rejection)
+            }
+        }
+        for event in output.events { try runStage(index + 1, event) }
+    }
+
+    // MARK: - Fan-out
+
+    private func deliver(_ event: Event) throws {
+        var delivered = false
+        var refusal: (destination: Int, rejection: Rejection)?
+        for index in destinations.indices {
+            guard routes[index].accepts(event) else { continue }
+            var outcome = EncodeOutcome.records(0)
+            let written = try outputs[index].append(time: event.time) { buffer in
+                outcome = destinations[index].encode(event, into: &buffer)
+                if case let .records(count) = outcome { return count }
+                return 0
+            }
+            switch outcome {
+            case .records:
+                if written > 0 {
+                    delivered = true
+                    counts[index].events += 1
+                    counts[index].records += written
+                }
+            case let .refused(rejection):
+                counts[index].refused[rejection.reason.rawValue, default: 0] += 1
+                if refusal == nil { refusal = (index, rejection) }
+            }
+        }
+        if delivered {
+            summary.emitted += 1
+        } else if let refusal {
+            try writeReject(event: event, stage: "destination", destination: configuration.destinations[refusal.destination].name,
+                            rejection: refusal.rejection)
+        } else {
+            summary.dropped[.unrouted, default: 0] += 1
+        }
+    }
+
+    // MARK: - Rejects
+
+    private func writeReject(event: Event, stage: String, destination: String?, rejection: Rejection) throws {
+        try writeReject(line: event.document.bytes, origin: event.origin, stage: stage, destination: destination, rejection: rejection)
+    }
+
+    private func writeReject<Bytes: Collection>(line: Bytes, origin: Origin, stage: String, destination: String?,
+                                                rejection: Rejection, truncatedFrom: Int? = nil) throws where Bytes.Element == UInt8 {
+        summary.rejected[rejection.reason, default: 0] += 1
+        let record = RejectRecord(source: sourceNames[Int(origin.source)], lineNumber: origin.line, stage: stage,
+                                  destination: destination, rejection: rejection, truncatedFrom: truncatedFrom)
+        _ = try rejectsOutput.append(time: latestTime) { buffer in
+            record.encode(line: line, into: &buffer)
+            return 1
+        }
+    }
+
+    // MARK: - Outputs
+
+    private func handOver() throws {
+        for output in outputs {
+            try output.handOver()
+            if output.stdoutClosed && !stopReading {
+                stopReading = true
+                summary.stdoutClosedEarly = true
+            }
+        }
+        try rejectsOutput.handOver()
+    }
+
+    private var outputsFinished = false
+
+    private func finishOutputs() throws {
+        guard !outputsFinished else { return }
+        outputsFinished = true
+        var firstError: Error?
+        for (index, output) in outputs.enumerated() {
+            do {
+                let report = try output.finish()
+                counts[index].files = report.files
+                counts[index].uncompressedBytes = report.uncompressedBytes
+                counts[index].compressedBytes = report.compressedBytes
+                if output.stdoutClosed { summary.stdoutClosedEarly = true }
+            } catch {
+                if firstError == nil { firstError = error }
+            }
+        }
+        do {
+            summary.rejectFiles = try rejectsOutput.finish().files
+        } catch {
+            if firstError == nil { firstError = error }
+        }
+        summary.destinations = counts
+        if let firstError { throw firstError }
+    }
+}
+
+/// A run that finished its outputs but hit an input error on the way (corrupt
+/// gzip, unreadable file): the summary of what was done, and the error.
+public struct RunFailure: Error, Sendable {
+    public var summary: RunSummary
+    public var error: InputError
+}

@@ -1,0 +1,133 @@
+/// The accounting of a run: every non-blank input line ends in exactly one of
+/// emitted, merged, rejected or dropped, so
+/// `linesIn == emitted + merged + rejected + dropped` once the run has finished.
+public struct RunSummary: Sendable {
+    public struct DestinationCounts: Sendable {
+        public var name: String
+        public var type: String
+        /// Events that reached this destination.
+        public var events = 0
+        /// Records written (a timed event may become two).
+        public var records = 0
+        /// Events this destination refused, by reason.
+        public var refused: [String: Int] = [:]
+        public var files: [String] = []
+        public var uncompressedBytes = 0
+        public var compressedBytes = 0
+    }
+
+    public struct InputCounts: Sendable {
+        public var path: String
+        public var lines: Int64 = 0
+        public var bytes = 0
+        /// Set when the input stopped early (corrupt gzip, read error).
+        public var error: String?
+    }
+
+    public var linesIn = 0
+    /// Empty (or whitespace-only) lines: skipped, not counted in `linesIn`.
+    public var blankLines = 0
+    public var emitted = 0
+    public var merged = 0
+    public var rejected: [RejectReason: Int] = [:]
+    public var dropped: [DropReason: Int] = [:]
+    public var destinations: [DestinationCounts] = []
+    public var inputs: [InputCounts] = []
+    public var rejectFiles: [String] = []
+    /// Whether a reader closed stdout early (`| head`): input stopped there.
+    public var stdoutClosedEarly = false
+    public var elapsedSeconds = 0.0
+
+    public var rejectedTotal: Int { rejected.values.reduce(0, +) }
+    public var droppedTotal: Int { dropped.values.reduce(0, +) }
+    /// Lines read whose fate is not settled yet (held by a stage); 0 after a finished run.
+    public var inFlight: Int { linesIn - emitted - merged - rejectedTotal - droppedTotal }
+    public var isBalanced: Bool { inFlight == 0 }
+
+    /// One line for stderr at the end of a run.
+    public var summaryLine: String {
+        var parts = ["sluice: \(linesIn) lines in: \(emitted) emitted, \(merged) merged, \(rejectedTotal) rejected, \(droppedTotal) dropped"]
+        if blankLines > 0 { parts.append("\(blankLines) blank skipped") }
+        let outputs = destinations.map { "\($0.name) \($0.records) records in \($0.files.count) file\($0.files.count == 1 ? "" : "s")" }
+        if !outputs.isEmpty { parts.append(outputs.joined(separator: ", ")) }
+        if elapsedSeconds > 0 {
+            parts.append(String(format3(elapsedSeconds)) + "s, \(Int(Double(linesIn) / max(elapsedSeconds, 1e-9))) lines/s")
+        }
+        return parts.joined(separator: "; ")
+    }
+
+    /// The accounting as JSON (`--stats FILE`), keys in a fixed order.
+    public var json: String {
+        var out = JSONObjectWriter()
+        out.field("lines_in", linesIn)
+        out.field("emitted", emitted)
+        out.field("merged", merged)
+        out.field("rejected", rejectedTotal)
+        out.field("dropped", droppedTotal)
+        out.field("blank_lines", blankLines)
+        out.field("balanced", isBalanced)
+        out.object("rejected_by_reason", rejected.sorted { $0.key < $1.key }.map { ($0.key.rawValue, $0.value) })
+        out.object("dropped_by_reason", dropped.sorted { $0.key < $1.key }.map { ($0.key.rawValue, $0.value) })
+        var destinationsJSON: [String] = []
+        for destination in destinations {
+            var d = JSONObjectWriter()
+            d.field("name", destination.name)
+            d.field("type", destination.type)
+            d.field("events", destination.events)
+            d.field("records", destination.records)
+            d.object("refused_by_reason", destination.refused.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            d.field("files", destination.files.count)
+            d.field("uncompressed_bytes", destination.uncompressedBytes)
+            d.field("compressed_bytes", destination.compressedBytes)
+            destinationsJSON.append(d.text)
+        }
+        out.raw("destinations", "[" + destinationsJSON.joined(separator: ",") + "]")
+        var inputsJSON: [String] = []
+        for input in inputs {
+            var i = JSONObjectWriter()
+            i.field("path", input.path)
+            i.field("lines", Int(input.lines))
+            i.field("bytes", input.bytes)
+            if let error = input.error { i.field("error", error) }
+            inputsJSON.append(i.text)
+        }
+        out.raw("inputs", "[" + inputsJSON.joined(separator: ",") + "]")
+        out.field("reject_files", rejectFiles.count)
+        out.field("stdout_closed_early", stdoutClosedEarly)
+        out.raw("elapsed_seconds", format3(elapsedSeconds))
+        return out.text
+    }
+}
+
+/// Builds a small JSON object as text, keys in insertion order.
+struct JSONObjectWriter {
+    private var parts: [String] = []
+
+    mutating func raw(_ key: String, _ json: String) {
+        var bytes: [UInt8] = []
+        JSONString.appendQuoted(key, to: &bytes)
+        parts.append(String(decoding: bytes, as: UTF8.self) + ":" + json)
+    }
+
+    mutating func field(_ key: String, _ value: Int) { raw(key, String(value)) }
+    mutating func field(_ key: String, _ value: Bool) { raw(key, value ? "true" : "false") }
+    mutating func field(_ key: String, _ value: String) {
+        var bytes: [UInt8] = []
+        JSONString.appendQuoted(value, to: &bytes)
+        raw(key, String(decoding: bytes, as: UTF8.self))
+    }
+
+    mutating func object(_ key: String, _ pairs: [(String, Int)]) {
+        var inner = JSONObjectWriter()
+        for (name, value) in pairs { inner.field(name, value) }
+        raw(key, inner.text)
+    }
+
+    var text: String { "{" + parts.joined(separator: ",") + "}" }
+}
+
+/// A number with three decimals, without Foundation's formatter.
+func format3(_ value: Double) -> String {
+    let thousandths = Int((value * 1000).rounded())
+    return "\(thousandths / 1000).\(pad(thousandths % 1000, 3))"
+}

@@ -1,0 +1,59 @@
+import Yams
+
+/// A step between parsing and fan-out: one event in, zero or more out.
+///
+/// A stage is a mutating value that keeps its own state (open timers, sessions)
+/// and is driven by event time only, never the wall clock. `finish` is the
+/// end-of-input hook: whatever the stage still holds is emitted or accounted
+/// for there, with a reason, never silently lost (swift-nio's `decodeLast`).
+public protocol Stage {
+    /// The stage's key in the pipeline file (`timed`, `privacy`); rejects name it.
+    var name: String { get }
+    mutating func process(_ event: Event, into output: inout StageOutput)
+    mutating func finish(into output: inout StageOutput)
+}
+
+/// What a stage did with its input, in order: events passed on, and the lines
+/// it settled (merged, dropped, rejected), so the runner's accounting stays exact.
+public struct StageOutput {
+    public enum Settled {
+        case merged(Origin)
+        case dropped(Origin, DropReason)
+        case rejected(Event, Rejection)
+    }
+
+    public internal(set) var events: [Event] = []
+    public internal(set) var settled: [Settled] = []
+
+    public init() {}
+
+    public mutating func emit(_ event: Event) { events.append(event) }
+    /// The event's line was folded into another event (a timed start into its stop).
+    public mutating func merge(_ origin: Origin) { settled.append(.merged(origin)) }
+    public mutating func drop(_ origin: Origin, _ reason: DropReason) { settled.append(.dropped(origin, reason)) }
+    public mutating func reject(_ event: Event, _ rejection: Rejection) { settled.append(.rejected(event, rejection)) }
+
+    mutating func removeAll() {
+        events.removeAll(keepingCapacity: true)
+        settled.removeAll(keepingCapacity: true)
+    }
+}
+
+/// How a stage is read from the pipeline file: its key, and a function from
+/// its YAML value to a configured stage (reporting errors with locations).
+public struct StageType {
+    public let key: String
+    public let make: (Node, inout ConfigReader) -> (any Stage)?
+
+    public init(key: String, make: @escaping (Node, inout ConfigReader) -> (any Stage)?) {
+        self.key = key
+        self.make = make
+    }
+}
+
+/// Every stage Sluice knows; a new stage is one folder and one line here.
+public enum StageRegistry {
+    public static let types: [StageType] = []
+
+    public static var keys: [String] { types.map(\.key) }
+}

@@ -1,0 +1,16 @@
+import ArgumentParser
+
+@main
+struct SluiceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sluice",
+        abstract: "Route app analytics events (NDJSON) to each provider's import format, as gzip files.",
+        discussion: """
+        Examples:
+          sluice generate --events 100000 | sluice run
+          sluice run --pipeline pipelines/default.yaml --out out logs/2026-11-20/*.ndjson.gz
+          sluice validate pipelines/*.yaml
+        """,
+        subcommands: [RunCommand.self, ValidateCommand.self]
+    )
+}

@@ -1,0 +1,40 @@
+import Testing
+@testable import Sluice
+
+@Suite struct EventTimeTests {
+    @Test(arguments: [
+        ("2026-11-20T08:00:07.269Z", Int64(1_795_161_607_269_000)),
+        ("2026-11-20T08:00:07Z", Int64(1_795_161_607_000_000)),
+        ("2026-11-20T09:00:07.269+01:00", Int64(1_795_161_607_269_000)),
+        ("2026-11-20T03:30:07.269-0430", Int64(1_795_161_607_269_000)),
+        ("2026-11-20T08:00:07.269123456Z", Int64(1_795_161_607_269_123)),
+        ("1970-01-01T00:00:00Z", Int64(0)),
+        ("2024-02-29T00:00:00Z", Int64(1_709_164_800_000_000)),
+    ])
+    func validTimestampsParseToMicroseconds(_ text: String, _ micros: Int64) {
+        #expect(EventTime.parseISO8601(text)?.microseconds == micros)
+    }
+
+    @Test(arguments: [
+        "2026-11-20T08:00:07.269",        // no zone
+        "2026-11-20 08:00",               // too short
+        "not-a-date 2026-11-20T08:00:00Z",
+        "2025-02-29T00:00:00Z",           // not a leap year
+        "2026-13-01T00:00:00Z",
+        "2026-11-20T24:00:00Z",
+        "2026-11-20T08:00:07.Z",
+        "2026-11-20T08:00:07Zjunk",
+        "2026-11-20T08:00:07+25:00",
+    ])
+    func invalidTimestampsAreRefused(_ text: String) {
+        #expect(EventTime.parseISO8601(text) == nil)
+    }
+
+    @Test func calendarFieldsRoundTrip() {
+        let time = EventTime.parseISO8601("2026-11-20T23:59:59.999Z")!
+        #expect(time.iso8601 == "2026-11-20T23:59:59.999Z")
+        let early = EventTime.parseISO8601("1969-12-31T23:00:00.500Z")!
+        #expect(early.iso8601 == "1969-12-31T23:00:00.500Z")
+        #expect(early.milliseconds == -3_599_500)
+    }
+}

@@ -1,0 +1,90 @@
+import Testing
+@testable import Sluice
+
+@Suite struct LineReaderTests {
+    /// Reads every line of a file as (text, number), or "TOO LONG n" entries.
+    private func lines(_ path: String, maxLineBytes: Int = 1 << 20) throws -> [String] {
+        let reader = try LineReader.open(path, maxLineBytes: maxLineBytes)
+        var result: [String] = []
+        while let line = try reader.next() {
+            switch line {
+            case let .line(buffer, number): result.append("\(number):" + String(decoding: buffer, as: UTF8.self))
+            case let .tooLong(preview, length, number): result.append("\(number):TOO LONG \(length) \(preview.count)")
+            }
+        }
+        return result
+    }
+
+    @Test func crlfEndingsAndAFinalLineWithoutNewlineAreRead() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.write("in.ndjson", "a\r\nb\n\nc")
+        #expect(try lines(path) == ["1:a", "2:b", "3:", "4:c"])
+    }
+
+    @Test func linesSpanningManyReadsComeBackWhole() throws {
+        let directory = TemporaryDirectory()
+        let long = String(repeating: "x", count: 700_000)
+        let path = directory.write("in.ndjson", "first\n" + long + "\nlast\n")
+        let result = try lines(path)
+        #expect(result.count == 3)
+        #expect(result[1] == "2:" + long)
+        #expect(result[2] == "3:last")
+    }
+
+    @Test func aLineOverTheLimitIsReportedWithAPreviewAndTheNextLineIsIntact() throws {
+        let directory = TemporaryDirectory()
+        // 5 MB line with a 1 KiB limit: the reader must stream past it, not hold it.
+        let long = String(repeating: "y", count: 5_000_000)
+        let path = directory.write("in.ndjson", "ok\n" + long + "\nafter\n")
+        #expect(try lines(path, maxLineBytes: 1024) == ["1:ok", "2:TOO LONG 5000000 1024", "3:after"])
+    }
+
+    @Test func aTooLongLastLineWithoutNewlineIsStillReported() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.write("in.ndjson", "ok\n" + String(repeating: "z", count: 2000))
+        #expect(try lines(path, maxLineBytes: 100) == ["1:ok", "2:TOO LONG 2000 1024"])
+    }
+
+    @Test func gzipInputsAreDetectedAndMultiMemberFilesReadWhole() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.write("in.ndjson.gz", TestGzip.compress(Array("a\nb\n".utf8)) + TestGzip.compress(Array("c\n".utf8)))
+        #expect(try lines(path) == ["1:a", "2:b", "3:c"])
+    }
+
+    @Test func corruptGzipIsAnErrorNamingTheFileAfterTheGoodLines() throws {
+        let directory = TemporaryDirectory()
+        var good = TestGzip.compress(Array("a\nb\n".utf8))
+        let bad = TestGzip.compress(Array(String(repeating: "line\n", count: 1000).utf8))
+        var broken = bad
+        for index in 20..<40 { broken[index] ^= 0x5A }
+        good += broken
+        let path = directory.write("bad.ndjson.gz", good)
+        let reader = try LineReader.open(path, maxLineBytes: 1 << 20)
+        var seen: [String] = []
+        do {
+            while let line = try reader.next() {
+                if case let .line(buffer, _) = line { seen.append(String(decoding: buffer, as: UTF8.self)) }
+            }
+            Issue.record("corrupt gzip was read without error")
+        } catch let error as InputError {
+            guard case let .corruptGzip(file, offset, _) = error else { Issue.record("wrong error \(error)"); return }
+            #expect(file == path)
+            #expect(offset > 0)
+        }
+        #expect(Array(seen.prefix(2)) == ["a", "b"])
+    }
+
+    @Test func truncatedGzipIsAnError() throws {
+        let directory = TemporaryDirectory()
+        let whole = TestGzip.compress(Array(String(repeating: "line\n", count: 100).utf8))
+        let path = directory.write("cut.gz", Array(whole.prefix(whole.count - 6)))
+        let reader = try LineReader.open(path, maxLineBytes: 1 << 20)
+        #expect(throws: InputError.self) {
+            while try reader.next() != nil {}
+        }
+    }
+
+    @Test func aMissingFileCannotBeOpened() {
+        #expect(throws: InputError.self) { try LineReader.open("/nonexistent/file.ndjson", maxLineBytes: 100) }
+    }
+}

@@ -1,0 +1,33 @@
+import Testing
+@testable import Sluice
+
+@Suite struct PathTemplateTests {
+    @Test func placeholdersAreFilledFromEventTimeInUTC() throws {
+        let template = try PathTemplate("{dest}/{date}/{dest}-{hour}-{seq}.ndjson.gz")
+        let time = EventTime.parseISO8601("2026-11-20T23:30:00-02:00")!
+        let key = template.key(dest: "archive", time: time)
+        #expect(key == "archive/2026-11-21/archive-01-{seq}.ndjson.gz")
+        #expect(PathTemplate.path(key: key, seq: 7) == "archive/2026-11-21/archive-01-0007.ndjson.gz")
+        #expect(PathTemplate.path(key: key, seq: 12345) == "archive/2026-11-21/archive-01-12345.ndjson.gz")
+    }
+
+    @Test(arguments: [
+        ("", TemplateError.empty),
+        ("{dest", .unclosedBrace),
+        ("dest}", .strayBrace),
+        ("../{seq}.gz", .parentDirectory),
+        ("a/../{seq}.gz", .parentDirectory),
+        ("{dest}/", .endsWithSlash),
+        ("{user}/{seq}", .unknownPlaceholder("user")),
+    ])
+    func badTemplatesAreRefused(_ text: String, _ expected: TemplateError) {
+        #expect(throws: expected) { try PathTemplate(text) }
+    }
+
+    @Test func hourBucketsSplitAtTheHourIncludingBeforeTheEpoch() {
+        let a = EventTime.parseISO8601("2026-11-20T08:59:59.999Z")!
+        let b = EventTime.parseISO8601("2026-11-20T09:00:00Z")!
+        #expect(PathTemplate.hourBucket(a) + 1 == PathTemplate.hourBucket(b))
+        #expect(PathTemplate.hourBucket(EventTime(microseconds: -1)) == -1)
+    }
+}

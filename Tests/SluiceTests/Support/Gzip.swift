@@ -1,0 +1,61 @@
+import CZlib
+import Foundation
+
+/// gzip helpers for tests, written straight on zlib (independent of the code under test).
+enum TestGzip {
+    /// Compresses `bytes` as one gzip member.
+    static func compress(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8] {
+        var stream = z_stream()
+        _ = sluice_deflateInit2(&stream, level, 16 + MAX_WBITS)
+        defer { deflateEnd(&stream) }
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(bytes.count))) + 64)
+        var input = bytes
+        let produced: Int = input.withUnsafeMutableBufferPointer { inBuffer in
+            output.withUnsafeMutableBufferPointer { outBuffer in
+                stream.next_in = inBuffer.baseAddress
+                stream.avail_in = uInt(inBuffer.count)
+                stream.next_out = outBuffer.baseAddress
+                stream.avail_out = uInt(outBuffer.count)
+                _ = deflate(&stream, Z_FINISH)
+                return outBuffer.count - Int(stream.avail_out)
+            }
+        }
+        return Array(output[..<produced])
+    }
+
+    /// Decompresses every member of a gzip file; nil if it is not valid, complete gzip.
+    static func decompress(_ bytes: [UInt8]) -> [UInt8]? {
+        var result: [UInt8] = []
+        var offset = 0
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while offset < bytes.count {
+            var stream = z_stream()
+            _ = sluice_inflateInit2(&stream, 16 + MAX_WBITS)
+            defer { inflateEnd(&stream) }
+            var input = Array(bytes[offset...])
+            var status: Int32 = Z_OK
+            let consumed: Int = input.withUnsafeMutableBufferPointer { inBuffer in
+                stream.next_in = inBuffer.baseAddress
+                stream.avail_in = uInt(inBuffer.count)
+                repeat {
+                    let produced: Int = chunk.withUnsafeMutableBufferPointer { outBuffer in
+                        stream.next_out = outBuffer.baseAddress
+                        stream.avail_out = uInt(outBuffer.count)
+                        status = inflate(&stream, Z_NO_FLUSH)
+                        return outBuffer.count - Int(stream.avail_out)
+                    }
+                    result.append(contentsOf: chunk[..<produced])
+                } while status == Z_OK
+                return inBuffer.count - Int(stream.avail_in)
+            }
+            guard status == Z_STREAM_END else { return nil }
+            offset += consumed
+        }
+        return result
+    }
+
+    static func decompressFile(_ path: String) -> [UInt8]? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return decompress(Array(data))
+    }
+}
