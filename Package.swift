@@ -33,13 +33,19 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Helpers both test targets share: temporary directories, gzip on zlib.
+        .target(
+            name: "SluiceTestSupport",
+            dependencies: ["CZlib"],
+            path: "Tests/SluiceTestSupport"
+        ),
         .testTarget(
             name: "SluiceTests",
-            dependencies: ["Sluice", "CZlib"]
+            dependencies: ["Sluice", "SluiceTestSupport"]
         ),
         .testTarget(
             name: "SluiceCLITests",
-            dependencies: ["Sluice", "CZlib", "sluice"]
+            dependencies: ["Sluice", "SluiceTestSupport", "sluice"]
         ),
     ],
     swiftLanguageModes: [.v5]

@@ -14,6 +14,13 @@ public struct ConfigDiagnostic: Sendable, Equatable, CustomStringConvertible {
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public var diagnostics: [ConfigDiagnostic]
 
+    public init(diagnostics: [ConfigDiagnostic]) {
+        // In file order, as a compiler reports them.
+        self.diagnostics = diagnostics.enumerated().sorted {
+            ($0.element.file, $0.element.line, $0.element.column, $0.offset) < ($1.element.file, $1.element.line, $1.element.column, $1.offset)
+        }.map(\.element)
+    }
+
     public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
 }
 
@@ -53,7 +60,8 @@ public struct ConfigReader {
                 continue
             }
             if !known.contains(key) {
-                error(keyNode, "unknown key '\(key)' in \(what)" + ConfigReader.suggestion(for: key, among: known))
+                let hint = ConfigReader.suggestion(for: key, among: known)
+                error(keyNode, "unknown key '\(key)' in \(what)" + (hint.isEmpty ? "; known keys: " + known.joined(separator: ", ") : hint))
                 continue
             }
             entries.append((key, keyNode, value))
@@ -61,11 +69,11 @@ public struct ConfigReader {
         return entries
     }
 
-    /// ", did you mean 'x'?" for the nearest candidate within a small edit distance.
+    /// "; did you mean 'x'?" for the nearest candidate within a small edit distance, else "".
     public static func suggestion(for word: String, among candidates: [String]) -> String {
         let scored = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
         guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, word.count / 3) else {
-            return candidates.isEmpty ? "" : "; known keys: " + candidates.joined(separator: ", ")
+            return ""
         }
         return "; did you mean '\(best.0)'?"
     }

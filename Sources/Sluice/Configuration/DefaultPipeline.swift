@@ -17,5 +17,6 @@ destinations:
     rotate: {max_bytes: 64MiB, max_events: 1000000, max_age: 5m}
 rejects:
   path: "rejects/{date}/rejects-{seq}.ndjson.gz"
+
 """#
 }

@@ -141,7 +141,7 @@ public struct PipelineConfiguration {
                 let known = StageRegistry.keys
                 reader.error(keyNode, "unknown stage '\(key)'" + (known.isEmpty
                     ? "; this version of sluice has no stages yet"
-                    : ConfigReader.suggestion(for: key, among: known)))
+                    : ConfigReader.suggestion(for: key, among: known) + "; known: " + known.joined(separator: ", ")))
                 continue
             }
             if let stage = type.make(value, &reader) { stages.append(stage) }

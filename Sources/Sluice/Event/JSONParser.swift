@@ -48,8 +48,8 @@ struct JSONParser {
     private mutating func parseValue(depth: Int, into tape: inout [JSONNode]) throws(JSONError) {
         guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
         switch base[index] {
-        case UInt8(ascii: "{"): try parseObject(depth: depth + 1, into: &tape)
-        case UInt8(ascii: "["): try parseArray(depth: depth + 1, into: &tape)
+        case UInt8(ascii: "{"): try parseContainer(.object, depth: depth + 1, into: &tape)
+        case UInt8(ascii: "["): try parseContainer(.array, depth: depth + 1, into: &tape)
         case UInt8(ascii: "\""): try parseString(into: &tape)
         case UInt8(ascii: "t"): try parseLiteral("true", kind: .true, into: &tape)
         case UInt8(ascii: "f"): try parseLiteral("false", kind: .false, into: &tape)
@@ -59,28 +59,34 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseObject(depth: Int, into tape: inout [JSONNode]) throws(JSONError) {
+    /// Parses an object or an array: they differ only in their brackets and in
+    /// objects' `"key":` before each value.
+    private mutating func parseContainer(_ kind: JSONKind, depth: Int, into tape: inout [JSONNode]) throws(JSONError) {
         if depth > JSONParser.maxDepth { throw JSONError(kind: .nestingTooDeep, offset: index) }
+        let isObject = kind == .object
+        let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
         let slot = tape.count
-        tape.append(JSONNode(kind: .object, flags: 0, start: UInt32(index), end: 0, next: 0))
+        tape.append(JSONNode(kind: kind, flags: 0, start: UInt32(index), end: 0, next: 0))
         index += 1
         skipWhitespace()
-        if index < count && base[index] == UInt8(ascii: "}") {
+        if index < count && base[index] == close {
             index += 1
         } else {
             while true {
-                guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
-                guard base[index] == UInt8(ascii: "\"") else {
-                    throw JSONError(kind: .unexpectedByte(base[index]), offset: index)
+                if isObject {
+                    guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
+                    guard base[index] == UInt8(ascii: "\"") else {
+                        throw JSONError(kind: .unexpectedByte(base[index]), offset: index)
+                    }
+                    try parseString(into: &tape)
+                    skipWhitespace()
+                    guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
+                    guard base[index] == UInt8(ascii: ":") else {
+                        throw JSONError(kind: .unexpectedByte(base[index]), offset: index)
+                    }
+                    index += 1
+                    skipWhitespace()
                 }
-                try parseString(into: &tape)
-                skipWhitespace()
-                guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
-                guard base[index] == UInt8(ascii: ":") else {
-                    throw JSONError(kind: .unexpectedByte(base[index]), offset: index)
-                }
-                index += 1
-                skipWhitespace()
                 try parseValue(depth: depth, into: &tape)
                 skipWhitespace()
                 guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
@@ -90,34 +96,7 @@ struct JSONParser {
                     skipWhitespace()
                     continue
                 }
-                if byte == UInt8(ascii: "}") { break }
-                throw JSONError(kind: .unexpectedByte(byte), offset: index - 1)
-            }
-        }
-        tape[slot].end = UInt32(index)
-        tape[slot].next = UInt32(tape.count)
-    }
-
-    private mutating func parseArray(depth: Int, into tape: inout [JSONNode]) throws(JSONError) {
-        if depth > JSONParser.maxDepth { throw JSONError(kind: .nestingTooDeep, offset: index) }
-        let slot = tape.count
-        tape.append(JSONNode(kind: .array, flags: 0, start: UInt32(index), end: 0, next: 0))
-        index += 1
-        skipWhitespace()
-        if index < count && base[index] == UInt8(ascii: "]") {
-            index += 1
-        } else {
-            while true {
-                try parseValue(depth: depth, into: &tape)
-                skipWhitespace()
-                guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
-                let byte = base[index]
-                index += 1
-                if byte == UInt8(ascii: ",") {
-                    skipWhitespace()
-                    continue
-                }
-                if byte == UInt8(ascii: "]") { break }
+                if byte == close { break }
                 throw JSONError(kind: .unexpectedByte(byte), offset: index - 1)
             }
         }

@@ -1,5 +1,6 @@
 import Testing
 @testable import Sluice
+import SluiceTestSupport
 
 @Suite struct EventDecodeTests {
     private func decode(_ text: String) -> Result<Event, Rejection> {

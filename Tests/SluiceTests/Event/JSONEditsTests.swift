@@ -1,5 +1,6 @@
 import Testing
 @testable import Sluice
+import SluiceTestSupport
 
 @Suite struct JSONEditsTests {
     private func edited(_ text: String, _ change: (inout JSONDocument) -> Void) throws -> String {

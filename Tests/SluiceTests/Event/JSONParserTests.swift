@@ -1,5 +1,6 @@
 import Testing
 @testable import Sluice
+import SluiceTestSupport
 
 @Suite struct JSONParserTests {
     /// Compact documents must come back byte-identical: numbers and strings keep their text.

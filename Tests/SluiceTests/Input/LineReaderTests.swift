@@ -1,5 +1,6 @@
 import Testing
 @testable import Sluice
+import SluiceTestSupport
 
 @Suite struct LineReaderTests {
     /// Reads every line of a file as (text, number), or "TOO LONG n" entries.

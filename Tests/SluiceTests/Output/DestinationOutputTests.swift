@@ -1,5 +1,6 @@
 import Testing
 @testable import Sluice
+import SluiceTestSupport
 
 @Suite struct DestinationOutputTests {
     private func record(_ index: Int) -> [UInt8] { Array("{\"i\":\(index)}\n".utf8) }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Sluice
+import SluiceTestSupport
 
 @Suite struct GzipFileWriterTests {
     @Test func aFileIsPartUntilClosedThenRenamedAndGunzips() throws {

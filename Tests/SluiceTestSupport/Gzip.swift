@@ -2,9 +2,9 @@ import CZlib
 import Foundation
 
 /// gzip helpers for tests, written straight on zlib (independent of the code under test).
-enum TestGzip {
+public enum TestGzip {
     /// Compresses `bytes` as one gzip member.
-    static func compress(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8] {
+    public static func compress(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8] {
         var stream = z_stream()
         _ = sluice_deflateInit2(&stream, level, 16 + MAX_WBITS)
         defer { deflateEnd(&stream) }
@@ -24,7 +24,7 @@ enum TestGzip {
     }
 
     /// Decompresses every member of a gzip file; nil if it is not valid, complete gzip.
-    static func decompress(_ bytes: [UInt8]) -> [UInt8]? {
+    public static func decompress(_ bytes: [UInt8]) -> [UInt8]? {
         var result: [UInt8] = []
         var offset = 0
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
@@ -54,7 +54,7 @@ enum TestGzip {
         return result
     }
 
-    static func decompressFile(_ path: String) -> [UInt8]? {
+    public static func decompressFile(_ path: String) -> [UInt8]? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         return decompress(Array(data))
     }

@@ -1,20 +1,20 @@
 import Foundation
 
 /// A fresh directory under the system temp dir, removed when the value is released.
-final class TemporaryDirectory {
-    let path: String
+public final class TemporaryDirectory {
+    public let path: String
 
-    init() {
+    public init() {
         path = NSTemporaryDirectory() + "sluice-test-" + UUID().uuidString
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
 
-    func file(_ name: String) -> String { path + "/" + name }
+    public func file(_ name: String) -> String { path + "/" + name }
 
     @discardableResult
-    func write(_ name: String, _ bytes: [UInt8]) -> String {
+    public func write(_ name: String, _ bytes: [UInt8]) -> String {
         let target = file(name)
         try! FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: target, contents: Data(bytes))
@@ -22,10 +22,10 @@ final class TemporaryDirectory {
     }
 
     @discardableResult
-    func write(_ name: String, _ text: String) -> String { write(name, Array(text.utf8)) }
+    public func write(_ name: String, _ text: String) -> String { write(name, Array(text.utf8)) }
 
     /// Every regular file below the directory, relative paths, sorted.
-    func files() -> [String] {
+    public func files() -> [String] {
         let enumerator = FileManager.default.enumerator(atPath: path)
         var result: [String] = []
         while let item = enumerator?.nextObject() as? String {

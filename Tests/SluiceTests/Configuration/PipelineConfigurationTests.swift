@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+@testable import Sluice
+import SluiceTestSupport
+
+@Suite struct PipelineConfigurationTests {
+    private func errors(_ yaml: String) -> [String] {
+        do {
+            _ = try PipelineConfiguration.load(yaml: yaml, file: "p.yaml")
+            return []
+        } catch {
+            return error.diagnostics.map(\.description)
+        }
+    }
+
+    /// The repository root, from this file's path.
+    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+
+    @Test func theCompiledInDefaultIsByteForBytePipelinesDefaultYAML() throws {
+        let file = try String(contentsOfFile: Self.root + "/pipelines/default.yaml", encoding: .utf8)
+        #expect(file == DefaultPipeline.text)
+        let configuration = PipelineConfiguration.builtIn()
+        #expect(configuration.destinations.map(\.name) == ["archive"])
+    }
+
+    @Test func everyExamplePipelineLoads() throws {
+        let directory = Self.root + "/pipelines"
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".yaml") }
+        #expect(!files.isEmpty)
+        for file in files {
+            #expect(throws: Never.self) { try PipelineConfiguration.load(path: directory + "/" + file) }
+        }
+    }
+
+    @Test func onlyVersionAndOneDestinationAreRequiredAndDefaultsApply() throws {
+        let configuration = try PipelineConfiguration.load(yaml: """
+        version: 1
+        destinations:
+          archive: {type: ndjson}
+        """, file: "p.yaml")
+        let archive = configuration.destinations[0]
+        #expect(archive.events == ["*"])
+        #expect(archive.gzipLevel == 6)
+        #expect(archive.target == .files(try PathTemplate(PipelineConfiguration.defaultPath)))
+        #expect(archive.rotation == RotationPolicy())
+        #expect(configuration.input.maxLineBytes == 1 << 20)
+        #expect(configuration.rejects.template == (try PathTemplate(PipelineConfiguration.defaultRejectsPath)))
+    }
+
+    @Test func allSettingsAreRead() throws {
+        let configuration = try PipelineConfiguration.load(yaml: """
+        version: 1
+        input: {max_line_bytes: 64KiB}
+        stages: []
+        destinations:
+          archive:
+            type: ndjson
+            events: ["*", "!debug_*"]
+            path: "a/{date}/{seq}.gz"
+            gzip_level: 9
+            rotate: {max_bytes: 2MiB, max_events: 2000, max_age: 30s}
+          pipe: {type: ndjson, path: "-"}
+        rejects: {path: "bad/{seq}.gz", gzip_level: 1}
+        """, file: "p.yaml")
+        #expect(configuration.input.maxLineBytes == 65536)
+        let archive = configuration.destinations[0]
+        #expect(archive.events == ["*", "!debug_*"])
+        #expect(archive.gzipLevel == 9)
+        #expect(archive.rotation.maxBytes == 2 << 20)
+        #expect(archive.rotation.maxEvents == 2000)
+        #expect(archive.rotation.maxAge == .seconds(30))
+        #expect(configuration.destinations[1].target == .stdout)
+        #expect(configuration.rejects.gzipLevel == 1)
+    }
+
+    @Test func unknownKeysAreErrorsWithTheNearestKeySuggestedAndTheirLocation() {
+        let found = errors("""
+        version: 1
+        destinations:
+          archive:
+            type: ndjson
+            evnts: ["*"]
+        """)
+        #expect(found == ["p.yaml:5:5: unknown key 'evnts' in destination 'archive'; did you mean 'events'?"])
+    }
+
+    @Test func everyErrorIsReportedAtOnce() {
+        let found = errors("""
+        version: 2
+        input: {max_line_bytes: lots}
+        stages:
+          - timed: {}
+        destinations:
+          archive: {type: mixpanel}
+          b: {type: ndjson, gzip_level: 11, path: "x/../{seq}.gz"}
+          "bad name": {type: ndjson}
+        rejects: {path: "no-seq.gz"}
+        extra: true
+        """)
+        #expect(found.count == 9, "\(found)")
+        #expect(found.first == "p.yaml:1:10: unsupported version 2; this sluice reads version 1")
+        #expect(found.last?.hasPrefix("p.yaml:10:1:") == true)
+        #expect(found.contains { $0.hasPrefix("p.yaml:2:25: input.max_line_bytes must be a size") })
+        #expect(found.contains { $0.hasPrefix("p.yaml:4:5: unknown stage 'timed'") })
+        #expect(found.contains { $0.hasPrefix("p.yaml:6:19: unknown destination type 'mixpanel'") })
+        #expect(found.contains { $0.hasPrefix("p.yaml:7:33: destinations.b.gzip_level must be between 0 and 9") })
+        #expect(found.contains { $0.hasPrefix("p.yaml:7:43: destinations.b.path: the path may not contain `..`") })
+        #expect(found.contains { $0.hasPrefix("p.yaml:8:3: destination name 'bad name'") })
+        #expect(found.contains { $0.hasPrefix("p.yaml:9:17: rejects.path must contain {seq}") })
+        #expect(found.contains { $0.hasPrefix("p.yaml:10:1: unknown key 'extra' in the pipeline file") })
+    }
+
+    @Test func missingVersionAndDestinationsAreReported() {
+        let found = errors("input: {}\n")
+        #expect(found.contains { $0.contains("missing `version: 1`") })
+        #expect(found.contains { $0.contains("missing `destinations:`") })
+    }
+
+    @Test func invalidYAMLIsReportedWithItsLocation() {
+        let found = errors("version: 1\ndestinations: {a: [}\n")
+        #expect(found.count == 1)
+        #expect(found[0].hasPrefix("p.yaml:2:"))
+        #expect(found[0].contains("invalid YAML"))
+    }
+
+    @Test func onlyOneDestinationMayWriteToStdout() {
+        let found = errors("""
+        version: 1
+        destinations:
+          a: {type: ndjson, path: "-"}
+          b: {type: ndjson, path: "-"}
+        """)
+        #expect(found.count == 1)
+        #expect(found[0].contains("only one destination can write to stdout"))
+    }
+
+    @Test(arguments: [("500ms", Duration.milliseconds(500)), ("30s", .seconds(30)), ("5m", .seconds(300)), ("1h", .seconds(3600)), ("2d", .seconds(172_800))])
+    func durationsParse(_ text: String, _ expected: Duration) {
+        #expect(ConfigReader.parseDuration(text) == expected)
+    }
+
+    @Test(arguments: [("64KiB", 65536), ("1MiB", 1 << 20), ("2GiB", 2 << 30), ("10MB", 10_000_000), ("512", 512)])
+    func sizesParse(_ text: String, _ expected: Int) {
+        #expect(ConfigReader.parseSize(text) == expected)
+    }
+
+    @Test func badDurationsAndSizesAreRefused() {
+        #expect(ConfigReader.parseDuration("5 minutes") == nil)
+        #expect(ConfigReader.parseDuration("-5s") == nil)
+        #expect(ConfigReader.parseSize("1TB") == nil)
+    }
+}

@@ -1,0 +1,86 @@
+import Testing
+@testable import Sluice
+import SluiceTestSupport
+
+/// A stage scripted by event name, to check the runner's accounting.
+private struct ScriptedStage: Stage {
+    let name = "scripted"
+    var held: [Event] = []
+
+    mutating func process(_ event: Event, into output: inout StageOutput) {
+        switch event.nameString {
+        case "merge_me": output.merge(event.origin)
+        case "drop_me": output.drop(event.origin, .unrouted)
+        case "reject_me": output.reject(event, Rejection(.missingEventName, "scripted"))
+        case "hold_me": held.append(event)
+        case "twice":
+            // One line may become several events; it still counts once, as emitted.
+            output.emit(event)
+        default: output.emit(event)
+        }
+    }
+
+    mutating func finish(into output: inout StageOutput) {
+        for event in held { output.emit(event) }
+        held.removeAll()
+    }
+}
+
+@Suite struct PipelineRunnerTests {
+    private func line(_ name: String) -> String {
+        #"{"type":"track","event":"\#(name)","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"# + "\n"
+    }
+
+    @Test func everyLineEndsInExactlyOneOutcomeIncludingWhatAStageHeldUntilTheEnd() throws {
+        let directory = TemporaryDirectory()
+        let input = ["a", "merge_me", "drop_me", "reject_me", "hold_me", "b"].map(line).joined() + "\n  \nnot json\n"
+        let path = directory.write("in.ndjson", input)
+        var configuration = PipelineConfiguration.builtIn()
+        configuration.stages = [ScriptedStage()]
+        var options = RunOptions()
+        options.outDirectory = directory.file("out")
+        let summary = try PipelineRunner(configuration: configuration, options: options).run(inputs: [path])
+        #expect(summary.linesIn == 7)
+        #expect(summary.blankLines == 2)
+        #expect(summary.emitted == 3)
+        #expect(summary.merged == 1)
+        #expect(summary.dropped == [.unrouted: 1])
+        #expect(summary.rejected == [.missingEventName: 1, .invalidJSON: 1])
+        #expect(summary.isBalanced)
+        #expect(summary.destinations.first?.records == 3)
+        // The stage's rejection names the stage.
+        let rejects = directory.files().filter { $0.contains("rejects") }
+        let text = rejects.compactMap { TestGzip.decompressFile(directory.file($0)) }.map { String(decoding: $0, as: UTF8.self) }.joined()
+        #expect(text.contains(#""stage":"scripted""#))
+        #expect(text.contains(#""stage":"input","reason":"invalid_json""#))
+    }
+
+    @Test func eventsNoDestinationTakesAreDroppedAsUnrouted() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.write("in.ndjson", line("debug_x") + line("keep"))
+        var configuration = try PipelineConfiguration.load(yaml: """
+        version: 1
+        destinations:
+          a: {type: ndjson, events: ["*", "!debug_*"]}
+        """, file: "p.yaml")
+        configuration.stages = []
+        var options = RunOptions()
+        options.outDirectory = directory.file("out")
+        let summary = try PipelineRunner(configuration: configuration, options: options).run(inputs: [path])
+        #expect(summary.emitted == 1)
+        #expect(summary.dropped == [.unrouted: 1])
+        #expect(summary.isBalanced)
+    }
+
+    @Test func theStatsJSONCarriesTheAccounting() throws {
+        var summary = RunSummary()
+        summary.linesIn = 3
+        summary.emitted = 1
+        summary.rejected = [.invalidJSON: 2]
+        let json = try JSONDocument.parse(Array(summary.json.utf8))
+        #expect(json.rawBytes(json.member("lines_in")!).elementsEqual("3".utf8))
+        #expect(json.rawBytes(json.member("balanced")!).elementsEqual("true".utf8))
+        #expect(json.string(at: JSONPath("rejected_by_reason.invalid_json")) == nil)
+        #expect(json.find(JSONPath("rejected_by_reason.invalid_json")) != nil)
+    }
+}
