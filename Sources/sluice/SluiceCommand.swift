@@ -11,6 +11,6 @@ struct SluiceCommand: ParsableCommand {
           sluice run --pipeline pipelines/default.yaml --out out logs/2026-11-20/*.ndjson.gz
           sluice validate pipelines/*.yaml
         """,
-        subcommands: [RunCommand.self, ValidateCommand.self]
+        subcommands: [RunCommand.self, ValidateCommand.self, GenerateCommand.self]
     )
 }

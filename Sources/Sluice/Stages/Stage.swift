@@ -11,6 +11,12 @@ public protocol Stage {
     var name: String { get }
     mutating func process(_ event: Event, into output: inout StageOutput)
     mutating func finish(into output: inout StageOutput)
+    /// What the stage counted (`completed`, `abandoned_expired`, ...), for `--stats`; names are snake_case.
+    var counters: [(name: String, value: Int)] { get }
+}
+
+extension Stage {
+    public var counters: [(name: String, value: Int)] { [] }
 }
 
 /// What a stage did with its input, in order: events passed on, and the lines

@@ -1,0 +1,199 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+
+/// End-to-end: the built binary on real files, its gzip output read back.
+@Suite struct RunCommandTests {
+    private func json(_ line: [UInt8]) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] ?? [:]
+    }
+
+    /// Every line of every gzip file under `directory/prefix`, in file order.
+    private func gunzipAll(_ directory: TemporaryDirectory, under prefix: String) -> [[UInt8]] {
+        directory.files().filter { $0.hasPrefix(prefix) && $0.hasSuffix(".gz") }.flatMap { file -> [[UInt8]] in
+            guard let bytes = TestGzip.decompressFile(directory.file(file)) else {
+                Issue.record("\(file) is not complete, valid gzip")
+                return []
+            }
+            return ndjsonLines(bytes)
+        }
+    }
+
+    @Test func everyValidLineIsDeliveredExactlyOnceAndEveryBrokenLineRejectedWithItsReason() throws {
+        let directory = TemporaryDirectory()
+        let generated = try SluiceBinary.shell("$SLUICE generate --events 20000 --malformed 0.05 --seed 7 > in.ndjson", in: directory.path)
+        #expect(generated.status == 0)
+        let input = ndjsonLines(Array(FileManager.default.contents(atPath: directory.file("in.ndjson"))!))
+        #expect(input.count == 20000)
+
+        let result = try SluiceBinary.run(["run", "--stats", "stats.json", "in.ndjson"], in: directory.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(!directory.files().contains { $0.hasSuffix(".part") })
+
+        var rejectedLines: Set<Int> = []
+        var reasons: [String: Int] = [:]
+        for line in gunzipAll(directory, under: "out/rejects/") {
+            let record = json(line)
+            let number = record["line_number"] as! Int
+            #expect(record["source"] as? String == "in.ndjson")
+            #expect(record["stage"] as? String == "input")
+            let original: [UInt8]
+            if let text = record["line"] as? String {
+                original = Array(text.utf8)
+            } else {
+                original = Array(Data(base64Encoded: record["line_base64"] as! String)!)
+            }
+            #expect(original == input[number - 1], "line \(number) is not the original")
+            let reason = record["reason"] as! String
+            reasons[reason, default: 0] += 1
+            let head = String(decoding: original.prefix(40), as: UTF8.self)
+            if original.first == 0xFF { #expect(reason == "invalid_utf8") }
+            if head == "[1,2,3]" { #expect(reason == "not_an_object") }
+            if head.contains("\"timestamp\":\"not-a-date") { #expect(reason == "invalid_timestamp") }
+            rejectedLines.insert(number)
+        }
+        #expect(reasons.keys.sorted() == ["invalid_json", "invalid_timestamp", "invalid_utf8", "missing_identity", "not_an_object"])
+
+        let expected = input.enumerated().filter { !rejectedLines.contains($0.offset + 1) }.map(\.element)
+        let delivered = gunzipAll(directory, under: "out/archive/")
+        #expect(delivered.count == expected.count)
+        #expect(delivered.sorted { $0.lexicographicallyPrecedes($1) } == expected.sorted { $0.lexicographicallyPrecedes($1) })
+
+        let stats = json(Array(FileManager.default.contents(atPath: directory.file("stats.json"))!))
+        #expect(stats["lines_in"] as? Int == 20000)
+        #expect(stats["emitted"] as? Int == expected.count)
+        #expect(stats["rejected"] as? Int == rejectedLines.count)
+        #expect(stats["balanced"] as? Bool == true)
+        #expect(result.stderr.contains("20000 lines in"))
+    }
+
+    @Test func strictExitsWithDataErrorWhenAnythingWasRejected() throws {
+        let directory = TemporaryDirectory()
+        directory.write("in.ndjson", "{\"type\":\"track\",\"event\":\"e\",\"anonymousId\":\"d\",\"timestamp\":\"2026-11-20T08:00:00Z\"}\nnot json\n")
+        #expect(try SluiceBinary.run(["run", "in.ndjson"], in: directory.path).status == 0)
+        let strict = try SluiceBinary.run(["run", "--strict", "--out", "o2", "in.ndjson"], in: directory.path)
+        #expect(strict.status == 65)
+        // The outputs are complete all the same.
+        #expect(directory.files().filter { $0.hasPrefix("o2/") && $0.hasSuffix(".ndjson.gz") }.count == 2)
+    }
+
+    @Test func aTooLongLineIsRejectedAndTheRunGoesOn() throws {
+        let directory = TemporaryDirectory()
+        directory.write("p.yaml", "version: 1\ninput: {max_line_bytes: 1KiB}\ndestinations:\n  archive: {type: ndjson}\n")
+        let ok = "{\"type\":\"track\",\"event\":\"e\",\"anonymousId\":\"d\",\"timestamp\":\"2026-11-20T08:00:00Z\"}"
+        let long = "{\"type\":\"track\",\"event\":\"" + String(repeating: "x", count: 70_000) + "\"}"
+        directory.write("in.ndjson", ok + "\n" + long + "\n" + ok + "\n")
+        let result = try SluiceBinary.run(["run", "--pipeline", "p.yaml", "in.ndjson"], in: directory.path)
+        #expect(result.status == 0)
+        #expect(gunzipAll(directory, under: "out/archive/").count == 2)
+        let rejects = gunzipAll(directory, under: "out/rejects/").map(json)
+        #expect(rejects.count == 1)
+        #expect(rejects.first?["reason"] as? String == "line_too_long")
+        #expect(rejects.first?["line_number"] as? Int == 2)
+        #expect(rejects.first?["line_bytes"] as? Int == long.utf8.count)
+        #expect((rejects.first?["line"] as? String)?.utf8.count == 1024)
+    }
+
+    @Test func gzipFilesAndStdinAreReadInTheOrderGiven() throws {
+        let directory = TemporaryDirectory()
+        func line(_ id: String) -> String {
+            "{\"type\":\"track\",\"event\":\"e\",\"messageId\":\"\(id)\",\"anonymousId\":\"d\",\"timestamp\":\"2026-11-20T08:00:00Z\"}\n"
+        }
+        directory.write("a.ndjson.gz", TestGzip.compress(Array((line("a1") + line("a2")).utf8)) + TestGzip.compress(Array(line("a3").utf8)))
+        directory.write("b.ndjson", line("b1"))
+        directory.write("stdin.ndjson", line("s1"))
+        let result = try SluiceBinary.run(["run", "a.ndjson.gz", "-", "b.ndjson"], in: directory.path, stdin: directory.file("stdin.ndjson"))
+        #expect(result.status == 0, "\(result.stderr)")
+        let ids = gunzipAll(directory, under: "out/archive/").map { json($0)["messageId"] as? String ?? "" }
+        #expect(ids == ["a1", "a2", "a3", "s1", "b1"])
+    }
+
+    @Test func aCorruptGzipInputIsReportedWithItsOffsetAndExits65AfterTheGoodLines() throws {
+        let directory = TemporaryDirectory()
+        let good = "{\"type\":\"track\",\"event\":\"e\",\"anonymousId\":\"d\",\"timestamp\":\"2026-11-20T08:00:00Z\"}\n"
+        var bytes = TestGzip.compress(Array(good.utf8))
+        var bad = TestGzip.compress(Array(String(repeating: good, count: 500).utf8))
+        for index in 20..<40 { bad[index] ^= 0x5A }
+        bytes += bad
+        directory.write("bad.ndjson.gz", bytes)
+        directory.write("next.ndjson", good)
+        let result = try SluiceBinary.run(["run", "bad.ndjson.gz", "next.ndjson"], in: directory.path)
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("corrupt gzip data in bad.ndjson.gz at compressed byte"))
+        // The line before the damage and the next input were delivered.
+        #expect(gunzipAll(directory, under: "out/archive/").count >= 2)
+    }
+
+    @Test func aMissingInputExits66BeforeAnythingIsWritten() throws {
+        let directory = TemporaryDirectory()
+        let result = try SluiceBinary.run(["run", "nope.ndjson"], in: directory.path)
+        #expect(result.status == 66)
+        #expect(result.stderr.contains("cannot open input nope.ndjson"))
+        #expect(directory.files().filter { $0.hasSuffix(".gz") }.isEmpty)
+    }
+
+    @Test func anOutputDirectoryThatCannotBeCreatedExits73() throws {
+        let directory = TemporaryDirectory()
+        directory.write("file", "x")
+        let result = try SluiceBinary.run(["run", "--out", "file/out"], in: directory.path)
+        #expect(result.status == 73)
+        #expect(result.stderr.contains("cannot create"))
+    }
+
+    @Test func aBadPipelineFileExits78AndNeverStartsARun() throws {
+        let directory = TemporaryDirectory()
+        directory.write("p.yaml", "version: 1\ndestinations:\n  a: {type: ndjson, evnts: []}\n")
+        directory.write("in.ndjson", "{}\n")
+        let result = try SluiceBinary.run(["run", "--pipeline", "p.yaml", "in.ndjson"], in: directory.path)
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("p.yaml:3:21: unknown key 'evnts'"))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("out")))
+    }
+
+    @Test func anUnknownStdoutDestinationIsAUsageError() throws {
+        let directory = TemporaryDirectory()
+        #expect(try SluiceBinary.run(["run", "--stdout", "nope"], in: directory.path).status == 64)
+        #expect(try SluiceBinary.run(["run", "--no-such-flag"], in: directory.path).status == 64)
+    }
+
+    @Test func stdoutCarriesOnlyRecordsAndAReaderThatQuitsEarlyEndsTheRunCleanly() throws {
+        let directory = TemporaryDirectory()
+        let piped = try SluiceBinary.shell(
+            "$SLUICE generate --events 50000 --malformed 0.01 | $SLUICE run --stdout archive 2>err.txt | head -n 3 > head.txt; echo ${PIPESTATUS[1]}",
+            in: directory.path)
+        #expect(piped.stdoutText == "0\n", "sluice exit status \(piped.stdoutText)")
+        let head = ndjsonLines(Array(FileManager.default.contents(atPath: directory.file("head.txt"))!))
+        #expect(head.count == 3)
+        for line in head { #expect(json(line)["type"] != nil) }
+        // The other outputs were finished and renamed.
+        #expect(!directory.files().contains { $0.hasSuffix(".part") })
+        #expect(!gunzipAll(directory, under: "out/rejects/").isEmpty)
+    }
+
+    @Test func rotationByEventCountWritesCompleteNumberedFiles() throws {
+        let directory = TemporaryDirectory()
+        directory.write("p.yaml", """
+        version: 1
+        destinations:
+          archive: {type: ndjson, path: "{dest}/{seq}.ndjson.gz", rotate: {max_events: 1000}}
+        """)
+        _ = try SluiceBinary.shell("$SLUICE generate --events 4500 --seed 3 > in.ndjson", in: directory.path)
+        let result = try SluiceBinary.run(["run", "--pipeline", "p.yaml", "in.ndjson"], in: directory.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = directory.files().filter { $0.hasPrefix("out/archive/") }
+        #expect(files == (0..<5).map { "out/archive/000\($0).ndjson.gz" })
+        let counts = files.map { ndjsonLines(TestGzip.decompressFile(directory.file($0))!).count }
+        #expect(counts == [1000, 1000, 1000, 1000, 500])
+    }
+
+    @Test func unchangedEventsAreWrittenByteForByteAndWhitespaceIsRemoved() throws {
+        let directory = TemporaryDirectory()
+        let compact = #"{"type":"track","event":"e","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z","properties":{"big":9223372036854775808,"z":-0.0,"e":1e21,"s":"\u00e9"}}"#
+        let spaced = #"{ "type": "track", "event": "e", "anonymousId": "d", "timestamp": "2026-11-20T08:00:00Z" }"#
+        directory.write("in.ndjson", compact + "\r\n" + spaced + "\n")
+        #expect(try SluiceBinary.run(["run", "in.ndjson"], in: directory.path).status == 0)
+        let lines = gunzipAll(directory, under: "out/archive/").map { String(decoding: $0, as: UTF8.self) }
+        #expect(lines == [compact, #"{"type":"track","event":"e","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"#])
+    }
+}

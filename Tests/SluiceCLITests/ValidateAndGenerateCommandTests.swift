@@ -1,0 +1,42 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+
+@Suite struct ValidateAndGenerateCommandTests {
+    @Test func validateAcceptsEveryExamplePipeline() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot + "/pipelines")
+            .filter { $0.hasSuffix(".yaml") }.map { "pipelines/" + $0 }
+        let result = try SluiceBinary.run(["validate"] + files, in: repositoryRoot)
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    @Test func validateReportsEveryErrorOfEveryFileWithItsLocationAndExits78() throws {
+        let directory = TemporaryDirectory()
+        directory.write("a.yaml", "version: 3\ndestinations:\n  x: {type: ndjsn}\n")
+        directory.write("b.yaml", "version: 1\ndestinations:\n  y: {type: ndjson, gzip_level: 12}\n")
+        let result = try SluiceBinary.run(["validate", "a.yaml", "b.yaml"], in: directory.path)
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("a.yaml:1:10: unsupported version 3"))
+        #expect(result.stderr.contains("a.yaml:3:13: unknown destination type 'ndjsn'; did you mean 'ndjson'?"))
+        #expect(result.stderr.contains("b.yaml:3:33: destinations.y.gzip_level must be between 0 and 9"))
+    }
+
+    @Test func generateIsDeterministicForASeedAndWritesExactlyNLines() throws {
+        let directory = TemporaryDirectory()
+        let a = try SluiceBinary.run(["generate", "--events", "3000", "--seed", "11", "--malformed", "0.02"], in: directory.path)
+        let b = try SluiceBinary.run(["generate", "--events", "3000", "--seed", "11", "--malformed", "0.02"], in: directory.path)
+        let c = try SluiceBinary.run(["generate", "--events", "3000", "--seed", "12"], in: directory.path)
+        #expect(a.status == 0)
+        #expect(a.stdout == b.stdout)
+        #expect(a.stdout != c.stdout)
+        #expect(a.stdout.filter { $0 == 0x0A }.count == 3000)
+    }
+
+    @Test func everyCommandHasHelpWithAnExample() throws {
+        for command in ["run", "validate", "generate"] {
+            let result = try SluiceBinary.run([command, "--help"], in: repositoryRoot)
+            #expect(result.status == 0)
+            #expect(result.stdoutText.contains("sluice "), "\(command) --help has no example")
+        }
+    }
+}
