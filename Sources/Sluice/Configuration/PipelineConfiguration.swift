@@ -27,6 +27,8 @@ public struct DestinationSettings {
     public var gzipLevel: Int
     /// `rotate: {max_bytes, max_events, max_age}`.
     public var rotation: RotationPolicy
+    /// `rename` (default none): event name → the name this destination gets, before its name rules.
+    public var rename: [[UInt8]: String] = [:]
     /// The configured adapter.
     public var destination: any Destination
 }
@@ -186,7 +188,7 @@ public struct PipelineConfiguration {
     }
 
     private func readDestination(name: String, _ node: Node, _ reader: inout ConfigReader) -> DestinationSettings? {
-        let common = ["type", "events", "path", "gzip_level", "rotate"]
+        let common = ["type", "events", "path", "gzip_level", "rotate", "rename"]
         // Find the type first: it decides which other keys are known.
         guard let mapping = node.mapping else {
             reader.error(node, "destination '\(name)' must be a mapping with at least `type:`")
@@ -208,6 +210,7 @@ public struct PipelineConfiguration {
         var level = 6
         var rotation = type.defaultRotation
         var options: [String: Node] = [:]
+        var rename: [[UInt8]: String] = [:]
         let errorsBefore = reader.diagnostics.count
         for entry in entries {
             switch entry.key {
@@ -227,13 +230,25 @@ public struct PipelineConfiguration {
                 if let value = PipelineConfiguration.readRotation(entry.value, base: rotation, what: "destinations.\(name).rotate", &reader) {
                     rotation = value
                 }
+            case "rename":
+                guard let mapping = entry.value.mapping else {
+                    reader.error(entry.value, "destinations.\(name).rename must map event names to new names")
+                    continue
+                }
+                for (from, to) in mapping {
+                    guard let old = from.scalar?.string, let new = to.scalar?.string, !new.isEmpty else {
+                        reader.error(from, "destinations.\(name).rename maps names (strings) to non-empty names")
+                        continue
+                    }
+                    rename[Array(old.utf8)] = new
+                }
             default:
                 options[entry.key] = entry.value
             }
         }
         guard let destination = type.make(name, options, &reader), reader.diagnostics.count == errorsBefore else { return nil }
         return DestinationSettings(name: name, type: type, events: events, target: target, gzipLevel: level,
-                                   rotation: rotation, destination: destination)
+                                   rotation: rotation, rename: rename, destination: destination)
     }
 
     private mutating func readRejects(_ node: Node, _ reader: inout ConfigReader) {

@@ -4,8 +4,39 @@ import Yams
 /// refuses it with a reason. No I/O: the runner owns files, the adapter owns
 /// the provider's rules.
 public protocol Destination {
-    /// Appends the records for `event` to `out`, each ending in `\n`.
+    /// What the provider has natively; what it lacks is handled by the shared fallbacks.
+    var capabilities: DestinationCapabilities { get }
+    /// The message types the provider takes; others are not routed to it (counted `unsupported_type`).
+    var supportedTypes: Set<MessageType> { get }
+    /// Why this destination does not take the event at all (not a refusal: it
+    /// is not routed there), or nil. The default checks `supportedTypes`.
+    func skipReason(for event: Event) -> String?
+    /// Appends the records for `event` to `out`, each ending in `\n`; a refusal appends nothing.
     mutating func encode(_ event: Event, into out: inout [UInt8]) -> EncodeOutcome
+    /// What the adapter changed to fit the provider, by kind (`string_cut`, `name_normalized`), for `--stats`.
+    var changes: [(name: String, value: Int)] { get }
+}
+
+extension Destination {
+    public var capabilities: DestinationCapabilities { [] }
+    public var supportedTypes: Set<MessageType> { Set(MessageType.allCases) }
+    public func skipReason(for event: Event) -> String? {
+        supportedTypes.contains(event.type) ? nil : "unsupported_type"
+    }
+    public var changes: [(name: String, value: Int)] { [] }
+}
+
+/// What a provider models natively.
+public struct DestinationCapabilities: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// One event with a duration (Mixpanel's `$duration`).
+    public static let timedEvents = DestinationCapabilities(rawValue: 1)
+    /// A session id field of its own (Amplitude's `session_id`, GA4's session params).
+    public static let sessions = DestinationCapabilities(rawValue: 2)
+    /// User properties set from `identify` traits.
+    public static let userProperties = DestinationCapabilities(rawValue: 4)
 }
 
 /// What a destination made of an event.
@@ -38,6 +69,11 @@ public struct DestinationType {
 public enum DestinationRegistry {
     public static let types: [DestinationType] = [
         NDJSONDestination.type,
+        MixpanelDestination.type,
+        AmplitudeDestination.type,
+        GA4Destination.type,
+        AdjustDestination.type,
+        SegmentDestination.type,
     ]
 
     public static func type(named name: String) -> DestinationType? {

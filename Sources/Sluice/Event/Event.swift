@@ -116,6 +116,23 @@ public enum RejectReason: String, Sendable, CaseIterable, Comparable {
     case missingTimestamp = "missing_timestamp"
     case invalidTimestamp = "invalid_timestamp"
     case missingEventName = "missing_event_name"
+    /// A timed stop whose start never arrived (`timed: {on_orphan_stop: reject}`).
+    case orphanStop = "orphan_stop"
+    // Refusals by a destination (the rejects record names it):
+    /// Mixpanel: `distinct_id` would be empty or a placeholder Mixpanel rejects.
+    case invalidDistinctID = "invalid_distinct_id"
+    /// Amplitude: neither `user_id` nor `device_id` is long enough.
+    case missingUserOrDeviceID = "missing_user_or_device_id"
+    /// GA4 with `names: reject`: the event name breaks GA4's rules.
+    case invalidEventName = "invalid_event_name"
+    /// Adjust: no event token for the name.
+    case unsupportedEvent = "unsupported_event"
+    /// Adjust: no device identifier at all.
+    case missingDeviceID = "missing_device_id"
+    /// Segment: `messageId` longer than 100 characters.
+    case messageIDTooLong = "message_id_too_long"
+    /// Segment: the message is over 32 KB.
+    case messageTooLarge = "message_too_large"
 
     public static func < (lhs: RejectReason, rhs: RejectReason) -> Bool { lhs.rawValue < rhs.rawValue }
 }
@@ -124,6 +141,10 @@ public enum RejectReason: String, Sendable, CaseIterable, Comparable {
 public enum DropReason: String, Sendable, CaseIterable, Comparable {
     /// Routed to no destination: every destination's `events:` or the message's `integrations` excluded it.
     case unrouted
+    /// A timed start never stopped, with `timed: {on_abandoned: drop}`.
+    case abandonedTimer = "abandoned_timer"
+    /// A `messageId` the `dedupe` stage had seen before, with the same payload.
+    case duplicate
 
     public static func < (lhs: DropReason, rhs: DropReason) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -38,6 +38,8 @@ final class CompressionWorker: @unchecked Sendable {
     private let flushIntervalNanos: UInt64
     private let queue: WorkQueue<Command>
     private let done = DispatchSemaphore(value: 0)
+    private let finisher: FileFinisher
+    /// Guards `failureValue` and `report`, which finisher threads update.
     private let failureLock = NSLock()
     private var failureValue: OutputError?
 
@@ -50,7 +52,10 @@ final class CompressionWorker: @unchecked Sendable {
     ///   - root: the `--out` directory relative paths are under.
     ///   - maxAge: rotate a file this long after it was opened (wall clock), nil for never.
     ///   - flushInterval: end a gzip member when the newest data is older than this.
-    init(name: String, root: String, level: Int, maxAge: Duration?, flushInterval: Duration, queueDepth: Int = 8) {
+    ///   - finisher: finishes closed files (fsync, rename) off this thread.
+    init(name: String, root: String, level: Int, maxAge: Duration?, flushInterval: Duration,
+         finisher: FileFinisher, queueDepth: Int = 8) {
+        self.finisher = finisher
         self.name = name
         self.root = root
         self.level = Int32(level)
@@ -78,6 +83,9 @@ final class CompressionWorker: @unchecked Sendable {
     func finish() -> Report {
         queue.put(.finish)
         done.wait()
+        finisher.drain()
+        failureLock.lock()
+        defer { failureLock.unlock() }
         return report
     }
 
@@ -133,16 +141,28 @@ final class CompressionWorker: @unchecked Sendable {
         path.hasPrefix("/") ? path : root + "/" + path
     }
 
+    /// Ends the file's last member here, then hands it to the finisher for fsync and rename.
     private func close(key: String) {
         guard let file = files.removeValue(forKey: key) else { return }
+        let writer = file.writer
         do {
-            try file.writer.close()
-            report.files.append(file.writer.path)
-            report.uncompressedBytes += file.writer.uncompressedBytes
-            report.compressedBytes += file.writer.compressedBytes
+            try writer.endMember()
         } catch {
-            file.writer.abandon()
+            writer.abandon()
             fail(error)
+            return
+        }
+        finisher.submit(writer) { [self] result in
+            switch result {
+            case .success:
+                failureLock.lock()
+                report.files.append(writer.path)
+                report.uncompressedBytes += writer.uncompressedBytes
+                report.compressedBytes += writer.compressedBytes
+                failureLock.unlock()
+            case .failure(let error):
+                fail(error)
+            }
         }
     }
 

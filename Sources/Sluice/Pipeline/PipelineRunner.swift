@@ -31,6 +31,7 @@ public final class PipelineRunner {
     private var stages: [any Stage]
     private var destinations: [any Destination]
     private var routes: [RoutingRules]
+    private let renames: [[[UInt8]: String]]
     private var outputs: [DestinationOutput] = []
     private var counts: [RunSummary.DestinationCounts]
     private var rejectsOutput: DestinationOutput!
@@ -40,6 +41,7 @@ public final class PipelineRunner {
     /// The latest event time seen: dates the rejects files (deterministic, unlike the wall clock).
     private var latestTime = EventTime.epoch
     private var stopReading = false
+    private let finisher = FileFinisher()
     private let warn: (String) -> Void
 
     /// Checks the options against the configuration and starts the output threads.
@@ -54,6 +56,7 @@ public final class PipelineRunner {
             RoutingRules(patterns: $0.events, destinationName: $0.name, destinationType: $0.type.name)
         }
         counts = configuration.destinations.map { RunSummary.DestinationCounts(name: $0.name, type: $0.type.name) }
+        renames = configuration.destinations.map(\.rename)
         if let name = options.stdoutDestination, !configuration.destinations.contains(where: { $0.name == name }) {
             throw UsageError("--stdout \(name): no destination of that name; the pipeline has " +
                 configuration.destinations.map(\.name).joined(separator: ", "))
@@ -69,14 +72,14 @@ public final class PipelineRunner {
                 guard case let .files(template) = settings.target else { continue }
                 target = .files(template: template, worker: CompressionWorker(
                     name: settings.name, root: options.outDirectory, level: settings.gzipLevel,
-                    maxAge: settings.rotation.maxAge, flushInterval: options.flushInterval))
+                    maxAge: settings.rotation.maxAge, flushInterval: options.flushInterval, finisher: finisher))
             }
             outputs.append(DestinationOutput(name: settings.name, target: target, rotation: settings.rotation))
         }
         let rejects = configuration.rejects
         rejectsOutput = DestinationOutput(name: "rejects", target: .files(template: rejects.template, worker: CompressionWorker(
             name: "rejects", root: options.outDirectory, level: rejects.gzipLevel,
-            maxAge: rejects.rotation.maxAge, flushInterval: options.flushInterval)), rotation: rejects.rotation)
+            maxAge: rejects.rotation.maxAge, flushInterval: options.flushInterval, finisher: finisher)), rotation: rejects.rotation)
     }
 
     /// Reads every input in order (`-` is stdin), then drains the stages and
@@ -106,6 +109,7 @@ public final class PipelineRunner {
             throw error
         }
         try finishOutputs()
+        summary.stages = stages.map { ($0.name, $0.counters) }
         summary.elapsedSeconds = Double(Monotonic.nanoseconds() - started) / 1e9
         if let inputFailure { throw RunFailure(summary: summary, error: inputFailure) }
         return summary
@@ -199,9 +203,14 @@ public final class PipelineRunner {
         var refusal: (destination: Int, rejection: Rejection)?
         for index in destinations.indices {
             guard routes[index].accepts(event) else { continue }
+            if let reason = destinations[index].skipReason(for: event) {
+                counts[index].notTaken[reason, default: 0] += 1
+                continue
+            }
+            let outgoing = renamed(event, for: index)
             var outcome = EncodeOutcome.records(0)
             let written = try outputs[index].append(time: event.time) { buffer in
-                outcome = destinations[index].encode(event, into: &buffer)
+                outcome = destinations[index].encode(outgoing, into: &buffer)
                 if case let .records(count) = outcome { return count }
                 return 0
             }
@@ -225,6 +234,21 @@ public final class PipelineRunner {
         } else {
             summary.dropped[.unrouted, default: 0] += 1
         }
+    }
+
+    /// The event as a destination with `rename:` sees it (most events: unchanged, no copy).
+    @inline(__always)
+    private func renamed(_ event: Event, for index: Int) -> Event {
+        let rename = renames[index]
+        guard !rename.isEmpty, let name = rename[event.name] else { return event }
+        var copy = event
+        copy.name = Array(name.utf8)
+        switch event.type {
+        case .track: copy.document.set(JSONPath("event"), string: name)
+        case .screen, .page: copy.document.set(JSONPath("name"), string: name)
+        default: break
+        }
+        return copy
     }
 
     // MARK: - Rejects
@@ -279,7 +303,9 @@ public final class PipelineRunner {
         } catch {
             if firstError == nil { firstError = error }
         }
+        for index in destinations.indices { counts[index].changes = destinations[index].changes }
         summary.destinations = counts
+        finisher.shutdown()
         if let firstError { throw firstError }
     }
 }

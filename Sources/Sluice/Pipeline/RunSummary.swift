@@ -11,6 +11,10 @@ public struct RunSummary: Sendable {
         public var records = 0
         /// Events this destination refused, by reason.
         public var refused: [String: Int] = [:]
+        /// Events routed here that the destination does not take at all (`unsupported_type`), by reason.
+        public var notTaken: [String: Int] = [:]
+        /// What the adapter changed to fit the provider, by kind.
+        public var changes: [(name: String, value: Int)] = []
         public var files: [String] = []
         public var uncompressedBytes = 0
         public var compressedBytes = 0
@@ -32,6 +36,8 @@ public struct RunSummary: Sendable {
     public var rejected: [RejectReason: Int] = [:]
     public var dropped: [DropReason: Int] = [:]
     public var destinations: [DestinationCounts] = []
+    /// Each stage's own counters, in pipeline order.
+    public var stages: [(name: String, counters: [(name: String, value: Int)])] = []
     public var inputs: [InputCounts] = []
     public var rejectFiles: [String] = []
     /// Whether a reader closed stdout early (`| head`): input stopped there.
@@ -76,11 +82,21 @@ public struct RunSummary: Sendable {
             d.field("events", destination.events)
             d.field("records", destination.records)
             d.object("refused_by_reason", destination.refused.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            d.object("not_taken_by_reason", destination.notTaken.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            d.object("changes", destination.changes.map { ($0.name, $0.value) })
             d.field("files", destination.files.count)
             d.field("uncompressed_bytes", destination.uncompressedBytes)
             d.field("compressed_bytes", destination.compressedBytes)
             destinationsJSON.append(d.text)
         }
+        var stagesJSON: [String] = []
+        for stage in stages {
+            var s = JSONObjectWriter()
+            s.field("stage", stage.name)
+            for counter in stage.counters { s.field(counter.name, counter.value) }
+            stagesJSON.append(s.text)
+        }
+        out.raw("stages", "[" + stagesJSON.joined(separator: ",") + "]")
         out.raw("destinations", "[" + destinationsJSON.joined(separator: ",") + "]")
         var inputsJSON: [String] = []
         for input in inputs {

@@ -1,0 +1,73 @@
+/// Writes one JSON object straight into an output buffer, for provider records.
+///
+/// Keys given as `StaticString` are trusted constants and copied without
+/// escaping; values from events are either copied raw from the input (already
+/// valid JSON) or escaped.
+struct JSONObjectEncoder {
+    private var first = true
+
+    /// Starts the next member: `{` or `,`, then `"key":`.
+    @inline(__always)
+    mutating func key(_ name: StaticString, _ out: inout [UInt8]) {
+        out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        first = false
+        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+    }
+
+    /// Starts the next member with a key from data (escaped).
+    mutating func key<Bytes: Collection>(bytes name: Bytes, _ out: inout [UInt8]) where Bytes.Element == UInt8 {
+        out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        first = false
+        JSONString.appendQuoted(name, to: &out)
+        out.append(UInt8(ascii: ":"))
+    }
+
+    mutating func string(_ name: StaticString, _ value: String, _ out: inout [UInt8]) {
+        key(name, &out)
+        JSONString.appendQuoted(value.utf8, to: &out)
+    }
+
+    mutating func string<Bytes: Collection>(_ name: StaticString, bytes value: Bytes, _ out: inout [UInt8]) where Bytes.Element == UInt8 {
+        key(name, &out)
+        JSONString.appendQuoted(value, to: &out)
+    }
+
+    mutating func integer(_ name: StaticString, _ value: Int64, _ out: inout [UInt8]) {
+        key(name, &out)
+        appendInteger(value, to: &out)
+    }
+
+    /// Closes the object (`{}` when nothing was written).
+    mutating func close(_ out: inout [UInt8]) {
+        if first { out.append(UInt8(ascii: "{")) }
+        out.append(UInt8(ascii: "}"))
+        first = true
+    }
+
+    var isEmpty: Bool { first }
+}
+
+/// Appends a decimal integer without going through String.
+@inline(__always)
+func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+    if value == 0 {
+        out.append(UInt8(ascii: "0"))
+        return
+    }
+    var magnitude = value.magnitude
+    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                 UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    var count = 0
+    withUnsafeMutableBytes(of: &digits) { buffer in
+        while magnitude > 0 {
+            buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+            count += 1
+        }
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(20 - count)...]))
+    }
+}
