@@ -19,12 +19,14 @@ public protocol Destination {
 
 extension Destination {
     public var capabilities: DestinationCapabilities { [] }
-    public var supportedTypes: Set<MessageType> { Set(MessageType.allCases) }
+    public var supportedTypes: Set<MessageType> { allMessageTypes }
     public func skipReason(for event: Event) -> String? {
         supportedTypes.contains(event.type) ? nil : "unsupported_type"
     }
     public var changes: [(name: String, value: Int)] { [] }
 }
+
+private let allMessageTypes = Set(MessageType.allCases)
 
 /// What a provider models natively.
 public struct DestinationCapabilities: OptionSet, Sendable {

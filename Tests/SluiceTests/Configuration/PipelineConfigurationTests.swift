@@ -90,9 +90,9 @@ import SluiceTestSupport
         version: 2
         input: {max_line_bytes: lots}
         stages:
-          - timed: {}
+          - timd: {}
         destinations:
-          archive: {type: mixpanel}
+          archive: {type: braze}
           b: {type: ndjson, gzip_level: 11, path: "x/../{seq}.gz"}
           "bad name": {type: ndjson}
         rejects: {path: "no-seq.gz"}
@@ -102,8 +102,8 @@ import SluiceTestSupport
         #expect(found.first == "p.yaml:1:10: unsupported version 2; this sluice reads version 1")
         #expect(found.last?.hasPrefix("p.yaml:10:1:") == true)
         #expect(found.contains { $0.hasPrefix("p.yaml:2:25: input.max_line_bytes must be a size") })
-        #expect(found.contains { $0.hasPrefix("p.yaml:4:5: unknown stage 'timed'") })
-        #expect(found.contains { $0.hasPrefix("p.yaml:6:19: unknown destination type 'mixpanel'") })
+        #expect(found.contains { $0.hasPrefix("p.yaml:4:5: unknown stage 'timd'") })
+        #expect(found.contains { $0.hasPrefix("p.yaml:6:19: unknown destination type 'braze'") })
         #expect(found.contains { $0.hasPrefix("p.yaml:7:33: destinations.b.gzip_level must be between 0 and 9") })
         #expect(found.contains { $0.hasPrefix("p.yaml:7:43: destinations.b.path: the path may not contain `..`") })
         #expect(found.contains { $0.hasPrefix("p.yaml:8:3: destination name 'bad name'") })

@@ -85,7 +85,8 @@ public struct AdjustDestination: Destination {
     let partnerParams: Set<String>
     private var counts = ChangeCounts()
 
-    public var supportedTypes: Set<MessageType> { [.track] }
+    static let takes: Set<MessageType> = [.track]
+    public var supportedTypes: Set<MessageType> { AdjustDestination.takes }
     public var changes: [(name: String, value: Int)] { counts.entries }
 
     init(appToken: String, tokens: [[UInt8]: [UInt8]], environment: String, partnerParams: Set<String>) {

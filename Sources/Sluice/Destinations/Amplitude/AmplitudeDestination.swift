@@ -43,7 +43,8 @@ public struct AmplitudeDestination: Destination {
     private var counts = ChangeCounts()
 
     public var capabilities: DestinationCapabilities { [.sessions, .userProperties] }
-    public var supportedTypes: Set<MessageType> { [.track, .screen, .page, .identify] }
+    static let takes: Set<MessageType> = [.track, .screen, .page, .identify]
+    public var supportedTypes: Set<MessageType> { AmplitudeDestination.takes }
     public var changes: [(name: String, value: Int)] { counts.entries }
 
     init(minIDLength: Int, naming: ScreenNaming) {
@@ -88,7 +89,10 @@ public struct AmplitudeDestination: Destination {
             appendObject(document, fields.properties, &out)
         }
         for (key, path) in AmplitudeDestination.contextFields {
-            if let value = fields.contextString(path) { record.string(key, value, &out) }
+            if let node = fields.contextStringNode(path) {
+                record.key(key, &out)
+                out.append(contentsOf: document.rawBytes(node))
+            }
         }
         record.close(&out)
         out.append(UInt8(ascii: "\n"))

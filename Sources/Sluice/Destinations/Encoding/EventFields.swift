@@ -78,6 +78,17 @@ struct EventFields {
         }
     }
 
+    /// The tape index of the string at a path under `context`, if any.
+    func contextStringNode(_ path: JSONPath) -> Int? {
+        guard let context else { return nil }
+        var node = context
+        for component in path.components {
+            guard let next = component.withUnsafeBytes({ document.member($0, of: node) }) else { return nil }
+            node = next
+        }
+        return document.tape[node].kind == .string ? node : nil
+    }
+
     /// The string at a path under `context` (`os.name`), if any.
     func contextString(_ path: JSONPath) -> String? {
         guard let context else { return nil }

@@ -59,7 +59,8 @@ public struct GA4Destination: Destination {
     private var counts = ChangeCounts()
 
     public var capabilities: DestinationCapabilities { [.sessions, .userProperties] }
-    public var supportedTypes: Set<MessageType> { [.track, .screen, .page] }
+    static let takes: Set<MessageType> = [.track, .screen, .page]
+    public var supportedTypes: Set<MessageType> { GA4Destination.takes }
     public var changes: [(name: String, value: Int)] { counts.entries }
 
     init(stream: Stream, names: NameMode, timed: TimedMode) {

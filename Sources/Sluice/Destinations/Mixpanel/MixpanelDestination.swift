@@ -32,6 +32,12 @@ public struct MixpanelDestination: Destination {
         "00000000-0000-0000-0000-000000000000", "anon", "anonymous", "nil", "none", "null", "n/a", "na",
         "undefined", "unknown", "<nil>", "0", "-1", "true", "false", "[]", "{}",
     ]
+    /// Placeholders are at most 9 characters (`undefined`) or the 36-character zero UUID.
+    static func isPlaceholder(_ id: [UInt8]) -> Bool {
+        guard id.count <= 9 || id.count == 36 else { return false }
+        return placeholderIDs.contains(String(decoding: id, as: UTF8.self).lowercased())
+    }
+
     static let maxStringBytes = 255
     static let maxProperties = 254
     /// Properties Sluice sets itself; an event property of the same name is left out.
@@ -41,16 +47,15 @@ public struct MixpanelDestination: Destination {
     private var counts = ChangeCounts()
 
     public var capabilities: DestinationCapabilities { [.timedEvents] }
-    public var supportedTypes: Set<MessageType> { [.track, .screen, .page] }
+    static let takes: Set<MessageType> = [.track, .screen, .page]
+    public var supportedTypes: Set<MessageType> { MixpanelDestination.takes }
     public var changes: [(name: String, value: Int)] { counts.entries }
 
     init(naming: ScreenNaming) { self.naming = naming }
 
     public mutating func encode(_ event: Event, into out: inout [UInt8]) -> EncodeOutcome {
         let fields = EventFields(event)
-        guard let distinct = fields.userId ?? fields.anonymousId,
-              !MixpanelDestination.placeholderIDs.contains(String(decoding: distinct, as: UTF8.self).lowercased())
-        else {
+        guard let distinct = fields.userId ?? fields.anonymousId, !MixpanelDestination.isPlaceholder(distinct) else {
             return .refused(Rejection(.invalidDistinctID, "distinct_id would be a placeholder Mixpanel rejects"))
         }
         let name = naming.eventName(event)
@@ -71,8 +76,9 @@ public struct MixpanelDestination: Destination {
             count += 1
         }
         for (key, path) in MixpanelDestination.contextProperties {
-            if let value = fields.contextString(path) {
-                properties.string(key, value, &out)
+            if let node = fields.contextStringNode(path) {
+                properties.key(key, &out)
+                out.append(contentsOf: document.rawBytes(node))
                 count += 1
             }
         }
@@ -80,7 +86,7 @@ public struct MixpanelDestination: Destination {
         if let node = fields.properties {
             for (key, value) in document.members(of: node) {
                 let keyBytes = document.withString(key) { Array($0) } ?? []
-                if MixpanelDestination.reserved.contains(keyBytes) {
+                if keyBytes.count <= 11 && MixpanelDestination.reserved.contains(keyBytes) {
                     counts.add("reserved_property_dropped")
                     continue
                 }

@@ -19,7 +19,8 @@ public struct SegmentDestination: Destination {
     static let maxMessageIDLength = 100
     static let maxMessageBytes = 32 * 1024
 
-    public var supportedTypes: Set<MessageType> { [.track, .screen, .page, .identify, .group, .alias] }
+    static let takes: Set<MessageType> = [.track, .screen, .page, .identify, .group, .alias]
+    public var supportedTypes: Set<MessageType> { SegmentDestination.takes }
 
     public init() {}
 
