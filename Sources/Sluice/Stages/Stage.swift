@@ -59,7 +59,9 @@ public struct StageType {
 
 /// Every stage Sluice knows; a new stage is one folder and one line here.
 public enum StageRegistry {
-    public static let types: [StageType] = []
+    public static let types: [StageType] = [
+        TimedEventPairing.type,
+    ]
 
     public static var keys: [String] { types.map(\.key) }
 }

@@ -1,0 +1,361 @@
+/// The `timed` stage: pairs a timed event's start and stop into one event with
+/// `properties.duration_ms`, and lets out what never pairs, with a reason.
+///
+/// Time is event time only. The watermark is the latest event time seen minus
+/// `lateness`; an entry is due once the watermark passes its deadline (a
+/// start's time + `expire_after`; a held stop's own time). So a message that is
+/// at most `lateness` late still finds its partner, and the same input gives
+/// the same output however it is split or replayed.
+///
+/// Rules, for one key (identity + event name + correlate fields):
+/// - a stop pairs with the open start when `0 ≤ stop − start ≤ expire_after`;
+///   a start later than the stop never pairs with it (no negative durations);
+/// - a stop with no start to pair is held until the watermark passes its time,
+///   pairing with a start that arrives late, then let out as an orphan;
+/// - a second start restarts the timer: the earlier start (by event time) is
+///   abandoned, reason `restarted`;
+/// - a start is abandoned `expired` (watermark, or a stop too late for it),
+///   `evicted` (more than `max_open` entries), or `end_of_input`.
+///
+/// Memory per entry: one `OpenTimerTable` slot (88 B), a heap item (24 B), a
+/// hash bucket (8 B at ≤ 50% load) and one byte array: the key plus, for a
+/// start, its line when it may be emitted again (`on_abandoned: emit`) or only
+/// its `timestamp` and `properties` text (`on_abandoned: drop`); for a held
+/// stop, its line. No parsed tape is kept: a line let out is marked by splicing
+/// its text and parsed once.
+public struct TimedEventPairing: Stage {
+    public static let type = StageType(key: "timed") { node, reader in
+        TimedSettings.read(node, &reader).map { TimedEventPairing(settings: $0) }
+    }
+
+    /// Why a start was let out without its stop: the `abandon_reason` value.
+    enum AbandonReason: String {
+        case expired, evicted, restarted
+        case endOfInput = "end_of_input"
+    }
+
+    public let name = "timed"
+    public let settings: TimedSettings
+    /// The marker's key when it is a top-level field: one member look-up per track.
+    private let markerKey: [UInt8]?
+    private let expireAfter: Int64
+    private let lateness: Int64
+    private var keys: TimerKeyBuilder
+    private var table = OpenTimerTable()
+    private var latest = Int64.min
+    private var watermark = Int64.min
+    private var arrivals: UInt64 = 0
+    private var stats = Counters()
+
+    struct Counters {
+        var completed = 0
+        var abandonedExpired = 0
+        var abandonedEvicted = 0
+        var abandonedEndOfInput = 0
+        var abandonedRestarted = 0
+        var orphanStops = 0
+        var restarts = 0
+        var openHighWater = 0
+    }
+
+    public init(settings: TimedSettings = TimedSettings()) {
+        self.settings = settings
+        markerKey = settings.marker.components.count == 1 ? settings.marker.components[0] : nil
+        expireAfter = Self.microseconds(settings.expireAfter)
+        lateness = Self.microseconds(settings.lateness)
+        keys = TimerKeyBuilder(correlate: settings.correlate)
+    }
+
+    public var counters: [(name: String, value: Int)] {
+        [("completed", stats.completed),
+         ("abandoned_expired", stats.abandonedExpired),
+         ("abandoned_evicted", stats.abandonedEvicted),
+         ("abandoned_end_of_input", stats.abandonedEndOfInput),
+         ("abandoned_restarted", stats.abandonedRestarted),
+         ("orphan_stops", stats.orphanStops),
+         ("restarts", stats.restarts),
+         ("open_high_water", stats.openHighWater)]
+    }
+
+    /// Open starts plus held stops right now.
+    var openCount: Int { table.count }
+
+    // MARK: - Stage
+
+    public mutating func process(_ event: Event, into output: inout StageOutput) {
+        let time = event.time.microseconds
+        if time > latest {
+            latest = time
+            watermark = time > Int64.min + lateness ? time - lateness : Int64.min
+            releaseDue(into: &output)
+        }
+        guard event.type == .track, let role = role(of: event.document) else {
+            output.emit(event)
+            return
+        }
+        let event = TimedEventRewrite.applyingEdits(event)
+        guard let hash = keys.build(event.document, name: event.name) else {
+            output.emit(event)
+            return
+        }
+        arrivals += 1
+        switch role {
+        case .start: start(event, hash: hash, into: &output)
+        case .stop: stop(event, hash: hash, into: &output)
+        }
+        // A message later than the lateness may already be due.
+        releaseDue(into: &output)
+    }
+
+    /// At end of input every open start is abandoned (`end_of_input`) and every
+    /// held stop let out as an orphan, in event-time order, then arrival order.
+    public mutating func finish(into output: inout StageOutput) {
+        let slots = table.liveSlots.sorted {
+            let a = table[$0], b = table[$1]
+            return a.time != b.time ? a.time < b.time : a.seq < b.seq
+        }
+        for slot in slots {
+            let entry = table[slot]
+            if entry.kind == .start {
+                abandon(entry, .endOfInput, into: &output)
+            } else {
+                orphan(held: entry, into: &output)
+            }
+        }
+        table.removeAll()
+    }
+
+    // MARK: - Rules
+
+    private enum Role { case start, stop }
+
+    @inline(__always)
+    private func role(of document: JSONDocument) -> Role? {
+        let node: Int?
+        if let markerKey {
+            node = markerKey.withUnsafeBytes { document.member($0) }
+        } else {
+            node = document.find(settings.marker)
+        }
+        guard let node else { return nil }
+        return document.withString(node) { value -> Role? in
+            if value.elementsEqual("start".utf8) { return .start }
+            if value.elementsEqual("stop".utf8) { return .stop }
+            return nil
+        } ?? nil
+    }
+
+    private mutating func start(_ event: Event, hash: UInt32, into output: inout StageOutput) {
+        let time = event.time.microseconds
+        var open: Int32?
+        var held: Int32?
+        keys.bytes.withUnsafeBytes { key in
+            table.forEach(key: key, hash: hash) { slot in
+                let entry = table[slot]
+                switch entry.kind {
+                case .start:
+                    open = slot
+                case .heldStop:
+                    // The nearest stop at or after this start, within expire_after.
+                    let gap = entry.time.microseconds - time
+                    guard gap >= 0, gap <= expireAfter else { return }
+                    if let best = held.map({ table[$0] }), (best.time, best.seq) <= (entry.time, entry.seq) { return }
+                    held = slot
+                case .free:
+                    break
+                }
+            }
+        }
+        if let held {
+            // A stop that arrived first: pair now.
+            let stop = table.remove(held)
+            let stopEvent = TimedEventRewrite.event(from: stop.payload, origin: stop.origin, time: stop.time)
+            let document = event.document
+            let properties = document.member("properties").map { document.rawBytes($0) } ?? []
+            let timestamp = document.member("timestamp").map { document.rawBytes($0) } ?? []
+            output.emit(TimedEventRewrite.completed(stop: stopEvent, startTime: event.time, startTimestamp: timestamp,
+                                                    startProperties: properties, marker: settings.marker))
+            output.merge(event.origin)
+            stats.completed += 1
+            return
+        }
+        if let open {
+            stats.restarts += 1
+            if table[open].time <= event.time {
+                abandon(table.remove(open), .restarted, into: &output)
+            } else {
+                // This start arrived late and is older than the open one: it is the one restarted.
+                table.touch(open)
+                abandon(event, .restarted, into: &output)
+                return
+            }
+        }
+        insert(.start, event, hash: hash, deadline: time > Int64.max - expireAfter ? Int64.max : time + expireAfter, into: &output)
+    }
+
+    private mutating func stop(_ event: Event, hash: UInt32, into output: inout StageOutput) {
+        var open: Int32?
+        keys.bytes.withUnsafeBytes { key in
+            table.forEach(key: key, hash: hash) { slot in
+                if table[slot].kind == .start { open = slot }
+            }
+        }
+        if let open, table[open].time <= event.time {
+            let start = table.remove(open)
+            if event.time.microseconds - start.time.microseconds <= expireAfter {
+                output.emit(TimedEventRewrite.completed(stop: event, startTime: start.time, startTimestamp: start.timestamp,
+                                                        startProperties: start.properties, marker: settings.marker))
+                output.merge(start.origin)
+                stats.completed += 1
+                return
+            }
+            // The stop came too long after the start: the start had expired.
+            abandon(start, .expired, into: &output)
+        }
+        if event.time.microseconds < watermark {
+            // Any start for it that was going to arrive has arrived.
+            orphan(event, into: &output)
+        } else {
+            insert(.heldStop, event, hash: hash, deadline: event.time.microseconds, into: &output)
+        }
+    }
+
+    // MARK: - State
+
+    /// Keeps a start (or a stop waiting for its start), then lets the least
+    /// recently touched entries go while there are more than `max_open`.
+    private mutating func insert(_ kind: OpenTimerTable.Kind, _ event: Event, hash: UInt32, deadline: Int64,
+                                 into output: inout StageOutput) {
+        let document = event.document
+        let key = keys.bytes
+        let keyLength = UInt32(key.count)
+        var bytes: [UInt8] = []
+        var timestamp = (start: keyLength, end: keyLength)
+        var properties = (start: keyLength, end: keyLength)
+        var marker = (start: keyLength, end: keyLength)
+        let timestampNode = document.member("timestamp")
+        let propertiesNode = document.member("properties")
+        if kind == .start && settings.onAbandoned == .drop {
+            // Never emitted again: keep only what a completed event takes from it.
+            let timestampText = timestampNode.map { document.rawBytes($0) } ?? []
+            let propertiesText = propertiesNode.map { document.rawBytes($0) } ?? []
+            bytes.reserveCapacity(key.count + timestampText.count + propertiesText.count)
+            bytes.append(contentsOf: key)
+            bytes.append(contentsOf: timestampText)
+            bytes.append(contentsOf: propertiesText)
+            timestamp.end = timestamp.start + UInt32(timestampText.count)
+            properties = (timestamp.end, timestamp.end + UInt32(propertiesText.count))
+        } else {
+            bytes.reserveCapacity(key.count + document.bytes.count)
+            bytes.append(contentsOf: key)
+            bytes.append(contentsOf: document.bytes)
+            if let timestampNode {
+                timestamp = (keyLength + document.tape[timestampNode].start, keyLength + document.tape[timestampNode].end)
+            }
+            if let propertiesNode {
+                properties = (keyLength + document.tape[propertiesNode].start, keyLength + document.tape[propertiesNode].end)
+            }
+            let range = markerValue(in: document)
+            marker = (keyLength + UInt32(range.lowerBound), keyLength + UInt32(range.upperBound))
+        }
+        let entry = OpenTimerTable.Entry(
+            bytes: bytes, time: event.time, seq: arrivals, line: event.origin.line, source: event.origin.source,
+            hash: hash, keyLength: keyLength, heapIndex: -1, newer: -1, older: -1,
+            timestampStart: timestamp.start, timestampEnd: timestamp.end,
+            propertiesStart: properties.start, propertiesEnd: properties.end,
+            markerStart: marker.start, markerEnd: marker.end, kind: kind)
+        table.insert(entry, deadline: deadline)
+        while table.count > settings.maxOpen, let slot = table.leastRecentlyTouched {
+            let evicted = table.remove(slot)
+            if evicted.kind == .start {
+                abandon(evicted, .evicted, into: &output)
+            } else {
+                orphan(held: evicted, into: &output)
+            }
+        }
+        stats.openHighWater = max(stats.openHighWater, table.count)
+    }
+
+    /// Lets out every entry whose deadline the watermark has passed, earliest first.
+    private mutating func releaseDue(into output: inout StageOutput) {
+        while let due = table.nextDue, due.deadline < watermark {
+            let entry = table.remove(due.slot)
+            if entry.kind == .start {
+                abandon(entry, .expired, into: &output)
+            } else {
+                orphan(held: entry, into: &output)
+            }
+        }
+    }
+
+    // MARK: - Letting out
+
+    private mutating func abandon(_ entry: OpenTimerTable.Entry, _ reason: AbandonReason, into output: inout StageOutput) {
+        count(reason)
+        switch settings.onAbandoned {
+        case .drop:
+            output.drop(entry.origin, .abandonedTimer)
+        case .emit:
+            output.emit(TimedEventRewrite.marked(line: entry.payload, markerValue: entry.marker, "abandoned", abandonReason: reason.rawValue,
+                                                 origin: entry.origin, time: entry.time, marker: settings.marker))
+        }
+    }
+
+    private mutating func abandon(_ event: Event, _ reason: AbandonReason, into output: inout StageOutput) {
+        count(reason)
+        switch settings.onAbandoned {
+        case .drop:
+            output.drop(event.origin, .abandonedTimer)
+        case .emit:
+            output.emit(TimedEventRewrite.marked(line: event.document.bytes[...], markerValue: markerValue(in: event.document), "abandoned",
+                                                 abandonReason: reason.rawValue, origin: event.origin, time: event.time, marker: settings.marker))
+        }
+    }
+
+    private mutating func count(_ reason: AbandonReason) {
+        switch reason {
+        case .expired: stats.abandonedExpired += 1
+        case .evicted: stats.abandonedEvicted += 1
+        case .restarted: stats.abandonedRestarted += 1
+        case .endOfInput: stats.abandonedEndOfInput += 1
+        }
+    }
+
+    private mutating func orphan(held entry: OpenTimerTable.Entry, into output: inout StageOutput) {
+        stats.orphanStops += 1
+        switch settings.onOrphanStop {
+        case .pass:
+            output.emit(TimedEventRewrite.marked(line: entry.payload, markerValue: entry.marker, "orphan_stop",
+                                                 origin: entry.origin, time: entry.time, marker: settings.marker))
+        case .reject:
+            output.reject(TimedEventRewrite.event(from: entry.payload, origin: entry.origin, time: entry.time), Self.orphanRejection)
+        }
+    }
+
+    private mutating func orphan(_ event: Event, into output: inout StageOutput) {
+        stats.orphanStops += 1
+        switch settings.onOrphanStop {
+        case .pass:
+            output.emit(TimedEventRewrite.marked(line: event.document.bytes[...], markerValue: markerValue(in: event.document), "orphan_stop",
+                                                 origin: event.origin, time: event.time, marker: settings.marker))
+        case .reject:
+            output.reject(event, Self.orphanRejection)
+        }
+    }
+
+    private static let orphanRejection = Rejection(.orphanStop, "a timed stop with no start of the same key within the lateness")
+
+    /// The byte range of the marker's value in a document whose role was read from it.
+    private func markerValue(in document: JSONDocument) -> Range<Int> {
+        let node = markerKey.map { key in key.withUnsafeBytes { document.member($0) } } ?? document.find(settings.marker)
+        guard let node else { preconditionFailure("a timed message without its marker") }
+        return Int(document.tape[node].start)..<Int(document.tape[node].end)
+    }
+
+    /// Whole microseconds, the unit of `EventTime`; durations beyond ~292,000 years are capped.
+    private static func microseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let (micros, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        return overflow ? Int64.max / 2 : min(micros + attoseconds / 1_000_000_000_000, Int64.max / 2)
+    }
+}

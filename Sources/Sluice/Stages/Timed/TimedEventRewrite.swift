@@ -1,0 +1,121 @@
+/// How the timed stage changes the events it lets out: the completed pair,
+/// an abandoned start, an orphan stop, and events rebuilt from stored bytes.
+///
+/// A changed event leaves here re-parsed from its canonical text, with no
+/// pending edits: readers that look fields up on the tape (later stages,
+/// `EventFields` in the destinations) then see `timed: "completed"` and
+/// `duration_ms`, not the original `stop`, and the edits are applied once, not
+/// once per destination.
+enum TimedEventRewrite {
+    static let propertiesPath = JSONPath("properties")
+    static let startedAtPath = JSONPath("started_at")
+    static let abandonReasonPath = JSONPath("abandon_reason")
+    private static let durationKey = Array("duration_ms".utf8)
+    private static let eventKey = Array("event".utf8)
+
+    /// One event from a start and its stop: the stop's fields; `properties` is
+    /// the stop's members, then the start's members the stop lacks (the stop
+    /// wins on conflict), then `duration_ms`; top-level `started_at` is the
+    /// start's `timestamp` text; the marker becomes `completed`.
+    ///
+    /// - Parameters:
+    ///   - startTimestamp: the start's `timestamp` value, raw JSON (empty if absent).
+    ///   - startProperties: the start's `properties` value, raw JSON (empty when absent).
+    static func completed(stop: Event, startTime: EventTime, startTimestamp: ArraySlice<UInt8>,
+                          startProperties: ArraySlice<UInt8>, marker: JSONPath) -> Event {
+        var stop = applyingEdits(stop)
+        let duration = max(0, stop.time.microseconds - startTime.microseconds) / 1000
+        var merged: [UInt8] = [UInt8(ascii: "{")]
+        merged.reserveCapacity(64 + startProperties.count)
+        var stopObject: Int?
+        if let node = stop.document.member("properties"), stop.document.tape[node].kind == .object {
+            stopObject = node
+            for (key, value) in stop.document.members(of: node) where !isDurationKey(stop.document, key) {
+                if merged.count > 1 { merged.append(UInt8(ascii: ",")) }
+                stop.document.write(node: key, to: &merged)
+                merged.append(UInt8(ascii: ":"))
+                stop.document.write(node: value, to: &merged)
+            }
+        }
+        if !startProperties.isEmpty, let start = try? JSONDocument.parse(Array(startProperties)) {
+            for (key, value) in start.members(of: 0) where !isDurationKey(start, key) {
+                if let stopObject,
+                   start.withString(key, { stop.document.member($0, of: stopObject) != nil }) == true { continue }
+                if merged.count > 1 { merged.append(UInt8(ascii: ",")) }
+                start.write(node: key, to: &merged)
+                merged.append(UInt8(ascii: ":"))
+                start.write(node: value, to: &merged)
+            }
+        }
+        if merged.count > 1 { merged.append(UInt8(ascii: ",")) }
+        JSONString.appendQuoted(durationKey, to: &merged)
+        merged.append(UInt8(ascii: ":"))
+        merged.append(contentsOf: String(duration).utf8)
+        merged.append(UInt8(ascii: "}"))
+        stop.document.set(propertiesPath, json: merged)
+        if startTimestamp.isEmpty {
+            // An earlier stage removed the start's timestamp: say when it started all the same.
+            stop.document.set(startedAtPath, string: startTime.iso8601)
+        } else {
+            stop.document.set(startedAtPath, json: Array(startTimestamp))
+        }
+        stop.document.set(marker, string: "completed")
+        return applyingEdits(stop)
+    }
+
+    /// The message in `line` with its marker value (the bytes at `markerValue`)
+    /// replaced by `value` (`abandoned`, `orphan_stop`) and, for an abandoned
+    /// start, `abandon_reason` added as its last member: spliced as text and
+    /// parsed once. `line` is one JSON object that parsed before.
+    static func marked(line: ArraySlice<UInt8>, markerValue: Range<Int>, _ value: String, abandonReason: String? = nil,
+                       origin: Origin, time: EventTime, marker: JSONPath) -> Event {
+        var close = line.endIndex - 1
+        while close > line.startIndex && line[close] != UInt8(ascii: "}") { close -= 1 }
+        var text: [UInt8] = []
+        text.reserveCapacity(line.count + 48)
+        text.append(contentsOf: line[line.startIndex..<markerValue.lowerBound])
+        JSONString.appendQuoted(value, to: &text)
+        text.append(contentsOf: line[markerValue.upperBound..<close])
+        let added = text.count
+        if let abandonReason {
+            text.append(contentsOf: #","abandon_reason":"#.utf8)
+            JSONString.appendQuoted(abandonReason, to: &text)
+        }
+        text.append(UInt8(ascii: "}"))
+        let spliced = event(from: text[...], origin: origin, time: time)
+        guard abandonReason != nil, let node = spliced.document.member("abandon_reason"),
+              Int(spliced.document.tape[node].start) < added
+        else { return spliced }
+        // The message has an `abandon_reason` of its own: replace it rather than add a second.
+        var original = event(from: line, origin: origin, time: time)
+        original.document.set(marker, string: value)
+        original.document.set(abandonReasonPath, string: abandonReason!)
+        return applyingEdits(original)
+    }
+
+    /// Rebuilds a track event from the line bytes the stage kept, with the time and origin it had.
+    static func event(from line: ArraySlice<UInt8>, origin: Origin, time: EventTime) -> Event {
+        guard let document = try? JSONDocument.parse(Array(line)) else {
+            preconditionFailure("a timed event's stored line no longer parses")
+        }
+        return Event(document: document, origin: origin, type: .track, time: time, name: name(of: document))
+    }
+
+    /// The event with its edits written into its bytes and parsed again, so its
+    /// bytes and tape show them. Unchanged events are returned as they are.
+    static func applyingEdits(_ event: Event) -> Event {
+        guard event.document.isModified, let document = try? JSONDocument.parse(event.document.canonicalJSON) else {
+            return event
+        }
+        return Event(document: document, origin: event.origin, type: event.type, time: event.time, name: event.name)
+    }
+
+    private static func name(of document: JSONDocument) -> [UInt8] {
+        guard let node = eventKey.withUnsafeBytes({ document.member($0) }) else { return [] }
+        return document.withString(node) { Array($0) } ?? []
+    }
+
+    private static func isDurationKey(_ document: JSONDocument, _ key: Int) -> Bool {
+        durationKey.withUnsafeBytes { document.stringEquals(document.tape[key], $0) }
+    }
+}

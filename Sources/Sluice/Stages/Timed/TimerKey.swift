@@ -1,0 +1,67 @@
+/// Builds the key that a timed start and its stop share: who (`anonymousId`,
+/// else `userId`), the event name, and each `correlate` field (`timerId`).
+///
+/// The key is bytes, not a string: each part is length-prefixed so no two
+/// different keys run together, and a correlate field that is absent differs
+/// from one that is an empty string. Strings are compared decoded (an escaped
+/// `\u0041` equals `A`); other values by their JSON text. The builder reuses
+/// one buffer, so looking a key up allocates nothing.
+struct TimerKeyBuilder {
+    let correlate: [JSONPath]
+    private(set) var bytes: [UInt8] = []
+
+    private static let anonymousId = Array("anonymousId".utf8)
+    private static let userId = Array("userId".utf8)
+
+    init(correlate: [JSONPath]) {
+        self.correlate = correlate
+        bytes.reserveCapacity(128)
+    }
+
+    /// Builds the key of `document` into `bytes` and returns its hash, or nil
+    /// when the message has no identity (decoding rules that out).
+    mutating func build(_ document: JSONDocument, name: [UInt8]) -> UInt32? {
+        bytes.removeAll(keepingCapacity: true)
+        guard appendIdentity(document, Self.anonymousId, tag: 1) || appendIdentity(document, Self.userId, tag: 2) else {
+            return nil
+        }
+        name.withUnsafeBytes { append($0) }
+        for path in correlate {
+            guard let node = document.find(path) else {
+                bytes.append(0)
+                continue
+            }
+            if document.tape[node].kind == .string {
+                bytes.append(1)
+                document.withString(node) { append($0) }
+            } else {
+                bytes.append(2)
+                let raw = document.rawBytes(node)
+                raw.withUnsafeBytes { append($0) }
+            }
+        }
+        var hasher = Hasher()
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        return UInt32(truncatingIfNeeded: hasher.finalize())
+    }
+
+    /// Appends `tag` and the field's value when it is a non-empty string.
+    private mutating func appendIdentity(_ document: JSONDocument, _ field: [UInt8], tag: UInt8) -> Bool {
+        guard let node = field.withUnsafeBytes({ document.member($0) }) else { return false }
+        return document.withString(node) { value -> Bool in
+            guard value.count > 0 else { return false }
+            bytes.append(tag)
+            append(value)
+            return true
+        } ?? false
+    }
+
+    private mutating func append(_ part: UnsafeRawBufferPointer) {
+        let length = UInt32(part.count)
+        bytes.append(UInt8(truncatingIfNeeded: length))
+        bytes.append(UInt8(truncatingIfNeeded: length >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: length >> 16))
+        bytes.append(UInt8(truncatingIfNeeded: length >> 24))
+        bytes.append(contentsOf: part)
+    }
+}
