@@ -60,7 +60,9 @@ public struct StageType {
 /// Every stage Sluice knows; a new stage is one folder and one line here.
 public enum StageRegistry {
     public static let types: [StageType] = [
+        MessageDeduplication.type,
         TimedEventPairing.type,
+        SessionTracking.type,
     ]
 
     public static var keys: [String] { types.map(\.key) }

@@ -1,0 +1,97 @@
+extension JSONDocument {
+    /// A copy of this document with one member appended to the object at
+    /// `object`, written into the bytes and indexed on the tape: no pending
+    /// edit, so later stages and destinations find it with `member`/`find`, and
+    /// the writer copies the line in one piece.
+    ///
+    /// Only the new member is parsed; the old tape is copied with its offsets
+    /// and indexes moved past the insertion. Returns nil (and the caller falls
+    /// back to `set`) when the document already has edits, `object` is not an
+    /// object, or `json` is not one JSON value.
+    func insertingMember(_ key: [UInt8], json: [UInt8], into object: Int) -> JSONDocument? {
+        // The member's text as a one-member object, so that it parses on its own.
+        var text: [UInt8] = [UInt8(ascii: "{")]
+        JSONString.appendQuoted(key, to: &text)
+        text.append(UInt8(ascii: ":"))
+        text.append(contentsOf: json)
+        text.append(UInt8(ascii: "}"))
+        // Exactly one member: its value's subtree runs to the end of the tape.
+        guard let parsed = try? JSONDocument.parse(text), parsed.tape.count >= 3,
+              Int(parsed.tape[2].next) == parsed.tape.count, !parsed.hasInsignificantWhitespace
+        else {
+            return nil
+        }
+        let nodes = parsed.tape[1...].map { node -> JSONNode in
+            var node = node
+            node.start -= 1
+            node.end -= 1
+            node.next -= 1
+            return node
+        }
+        return insertingMember(Array(text[1..<(text.count - 1)]), nodes: nodes, into: object)
+    }
+
+    /// The same with the member already on a tape: `member` is `"key":value`
+    /// and `nodes` its key's and value's nodes, offsets from the start of
+    /// `member` and `next` indexes from the start of `nodes` (as
+    /// `JSONTapeBuilder` makes them). Nothing is parsed.
+    func insertingMember(_ member: [UInt8], nodes: [JSONNode], into object: Int) -> JSONDocument? {
+        guard !isModified, tape[object].kind == .object, !nodes.isEmpty else { return nil }
+        let container = tape[object]
+        let hasMembers = Int(container.next) > object + 1
+        // Inserted bytes: a comma when the object has members, then the member.
+        let insertAt = Int(container.end) - 1  // the object's closing brace
+        let comma = hasMembers ? 1 : 0
+        let byteShift = UInt32(comma + member.count)
+        let nodeShift = UInt32(nodes.count)
+        let at = Int(container.next)  // tape index where the member's nodes go
+
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(self.bytes.count + Int(byteShift))
+        bytes.append(contentsOf: self.bytes[..<insertAt])
+        if hasMembers { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(contentsOf: member)
+        bytes.append(contentsOf: self.bytes[insertAt...])
+
+        let insertion = UInt32(insertAt)
+        let memberOffset = UInt32(insertAt + comma)
+        let memberIndex = UInt32(at)
+        let newTape = [JSONNode](unsafeUninitializedCapacity: tape.count + nodes.count) { buffer, count in
+            tape.withUnsafeBufferPointer { old in
+                for index in 0..<at {
+                    var node = old[index]
+                    // The object and the containers around it (those spanning its
+                    // closing brace) grow; everything else before the insertion stays.
+                    if node.start < insertion && node.end > insertion {
+                        node.end += byteShift
+                        node.next += nodeShift
+                    }
+                    buffer[index] = node
+                }
+                for (offset, var node) in nodes.enumerated() {
+                    node.start += memberOffset
+                    node.end += memberOffset
+                    node.next += memberIndex
+                    buffer[at + offset] = node
+                }
+                let moved = at + nodes.count
+                for index in at..<old.count {
+                    var node = old[index]
+                    node.start += byteShift
+                    node.end += byteShift
+                    node.next += nodeShift
+                    buffer[moved + index - at] = node
+                }
+            }
+            count = tape.count + nodes.count
+        }
+        return JSONDocument(bytes: bytes, tape: newTape, hasInsignificantWhitespace: hasInsignificantWhitespace)
+    }
+
+    /// This document with its pending edits written into the bytes and parsed
+    /// again, so readers that look members up on the tape see them. The rare path.
+    func materialized() -> JSONDocument {
+        guard isModified, let document = try? JSONDocument.parse(canonicalJSON) else { return self }
+        return document
+    }
+}

@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The two hashes the `dedupe` stage keeps of a message: its `messageId`, and
+/// its payload (everything else but the ignored fields).
+///
+/// The payload hash is the sum of one hash per top-level member (key and
+/// value), so the order of the top-level keys does not matter; values are
+/// compared as canonical JSON text (insignificant whitespace removed, earlier
+/// stages' edits applied), so a retry re-serialized with other spacing is still
+/// the same message. Nested key order and string escapes do count.
+struct MessageFingerprint {
+    private static let messageID = Array("messageId".utf8)
+    private let ignored: [[UInt8]]
+    private var scratch: [UInt8] = []
+
+    init(ignoreFields: [String]) {
+        ignored = [Self.messageID] + ignoreFields.map { Array($0.utf8) }
+        scratch.reserveCapacity(1024)
+    }
+
+    /// The hash of the message's id (never 0), or nil when it has none: no
+    /// `messageId`, `null`, or an empty string.
+    func idHash(_ document: JSONDocument) -> UInt64? {
+        guard let node = Self.messageID.withUnsafeBytes({ document.member($0) }) else { return nil }
+        let value = document.tape[node]
+        let hash: UInt64?
+        switch value.kind {
+        case .string:
+            hash = document.withString(node) { $0.isEmpty ? nil : StableHash.hash($0, seed: StableHash.seedA) } ?? nil
+        case .null:
+            hash = nil
+        default:
+            // A number or an object as the id: compared by its JSON text, apart from any string.
+            hash = document.rawBytes(node).withUnsafeBytes { StableHash.hash($0, seed: StableHash.seedB) }
+        }
+        return hash.map { $0 == 0 ? 1 : $0 }
+    }
+
+    /// The id's text for a renamed id: the decoded string, or the JSON text of another value.
+    func idText(_ document: JSONDocument) -> [UInt8] {
+        guard let node = Self.messageID.withUnsafeBytes({ document.member($0) }) else { return [] }
+        return document.withString(node) { Array($0) } ?? Array(document.rawBytes(node))
+    }
+
+    /// The hash of every top-level member but `messageId` and the ignored fields.
+    mutating func payloadHash(_ document: JSONDocument) -> UInt64 {
+        if document.isModified || document.hasInsignificantWhitespace { return canonicalPayloadHash(document) }
+        // The common case: hash each member's bytes where they are.
+        return document.tape.withUnsafeBufferPointer { tape in
+            document.bytes.withUnsafeBytes { bytes in
+                var sum: UInt64 = 0
+                let end = Int(tape[0].next)
+                var index = 1
+                while index < end {
+                    let key = tape[index]
+                    let value = tape[index + 1]
+                    index = Int(value.next)
+                    let keyBytes = UnsafeRawBufferPointer(rebasing: bytes[Int(key.start)..<Int(key.end)])
+                    if isIgnored(keyBytes, key) { continue }
+                    let keyHash = StableHash.hash(keyBytes)
+                    sum &+= StableHash.hash(UnsafeRawBufferPointer(rebasing: bytes[Int(value.start)..<Int(value.end)]), seed: keyHash)
+                }
+                return sum
+            }
+        }
+    }
+
+    /// The same sum over canonical text: whitespace dropped, earlier stages' edits applied.
+    private mutating func canonicalPayloadHash(_ document: JSONDocument) -> UInt64 {
+        let tape = document.tape
+        var sum: UInt64 = 0
+        let end = Int(tape[0].next)
+        var index = 1
+        while index < end {
+            let keyNode = tape[index]
+            let valueIndex = index + 1
+            defer { index = Int(tape[valueIndex].next) }
+            if document.edits.isRemoved(index) { continue }
+            let keyBytes = Array(document.bytes[Int(keyNode.start)..<Int(keyNode.end)])
+            let ignored = keyBytes.withUnsafeBytes { isIgnored($0, keyNode) }
+            if ignored { continue }
+            let keyHash = StableHash.hash(keyBytes)
+            scratch.removeAll(keepingCapacity: true)
+            document.write(node: valueIndex, to: &scratch)
+            sum &+= scratch.withUnsafeBytes { StableHash.hash($0, seed: keyHash) }
+        }
+        // Members earlier stages added at the top level.
+        for addition in document.edits.added where addition.object == 0 {
+            if ignored.contains(addition.key) { continue }
+            scratch.removeAll(keepingCapacity: true)
+            JSONString.appendQuoted(addition.key, to: &scratch)
+            let keyHash = StableHash.hash(scratch)
+            sum &+= addition.json.withUnsafeBytes { StableHash.hash($0, seed: keyHash) }
+        }
+        return sum
+    }
+
+    /// Whether a key (its raw JSON text, quotes included) names an ignored field.
+    private func isIgnored(_ raw: UnsafeRawBufferPointer, _ key: JSONNode) -> Bool {
+        if key.flags & JSONNode.hasEscapes != 0 {
+            let decoded = JSONString.unescape(ArraySlice(raw[1..<(raw.count - 1)]))
+            return ignored.contains(decoded)
+        }
+        let count = raw.count - 2
+        for name in ignored where name.count == count && count > 0 {
+            if name.withUnsafeBytes({ memcmp($0.baseAddress!, raw.baseAddress! + 1, count) == 0 }) { return true }
+        }
+        return false
+    }
+}

@@ -1,0 +1,117 @@
+/// What the `session` stage attaches to an event: `context.session`.
+///
+/// ```json
+/// {"id":"3f0c…(32 hex)","start_ms":1795161600040,"number":3,"seq":7,"authenticated":true,
+///  "engagement_ms":1834,"settings":{...},"traits":{...}}
+/// ```
+struct SessionContext {
+    var keyA: UInt64
+    var keyB: UInt64
+    /// Session start, µs of event time.
+    var start: Int64
+    var number: UInt32
+    var seq: UInt32
+    var authenticated: Bool
+    var engagementMilliseconds: Int64
+    /// `InternedJSON` ids, 0 = none.
+    var settings: UInt32
+    var traits: UInt32
+
+    /// The session id: 128 bits of hash of the device key, the start and the
+    /// number, as 32 lowercase hex digits. Deterministic (same input, same id),
+    /// different for every session of a device, and shared between two devices
+    /// only if their keys' 128-bit hashes collide. It reveals neither the device
+    /// id nor the time.
+    static func id(keyA: UInt64, keyB: UInt64, start: Int64, number: UInt32) -> (UInt64, UInt64) {
+        let time = UInt64(bitPattern: start)
+        let high = StableHash.combine(StableHash.combine(keyA, time), UInt64(number))
+        let low = StableHash.combine(StableHash.combine(keyB, time ^ 0x6a09_e667_f3bc_c908), UInt64(number) ^ 0xbb67_ae85_84ca_a73b)
+        return (high, low)
+    }
+
+    static func idString(keyA: UInt64, keyB: UInt64, start: Int64, number: UInt32) -> String {
+        var out: [UInt8] = []
+        appendID(keyA: keyA, keyB: keyB, start: start, number: number, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    private static func appendID(keyA: UInt64, keyB: UInt64, start: Int64, number: UInt32, to out: inout [UInt8]) {
+        let (high, low) = id(keyA: keyA, keyB: keyB, start: start, number: number)
+        appendHex(high, to: &out)
+        appendHex(low, to: &out)
+    }
+
+    @inline(__always)
+    private static func appendHex(_ word: UInt64, to out: inout [UInt8]) {
+        var digits: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            hexDigits.withUnsafeBufferPointer { table in
+                for index in 0..<16 {
+                    buffer[index] = table[Int((word >> UInt64(60 - 4 * index)) & 0xF)]
+                }
+            }
+            out.append(contentsOf: buffer)
+        }
+    }
+
+    /// Writes the JSON object (text and tape), settings and traits taken from their pools.
+    func write(into out: inout JSONTapeBuilder, settingsPool: InternedJSON, traitsPool: InternedJSON) {
+        out.beginObject()
+        out.key(prepared: Self.idKey)
+        out.string { Self.appendID(keyA: keyA, keyB: keyB, start: start, number: number, to: &$0) }
+        out.key(prepared: Self.startKey)
+        out.integer(EventTime(microseconds: start).milliseconds)
+        out.key(prepared: Self.numberKey)
+        out.integer(Int64(number))
+        out.key(prepared: Self.seqKey)
+        out.integer(Int64(seq))
+        out.key(prepared: Self.authenticatedKey)
+        out.boolean(authenticated)
+        out.key(prepared: Self.engagementKey)
+        out.integer(engagementMilliseconds)
+        if settings != 0 {
+            out.key(prepared: Self.settingsKey)
+            out.value(settingsPool[settings], tape: settingsPool.tape(settings))
+        }
+        if traits != 0 {
+            out.key(prepared: Self.traitsKey)
+            out.value(traitsPool[traits], tape: traitsPool.tape(traits))
+        }
+        out.endObject()
+    }
+
+    private static let idKey = JSONTapeBuilder.prepare("id")
+    private static let startKey = JSONTapeBuilder.prepare("start_ms")
+    private static let numberKey = JSONTapeBuilder.prepare("number")
+    private static let seqKey = JSONTapeBuilder.prepare("seq")
+    private static let authenticatedKey = JSONTapeBuilder.prepare("authenticated")
+    private static let engagementKey = JSONTapeBuilder.prepare("engagement_ms")
+    private static let settingsKey = JSONTapeBuilder.prepare("settings")
+    private static let traitsKey = JSONTapeBuilder.prepare("traits")
+
+    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 {
+            out.append(UInt8(ascii: "-"))
+            // Int64.min has no positive counterpart; go through the magnitude.
+            appendDecimal(value.magnitude, to: &out)
+        } else {
+            appendDecimal(UInt64(value), to: &out)
+        }
+    }
+
+    private static func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[39 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            out.append(contentsOf: buffer[(40 - count)...])
+        }
+    }
+}

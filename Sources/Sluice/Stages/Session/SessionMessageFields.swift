@@ -1,0 +1,114 @@
+/// What the `session` stage reads from a message: who the device and the user
+/// are, whether it starts a session, and the settings, traits and sign-outs it
+/// carries into the device's state.
+extension SessionTracking {
+    private static let anonymousID = Array("anonymousId".utf8)
+    private static let userID = Array("userId".utf8)
+    private static let action = Array("action".utf8)
+    private static let start = Array("start".utf8)
+    private static let settingsField = Array("settings".utf8)
+    private static let traitsField = Array("traits".utf8)
+
+    /// Seeds that keep an `anonymousId` and a `userId` with the same text apart.
+    private static let userKeyTweak: UInt64 = 0x243f_6a88_85a3_08d3
+    private static let userHashSeed: UInt64 = 0x1319_8a2e_0370_7344
+
+    /// The device key's two hashes: `anonymousId`, else `userId` (decoding guarantees one is a non-empty string).
+    static func deviceKey(_ document: JSONDocument) -> (a: UInt64, b: UInt64) {
+        if let key = nonEmptyString(document, anonymousID, { (StableHash.hash($0, seed: StableHash.seedA),
+                                                               StableHash.hash($0, seed: StableHash.seedB)) }) {
+            return key
+        }
+        if let key = nonEmptyString(document, userID, { (StableHash.hash($0, seed: StableHash.seedA ^ userKeyTweak),
+                                                          StableHash.hash($0, seed: StableHash.seedB ^ userKeyTweak)) }) {
+            return key
+        }
+        return (0, 0)
+    }
+
+    /// The hash of the message's `userId` (never 0), or 0 when it has none (absent, null or "").
+    static func userHash(_ document: JSONDocument) -> UInt64 {
+        guard let node = userID.withUnsafeBytes({ document.member($0) }) else { return 0 }
+        let hash: UInt64
+        switch document.tape[node].kind {
+        case .string:
+            guard let value = document.withString(node, { $0.isEmpty ? nil : StableHash.hash($0, seed: userHashSeed) }) ?? nil
+            else { return 0 }
+            hash = value
+        case .null:
+            return 0
+        default:
+            hash = document.rawBytes(node).withUnsafeBytes { StableHash.hash($0, seed: userHashSeed ^ userKeyTweak) }
+        }
+        return hash == 0 ? 1 : hash
+    }
+
+    private static func nonEmptyString<R>(_ document: JSONDocument, _ field: [UInt8], _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        guard let node = field.withUnsafeBytes({ document.member($0) }) else { return nil }
+        return document.withString(node) { $0.isEmpty ? nil : body($0) } ?? nil
+    }
+
+    /// Whether a `session` message says `action: start`.
+    static func isStart(_ document: JSONDocument) -> Bool {
+        guard let node = action.withUnsafeBytes({ document.member($0) }) else { return false }
+        return document.withString(node) { $0.elementsEqual(start) } ?? false
+    }
+
+    /// Takes what an in-order message says about the device into its record:
+    /// settings from a `session` message, traits from an `identify`, a sign-out.
+    mutating func applyState(of event: Event, to record: inout DeviceRecord) {
+        let document = event.document
+        switch event.type {
+        case .session where settings.attachSettings:
+            guard let node = Self.settingsField.withUnsafeBytes({ document.member($0) }),
+                  document.tape[node].kind == .object
+            else { return }
+            var text: [UInt8] = []
+            document.write(node: node, to: &text)
+            let id = settingsPool.intern(text)
+            settingsPool.release(record.settings)
+            record.settings = id
+        case .identify where !traitNames.isEmpty:
+            guard let node = Self.traitsField.withUnsafeBytes({ document.member($0) }),
+                  document.tape[node].kind == .object
+            else { return }
+            mergeTraits(document, node, into: &record)
+        case .track where !signOutEvents.isEmpty:
+            if signOutEvents.contains(event.name) { record.signedOut = true }
+        default:
+            break
+        }
+    }
+
+    /// Merges the allowlisted members of an `identify`'s `traits` into the device's.
+    private mutating func mergeTraits(_ document: JSONDocument, _ traits: Int, into record: inout DeviceRecord) {
+        var values = [[UInt8]?](repeating: nil, count: traitNames.count)
+        var changed = false
+        for (index, name) in traitNames.enumerated() {
+            guard let node = name.withUnsafeBytes({ document.member($0, of: traits) }) else { continue }
+            var text: [UInt8] = []
+            document.write(node: node, to: &text)
+            values[index] = text
+            changed = true
+        }
+        guard changed else { return }
+        if record.traits != 0, let known = try? JSONDocument.parse(traitsPool[record.traits]) {
+            for (index, name) in traitNames.enumerated() where values[index] == nil {
+                guard let node = name.withUnsafeBytes({ known.member($0) }) else { continue }
+                values[index] = Array(known.rawBytes(node))
+            }
+        }
+        var text: [UInt8] = [UInt8(ascii: "{")]
+        for (index, name) in traitNames.enumerated() {
+            guard let value = values[index] else { continue }
+            if text.count > 1 { text.append(UInt8(ascii: ",")) }
+            JSONString.appendQuoted(name, to: &text)
+            text.append(UInt8(ascii: ":"))
+            text.append(contentsOf: value)
+        }
+        text.append(UInt8(ascii: "}"))
+        let id = traitsPool.intern(text)
+        traitsPool.release(record.traits)
+        record.traits = id
+    }
+}
