@@ -15,6 +15,9 @@ public protocol Destination {
     mutating func encode(_ event: Event, into out: inout [UInt8]) -> EncodeOutcome
     /// What the adapter changed to fit the provider, by kind (`string_cut`, `name_normalized`), for `--stats`.
     var changes: [(name: String, value: Int)] { get }
+    /// What this provider would predictably refuse, leave out or rename in a
+    /// planned message routed here, for `sluice validate` (default: nothing).
+    func lint(_ message: PlannedMessage) -> [LintFinding]
 }
 
 extension Destination {
@@ -24,6 +27,7 @@ extension Destination {
         supportedTypes.contains(event.type) ? nil : "unsupported_type"
     }
     public var changes: [(name: String, value: Int)] { [] }
+    public func lint(_ message: PlannedMessage) -> [LintFinding] { [] }
 }
 
 private let allMessageTypes = Set(MessageType.allCases)

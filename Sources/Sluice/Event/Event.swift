@@ -118,6 +118,11 @@ public enum RejectReason: String, Sendable, CaseIterable, Comparable {
     case missingEventName = "missing_event_name"
     /// A timed stop whose start never arrived (`timed: {on_orphan_stop: reject}`).
     case orphanStop = "orphan_stop"
+    /// An event that breaks the tracking plan (`plan: {on_violation: reject}`, or
+    /// a violation `omit` cannot fix); the detail names each property and kind.
+    case planViolation = "plan_violation"
+    /// An event the tracking plan does not list (`plan: {unplanned_events: reject}`).
+    case unplannedEvent = "unplanned_event"
     // Refusals by a destination (the rejects record names it):
     /// Mixpanel: `distinct_id` would be empty or a placeholder Mixpanel rejects.
     case invalidDistinctID = "invalid_distinct_id"

@@ -100,4 +100,11 @@ extension JSONDocument {
         edits.removed.append(Int32(value - 1))
         return true
     }
+
+    /// Removes the member whose key is at tape index `keyIndex` (from `members(of:)`):
+    /// by position, so keys with dots or escapes need no path.
+    public mutating func removeMember(keyIndex: Int) {
+        guard !edits.isRemoved(keyIndex) else { return }
+        edits.removed.append(Int32(keyIndex))
+    }
 }

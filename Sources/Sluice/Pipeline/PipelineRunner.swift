@@ -129,6 +129,7 @@ public final class PipelineRunner {
         while !stopReading, let line = try reader.next() {
             switch line {
             case let .line(buffer, number):
+        summary.stageGroups = stages.map(\.counterGroups)
                 summary.inputs[inputIndex].lines = number
                 if isBlank(buffer) {
                     summary.blankLines += 1

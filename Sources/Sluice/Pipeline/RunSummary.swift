@@ -38,6 +38,8 @@ public struct RunSummary: Sendable {
     public var destinations: [DestinationCounts] = []
     /// Each stage's own counters, in pipeline order.
     public var stages: [(name: String, counters: [(name: String, value: Int)])] = []
+    /// Each stage's nested counters (`Stage.counterGroups`), aligned with `stages`.
+    public var stageGroups: [[CounterGroup]] = []
     public var inputs: [InputCounts] = []
     public var rejectFiles: [String] = []
     /// Whether a reader closed stdout early (`| head`): input stopped there.
@@ -90,10 +92,13 @@ public struct RunSummary: Sendable {
             destinationsJSON.append(d.text)
         }
         var stagesJSON: [String] = []
-        for stage in stages {
+        for (index, stage) in stages.enumerated() {
             var s = JSONObjectWriter()
             s.field("stage", stage.name)
             for counter in stage.counters { s.field(counter.name, counter.value) }
+            if index < stageGroups.count {
+                for group in stageGroups[index] { s.group(group) }
+            }
             stagesJSON.append(s.text)
         }
         out.raw("stages", "[" + stagesJSON.joined(separator: ",") + "]")
@@ -137,6 +142,14 @@ struct JSONObjectWriter {
         var inner = JSONObjectWriter()
         for (name, value) in pairs { inner.field(name, value) }
         raw(key, inner.text)
+    }
+
+    /// A nested group of counters as an object: its counters, then its groups.
+    mutating func group(_ group: CounterGroup) {
+        var inner = JSONObjectWriter()
+        for counter in group.counters { inner.field(counter.name, counter.value) }
+        for nested in group.groups { inner.group(nested) }
+        raw(group.name, inner.text)
     }
 
     var text: String { "{" + parts.joined(separator: ",") + "}" }

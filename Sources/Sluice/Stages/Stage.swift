@@ -13,10 +13,31 @@ public protocol Stage {
     mutating func finish(into output: inout StageOutput)
     /// What the stage counted (`completed`, `abandoned_expired`, ...), for `--stats`; names are snake_case.
     var counters: [(name: String, value: Int)] { get }
+    /// Counters that need a nested shape in `--stats` (per event, per kind), after the flat ones.
+    var counterGroups: [CounterGroup] { get }
+    /// What `sluice validate` should warn about in this stage's settings given
+    /// the destinations (the tracking plan checks its events against them).
+    func lint(destinations: [DestinationSettings]) -> [LintDiagnostic]
 }
 
 extension Stage {
     public var counters: [(name: String, value: Int)] { [] }
+    public var counterGroups: [CounterGroup] { [] }
+    public func lint(destinations: [DestinationSettings]) -> [LintDiagnostic] { [] }
+}
+
+/// A named set of counters, possibly nested: one JSON object in `--stats`
+/// (`"violations_by_kind": {"wrong_type": 3}`, `"events": {"movie_tapped": {...}}`).
+public struct CounterGroup: Sendable {
+    public var name: String
+    public var counters: [(name: String, value: Int)]
+    public var groups: [CounterGroup]
+
+    public init(name: String, counters: [(name: String, value: Int)], groups: [CounterGroup] = []) {
+        self.name = name
+        self.counters = counters
+        self.groups = groups
+    }
 }
 
 /// What a stage did with its input, in order: events passed on, and the lines
@@ -63,6 +84,7 @@ public enum StageRegistry {
         MessageDeduplication.type,
         TimedEventPairing.type,
         SessionTracking.type,
+        TrackingPlan.type,
     ]
 
     public static var keys: [String] { types.map(\.key) }
