@@ -7,6 +7,8 @@ import Darwin
 /// Exit codes (sysexits), as SPEC.md lists them.
 enum ExitStatus {
     static let ok: Int32 = 0
+    /// `sluice test`: a case failed (the test runners' convention, not a sysexit).
+    static let testFailure: Int32 = 1
     static let usage: Int32 = 64
     static let dataError: Int32 = 65
     static let noInput: Int32 = 66

@@ -10,7 +10,8 @@ struct SluiceCommand: ParsableCommand {
           sluice generate --events 100000 | sluice run
           sluice run --pipeline pipelines/default.yaml --out out logs/2026-11-20/*.ndjson.gz
           sluice validate pipelines/*.yaml
+          sluice test pipelines/*.yaml
         """,
-        subcommands: [RunCommand.self, ValidateCommand.self, GenerateCommand.self]
+        subcommands: [RunCommand.self, ValidateCommand.self, TestCommand.self, GenerateCommand.self]
     )
 }

@@ -7,12 +7,18 @@ struct ValidateCommand: ParsableCommand {
         abstract: "Check pipeline files without running them.",
         discussion: """
         Prints every problem as file:line:column: message, all at once, and exits
-        78 (EX_CONFIG) if there is any.
+        78 (EX_CONFIG) if there is any. The `tests:` cases are checked too, and a
+        tracking plan is linted against every destination: a planned event a
+        destination would refuse is an error; one it would rename, flatten or
+        leave out (in part) is a warning (an error with --strict).
 
         Example:
           sluice validate pipelines/*.yaml
         """
     )
+
+    @Flag(help: "Treat lint warnings as errors (exit 78).")
+    var strict = false
 
     @Argument(help: "Pipeline files to check.")
     var files: [String]
@@ -25,8 +31,16 @@ struct ValidateCommand: ParsableCommand {
         var failed = false
         for file in files {
             do {
-                _ = try PipelineConfiguration.load(path: file)
-                print("\(file): ok")
+                let configuration = try PipelineConfiguration.load(path: file)
+                _ = try configuration.testCases()
+                let findings = configuration.lint()
+                for finding in findings { Diagnostics.error(finding.description) }
+                let warnings = findings.filter { $0.severity == .warning }.count
+                if findings.contains(where: { $0.severity == .error }) || (strict && warnings > 0) {
+                    failed = true
+                } else {
+                    print("\(file): ok" + (warnings == 0 ? "" : " (\(warnings) warning\(warnings == 1 ? "" : "s"))"))
+                }
             } catch let error as ConfigurationError {
                 Diagnostics.error(error.description)
                 failed = true

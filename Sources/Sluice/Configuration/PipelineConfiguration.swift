@@ -52,6 +52,8 @@ public struct PipelineConfiguration {
     public var stages: [any Stage] = []
     public var destinations: [DestinationSettings] = []
     public var rejects = RejectsSettings(template: try! PathTemplate(PipelineConfiguration.defaultRejectsPath))
+    /// `tests:` as written: `sluice run` ignores it; `sluice test` and `validate` read it (`testCases()`).
+    public var testsNode: Node?
 
     /// The built-in pipeline `sluice run` uses without `--pipeline`.
     public static func builtIn() -> PipelineConfiguration {
@@ -91,7 +93,7 @@ public struct PipelineConfiguration {
     }
 
     private mutating func read(_ root: Node, _ reader: inout ConfigReader) {
-        let known = ["version", "input", "stages", "destinations", "rejects"]
+        let known = ["version", "input", "stages", "destinations", "rejects", "tests"]
         guard let entries = reader.mapping(root, known: known, what: "the pipeline file") else { return }
         var sawVersion = false
         var sawDestinations = false
@@ -112,6 +114,8 @@ public struct PipelineConfiguration {
                 readDestinations(entry.value, &reader)
             case "rejects":
                 readRejects(entry.value, &reader)
+            case "tests":
+                testsNode = entry.value
             default:
                 break
             }

@@ -24,6 +24,8 @@ final class DestinationOutput {
     enum Target {
         case files(template: PathTemplate, worker: CompressionWorker)
         case stdout
+        /// Kept in memory under the output's name (`sluice test`): one series, in order.
+        case memory(MemoryOutputs)
     }
 
     /// A file being filled: its key (path with `{seq}` unfilled) and the records not yet handed over.
@@ -106,7 +108,7 @@ final class DestinationOutput {
             if let error = worker.failure { throw error }
             if let pendingError { throw pendingError }
             return report
-        case .stdout:
+        case .stdout, .memory:
             if let pendingError { throw pendingError }
             return CompressionWorker.Report(files: [], uncompressedBytes: recordBytes, compressedBytes: 0)
         }
@@ -115,13 +117,13 @@ final class DestinationOutput {
     private func batch(for time: EventTime) -> FileBatch {
         let bucket: Int64
         switch target {
-        case .stdout: bucket = 0
+        case .stdout, .memory: bucket = 0
         case .files: bucket = PathTemplate.hourBucket(time)
         }
         if bucket == lastBucket, let batch = lastBatch { return batch }
         let key: String
         switch target {
-        case .stdout: key = "-"
+        case .stdout, .memory: key = "-"
         case let .files(template, _): key = template.key(dest: name, time: time)
         }
         useCounter += 1
@@ -162,6 +164,9 @@ final class DestinationOutput {
             worker.send(.write(key: batch.key, data: batch.buffer))
             batch.buffer = []
             batch.buffer.reserveCapacity(DestinationOutput.chunkBytes + 64 * 1024)
+        case let .memory(memory):
+            memory.append(name, batch.buffer)
+            batch.buffer.removeAll(keepingCapacity: true)
         case .stdout:
             defer { batch.buffer.removeAll(keepingCapacity: true) }
             if stdoutClosed { return }

@@ -12,6 +12,9 @@ public struct RunOptions: Sendable {
     public var stdoutDestination: String?
     /// `--flush-interval`: the longest finished data waits in a `.part` file before its gzip member is ended.
     public var flushInterval: Duration = .seconds(5)
+    /// When set, every destination and the rejects go here instead of files or
+    /// stdout, and `outDirectory` is not touched: `sluice test`'s spy.
+    public var memoryOutputs: MemoryOutputs?
 
     public init() {}
 }
@@ -61,6 +64,13 @@ public final class PipelineRunner {
             throw UsageError("--stdout \(name): no destination of that name; the pipeline has " +
                 configuration.destinations.map(\.name).joined(separator: ", "))
         }
+        if let memory = options.memoryOutputs {
+            outputs = configuration.destinations.map {
+                DestinationOutput(name: $0.name, target: .memory(memory), rotation: $0.rotation)
+            }
+            rejectsOutput = DestinationOutput(name: "rejects", target: .memory(memory), rotation: configuration.rejects.rotation)
+            return
+        }
         try FileSystem.makeDirectories(options.outDirectory)
         if access(options.outDirectory, W_OK) != 0 { throw OutputError.cannotCreate(path: options.outDirectory, errno: errno) }
         for settings in configuration.destinations {
@@ -85,9 +95,18 @@ public final class PipelineRunner {
     /// Reads every input in order (`-` is stdin), then drains the stages and
     /// closes every file. Inputs that cannot be opened fail before anything is read.
     public func run(inputs: [String]) throws -> RunSummary {
+        try run(inputs: inputs.isEmpty ? ["-"] : inputs, contents: nil)
+    }
+
+    /// Runs over NDJSON already in memory (a test case's input), called `name`
+    /// in the rejects and the stats; the rest is the same run.
+    public func run(bytes: [UInt8], named name: String) throws -> RunSummary {
+        try run(inputs: [name], contents: bytes)
+    }
+
+    private func run(inputs: [String], contents: [UInt8]?) throws -> RunSummary {
         let started = Monotonic.nanoseconds()
-        let inputs = inputs.isEmpty ? ["-"] : inputs
-        for path in inputs where path != "-" && access(path, R_OK) != 0 {
+        for path in inputs where contents == nil && path != "-" && access(path, R_OK) != 0 {
             let code = errno
             _ = try? finishOutputs()
             throw InputError.cannotOpen(path: path, errno: code)
@@ -96,7 +115,7 @@ public final class PipelineRunner {
         do {
             for path in inputs where !stopReading {
                 do {
-                    try read(path)
+                    try read(path, contents: contents)
                 } catch let error as InputError {
                     summary.inputs[summary.inputs.count - 1].error = error.description
                     warn("sluice: \(error)")
@@ -110,17 +129,20 @@ public final class PipelineRunner {
         }
         try finishOutputs()
         summary.stages = stages.map { ($0.name, $0.counters) }
+        summary.stageGroups = stages.map(\.counterGroups)
         summary.elapsedSeconds = Double(Monotonic.nanoseconds() - started) / 1e9
         if let inputFailure { throw RunFailure(summary: summary, error: inputFailure) }
         return summary
     }
 
-    private func read(_ path: String) throws {
+    private func read(_ path: String, contents: [UInt8]? = nil) throws {
         let sourceIndex = Int32(sourceNames.count)
         sourceNames.append(path == "-" ? "<stdin>" : path)
         summary.inputs.append(RunSummary.InputCounts(path: sourceNames.last!))
         let inputIndex = summary.inputs.count - 1
-        let reader = try LineReader.open(path, maxLineBytes: configuration.input.maxLineBytes)
+        let reader = try contents.map {
+            LineReader(path: path, source: MemoryByteSource($0), maxLineBytes: configuration.input.maxLineBytes)
+        } ?? LineReader.open(path, maxLineBytes: configuration.input.maxLineBytes)
         reader.beforeRead = { [unowned self] in
             try handOver()
             summary.inputs[inputIndex].bytes = reader.bytesConsumed
@@ -129,7 +151,6 @@ public final class PipelineRunner {
         while !stopReading, let line = try reader.next() {
             switch line {
             case let .line(buffer, number):
-        summary.stageGroups = stages.map(\.counterGroups)
                 summary.inputs[inputIndex].lines = number
                 if isBlank(buffer) {
                     summary.blankLines += 1

@@ -1,0 +1,19 @@
+/// Bytes already in memory, read like a file: a test case's input events.
+final class MemoryByteSource: ByteSource {
+    private let bytes: [UInt8]
+    private(set) var bytesConsumed = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let count = min(buffer.count, bytes.count - bytesConsumed)
+        guard count > 0 else { return 0 }
+        bytes.withUnsafeBytes { raw in
+            buffer.baseAddress!.copyMemory(from: raw.baseAddress! + bytesConsumed, byteCount: count)
+        }
+        bytesConsumed += count
+        return count
+    }
+
+    func close() {}
+}
