@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func everyCommandHasHelpWithAnExample() throws {
-        for command in ["run", "validate", "generate"] {
+        for command in ["run", "validate", "test", "generate"] {
             let result = try SluiceBinary.run([command, "--help"], in: repositoryRoot)
             #expect(result.status == 0)
             #expect(result.stdoutText.contains("sluice "), "\(command) --help has no example")
