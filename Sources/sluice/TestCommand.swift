@@ -57,7 +57,8 @@ struct TestCommand: ParsableCommand {
             Diagnostics.error("sluice test: no test case ran" + (filter.map { " (none matches --filter \"\($0)\")" } ?? ""))
             throw ExitCode(ExitStatus.testFailure)
         }
-        print("sluice test: \(passed + failed) cases, \(passed) passed, \(failed) failed")
+        let total = passed + failed
+        print("sluice test: \(total) case\(total == 1 ? "" : "s"), \(passed) passed, \(failed) failed")
         if failed > 0 { throw ExitCode(ExitStatus.testFailure) }
     }
 }

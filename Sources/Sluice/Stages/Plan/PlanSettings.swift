@@ -127,6 +127,8 @@ public struct PlanSettings: Sendable {
         let containerKey = type == .identify ? "traits" : "properties"
         guard let entries = reader.mapping(node, known: type == .identify ? identifyKeys : messageKeys, what: what) else { return nil }
         var requiredNames: [(String, Node)] = []
+        // Every name listed, even with a type in error, so `required:` is not reported twice.
+        var declared: [String] = []
         for entry in entries {
             switch entry.key {
             case "properties", "traits":
@@ -144,6 +146,7 @@ public struct PlanSettings: Sendable {
                         reader.error(propertyKey, "\(what).\(entry.key) lists '\(property)' twice")
                         continue
                     }
+                    declared.append(property)
                     guard let propertyType = readType(typeNode, what: "\(what).\(entry.key).\(property)", &reader) else { continue }
                     plan.properties.append(PlannedProperty(name: property, type: propertyType, required: false,
                                                            line: propertyKey.mark?.line ?? 1, column: propertyKey.mark?.column ?? 1))
@@ -164,8 +167,10 @@ public struct PlanSettings: Sendable {
                 continue
             }
             guard let index = plan.properties.firstIndex(where: { $0.name == property }) else {
-                reader.error(item, "\(what).required names '\(property)', which is not in its \(containerKey)"
-                    + ConfigReader.suggestion(for: property, among: plan.properties.map(\.name)))
+                if !declared.contains(property) {
+                    reader.error(item, "\(what).required names '\(property)', which is not in its \(containerKey)"
+                        + ConfigReader.suggestion(for: property, among: declared))
+                }
                 continue
             }
             plan.properties[index].required = true
