@@ -15,7 +15,8 @@
 /// - an event with violations is handled by `on_violation`.
 ///
 /// The stage holds no event, so `finish` has nothing to let out. A conforming
-/// event is passed on untouched (no copy, no edit).
+/// event is passed on untouched (no copy, no edit). An event an earlier stage
+/// changed is checked as changed (its edits written into the bytes first).
 public struct TrackingPlan: Stage {
     public static let type = StageType(key: "plan") { node, reader in
         PlanSettings.read(node, &reader).map { TrackingPlan(settings: $0) }
@@ -93,6 +94,9 @@ public struct TrackingPlan: Stage {
             return pass(event, &output)
         }
         guard let index else { return unplanned(event, &output) }
+        var event = event
+        // What an earlier stage set or added sits beside the tape; the check reads the tape (rare: `plan` goes first).
+        if event.document.isModified { event.document = event.document.materialized() }
         collectViolations(event.document, messages[index])
         stats.checked(index, violations)
         if violations.isEmpty {
@@ -112,7 +116,6 @@ public struct TrackingPlan: Stage {
                 reject(event, .planViolation, detail, &output)
                 return
             }
-            var event = event
             for violation in violations {
                 if let key = violation.keyIndex { event.document.removeMember(keyIndex: key) }
             }

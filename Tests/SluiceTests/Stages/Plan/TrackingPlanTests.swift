@@ -141,4 +141,17 @@ private let moviePlan = """
         let kinds = try #require(json.member("violations_by_kind", of: stage))
         #expect(json.members(of: kinds).count == PlanViolation.Kind.allCases.count)
     }
+
+    @Test func anEventAnEarlierStageChangedIsCheckedAsChanged() throws {
+        var plan = try PlanHarness(moviePlan)
+        var event = try Array(message(#""event":"movie_tapped","properties":{"movie_id":"5"}"#).utf8)
+            .withUnsafeBufferPointer { Event.decode($0, origin: Origin(source: 0, line: 1)) }.get()
+        event.document.set(JSONPath("properties.movie_id"), integer: 5)
+        event.document.set(JSONPath("properties.movie_slug"), string: "up")
+        var output = StageOutput()
+        plan.stage.process(event, into: &output)
+        #expect(output.settled.isEmpty)
+        #expect(output.events.map { String(decoding: $0.document.canonicalJSON, as: UTF8.self) }
+            == [message(#""event":"movie_tapped","properties":{"movie_id":5,"movie_slug":"up"}"#)])
+    }
 }
