@@ -33,16 +33,16 @@ struct PlanCounters {
     /// Counts by name in first-seen order, for at most `maxUnplannedNames` names.
     struct NameCounts {
         private(set) var entries: [(name: [UInt8], count: Int)] = []
-        private var positions: [[UInt8]: Int] = [:]
+        private var positions: [NameKey: Int] = [:]
         private var other: Int?
 
         var isEmpty: Bool { entries.isEmpty }
 
         mutating func count(_ name: [UInt8]) {
-            if let position = positions[name] {
+            if let position = positions[NameKey(name)] {
                 entries[position].count += 1
             } else if positions.count < PlanCounters.maxUnplannedNames {
-                positions[name] = entries.count
+                positions[NameKey(name)] = entries.count
                 entries.append((name, 1))
             } else if let other {
                 entries[other].count += 1

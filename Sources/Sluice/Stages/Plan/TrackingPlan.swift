@@ -38,8 +38,8 @@ public struct TrackingPlan: Stage {
     public let name = "plan"
     public let settings: PlanSettings
     private let messages: [Compiled]
-    private let eventIndex: [[UInt8]: Int]
-    private let screenIndex: [[UInt8]: Int]?
+    private let eventIndex: [NameKey: Int]
+    private let screenIndex: [NameKey: Int]?
     private let identifyIndex: Int?
     private var violations: [PlanViolation] = []
     var stats: PlanCounters
@@ -49,13 +49,13 @@ public struct TrackingPlan: Stage {
     public init(settings: PlanSettings = PlanSettings()) {
         self.settings = settings
         var plans = settings.events
-        var events: [[UInt8]: Int] = [:]
-        for (index, plan) in settings.events.enumerated() { events[Array(plan.name.utf8)] = index }
-        var screens: [[UInt8]: Int]?
+        var events: [NameKey: Int] = [:]
+        for (index, plan) in settings.events.enumerated() { events[NameKey(Array(plan.name.utf8))] = index }
+        var screens: [NameKey: Int]?
         if let planned = settings.screens {
-            var table: [[UInt8]: Int] = [:]
+            var table: [NameKey: Int] = [:]
             for plan in planned {
-                table[Array(plan.name.utf8)] = plans.count
+                table[NameKey(Array(plan.name.utf8))] = plans.count
                 plans.append(plan)
             }
             screens = table
@@ -83,10 +83,10 @@ public struct TrackingPlan: Stage {
         let index: Int?
         switch event.type {
         case .track:
-            index = eventIndex[event.name]
+            index = eventIndex[NameKey(event.name)]
         case .screen:
             guard let screenIndex else { return pass(event, &output) }
-            index = screenIndex[event.name]
+            index = screenIndex[NameKey(event.name)]
         case .identify:
             guard let identifyIndex else { return pass(event, &output) }
             index = identifyIndex
