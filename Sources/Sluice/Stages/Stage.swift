@@ -15,8 +15,8 @@ public protocol Stage {
     var counters: [(name: String, value: Int)] { get }
     /// Counters that need a nested shape in `--stats` (per event, per kind), after the flat ones.
     var counterGroups: [CounterGroup] { get }
-    /// What `sluice validate` should warn about in this stage's settings given
-    /// the destinations (the tracking plan checks its events against them).
+    /// What `sluice validate` reports about this stage's settings given the
+    /// destinations (the tracking plan checks its events against them); default none.
     func lint(destinations: [DestinationSettings]) -> [LintDiagnostic]
 }
 
