@@ -103,42 +103,37 @@ public struct Rejection: Error, Sendable, Equatable {
     }
 }
 
-/// The reasons a line can be rejected; the raw value is what the rejects file and the stats say.
-public enum RejectReason: String, Sendable, CaseIterable, Comparable {
-    case lineTooLong = "line_too_long"
-    case invalidUTF8 = "invalid_utf8"
-    case invalidJSON = "invalid_json"
-    case nestingTooDeep = "nesting_too_deep"
-    case notAnObject = "not_an_object"
-    case missingType = "missing_type"
-    case unknownType = "unknown_type"
-    case missingIdentity = "missing_identity"
-    case missingTimestamp = "missing_timestamp"
-    case invalidTimestamp = "invalid_timestamp"
-    case missingEventName = "missing_event_name"
+/// Why a line or an event was rejected; the raw value is what the rejects file
+/// and the stats say.
+///
+/// A struct rather than an enum so that a component declares its own reasons
+/// beside its code (`extension RejectReason { static let … }` in its folder):
+/// a new destination's refusals need no change here.
+public struct RejectReason: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    public static let lineTooLong = RejectReason("line_too_long")
+    public static let invalidUTF8 = RejectReason("invalid_utf8")
+    public static let invalidJSON = RejectReason("invalid_json")
+    public static let nestingTooDeep = RejectReason("nesting_too_deep")
+    public static let notAnObject = RejectReason("not_an_object")
+    public static let missingType = RejectReason("missing_type")
+    public static let unknownType = RejectReason("unknown_type")
+    public static let missingIdentity = RejectReason("missing_identity")
+    public static let missingTimestamp = RejectReason("missing_timestamp")
+    public static let invalidTimestamp = RejectReason("invalid_timestamp")
+    public static let missingEventName = RejectReason("missing_event_name")
     /// A timed stop whose start never arrived (`timed: {on_orphan_stop: reject}`).
-    case orphanStop = "orphan_stop"
+    public static let orphanStop = RejectReason("orphan_stop")
     /// An event that breaks the tracking plan (`plan: {on_violation: reject}`, or
     /// a violation `omit` cannot fix); the detail names each property and kind.
-    case planViolation = "plan_violation"
+    public static let planViolation = RejectReason("plan_violation")
     /// An event the tracking plan does not list (`plan: {unplanned_events: reject}`).
-    case unplannedEvent = "unplanned_event"
-    // Refusals by a destination (the rejects record names it):
-    /// Mixpanel: `distinct_id` would be empty or a placeholder Mixpanel rejects.
-    case invalidDistinctID = "invalid_distinct_id"
-    /// Amplitude: neither `user_id` nor `device_id` is long enough.
-    case missingUserOrDeviceID = "missing_user_or_device_id"
-    /// GA4 with `names: reject`: the event name breaks GA4's rules.
-    case invalidEventName = "invalid_event_name"
-    /// Adjust: no event token for the name.
-    case unsupportedEvent = "unsupported_event"
-    /// Adjust: no device identifier at all.
-    case missingDeviceID = "missing_device_id"
-    /// Segment: `messageId` longer than 100 characters.
-    case messageIDTooLong = "message_id_too_long"
-    /// Segment: the message is over 32 KB.
-    case messageTooLarge = "message_too_large"
+    public static let unplannedEvent = RejectReason("unplanned_event")
 
+    public var description: String { rawValue }
     public static func < (lhs: RejectReason, rhs: RejectReason) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 

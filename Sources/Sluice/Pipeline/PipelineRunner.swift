@@ -221,15 +221,20 @@ public final class PipelineRunner {
     // MARK: - Fan-out
 
     private func deliver(_ event: Event) throws {
+        // Destinations read fields off the tape: hand them a document whose
+        // bytes already hold every stage's edits (stages usually leave none).
+        var event = event
+        if event.document.isModified { event.document = event.document.materialized() }
         var delivered = false
-        var refusal: (destination: Int, rejection: Rejection)?
+        var firstRefusal: Rejection?
         for index in destinations.indices {
             guard routes[index].accepts(event) else { continue }
-            if let reason = destinations[index].skipReason(for: event) {
+            // `rename:` comes first, so every rule of the destination (its names, Adjust's tokens) sees the new name.
+            let outgoing = renamed(event, for: index)
+            if let reason = destinations[index].skipReason(for: outgoing) {
                 counts[index].notTaken[reason, default: 0] += 1
                 continue
             }
-            let outgoing = renamed(event, for: index)
             var outcome = EncodeOutcome.records(0)
             let written = try outputs[index].append(time: event.time) { buffer in
                 outcome = destinations[index].encode(outgoing, into: &buffer)
@@ -244,21 +249,30 @@ public final class PipelineRunner {
                     counts[index].records += written
                 }
             case let .refused(rejection):
+                // Every refusal is a reject record naming its destination, even
+                // when another destination took the event; the line itself is
+                // counted once, below.
                 counts[index].refused[rejection.reason.rawValue, default: 0] += 1
-                if refusal == nil { refusal = (index, rejection) }
+                try appendRejectRecord(line: event.document.bytes, origin: event.origin, stage: "destination",
+                                       destination: configuration.destinations[index].name, rejection: rejection)
+                if firstRefusal == nil { firstRefusal = rejection }
             }
         }
         if delivered {
             summary.emitted += 1
-        } else if let refusal {
-            try writeReject(event: event, stage: "destination", destination: configuration.destinations[refusal.destination].name,
-                            rejection: refusal.rejection)
+        } else if let firstRefusal {
+            summary.rejected[firstRefusal.reason, default: 0] += 1
         } else {
             summary.dropped[.unrouted, default: 0] += 1
         }
     }
 
-    /// The event as a destination with `rename:` sees it (most events: unchanged, no copy).
+    private static let eventPath = JSONPath("event")
+    private static let namePath = JSONPath("name")
+
+    /// The event as a destination with `rename:` sees it (most events: unchanged,
+    /// no copy). The new name is written into the bytes, like every other change
+    /// a destination sees.
     @inline(__always)
     private func renamed(_ event: Event, for index: Int) -> Event {
         let rename = renames[index]
@@ -266,10 +280,11 @@ public final class PipelineRunner {
         var copy = event
         copy.name = Array(name.utf8)
         switch event.type {
-        case .track: copy.document.set(JSONPath("event"), string: name)
-        case .screen, .page: copy.document.set(JSONPath("name"), string: name)
+        case .track: copy.document.set(PipelineRunner.eventPath, string: name)
+        case .screen, .page: copy.document.set(PipelineRunner.namePath, string: name)
         default: break
         }
+        copy.document = copy.document.materialized()
         return copy
     }
 
@@ -282,6 +297,13 @@ public final class PipelineRunner {
     private func writeReject<Bytes: Collection>(line: Bytes, origin: Origin, stage: String, destination: String?,
                                                 rejection: Rejection, truncatedFrom: Int? = nil) throws where Bytes.Element == UInt8 {
         summary.rejected[rejection.reason, default: 0] += 1
+        try appendRejectRecord(line: line, origin: origin, stage: stage, destination: destination, rejection: rejection,
+                               truncatedFrom: truncatedFrom)
+    }
+
+    /// Writes one reject record without counting a line (a destination's refusal of a line counted elsewhere).
+    private func appendRejectRecord<Bytes: Collection>(line: Bytes, origin: Origin, stage: String, destination: String?,
+                                                       rejection: Rejection, truncatedFrom: Int? = nil) throws where Bytes.Element == UInt8 {
         let record = RejectRecord(source: sourceNames[Int(origin.source)], lineNumber: origin.line, stage: stage,
                                   destination: destination, rejection: rejection, truncatedFrom: truncatedFrom)
         _ = try rejectsOutput.append(time: latestTime) { buffer in
