@@ -3,11 +3,13 @@ import Yams
 /// A provider adapter: turns an event into that provider's import records, or
 /// refuses it with a reason. No I/O: the runner owns files, the adapter owns
 /// the provider's rules.
+///
+/// What a provider lacks is filled in by the shared helpers in `Encoding/`
+/// (session data as properties, screens named by a template); each adapter
+/// says in its own docs which it uses.
 public protocol Destination {
-    /// What the provider has natively; what it lacks is handled by the shared fallbacks.
-    var capabilities: DestinationCapabilities { get }
     /// The message types the provider takes; others are not routed to it (counted `unsupported_type`).
-    var supportedTypes: Set<MessageType> { get }
+    var supportedTypes: MessageTypes { get }
     /// Why this destination does not take the event at all (not a refusal: it
     /// is not routed there), or nil. The default checks `supportedTypes`.
     func skipReason(for event: Event) -> String?
@@ -21,8 +23,6 @@ public protocol Destination {
 }
 
 extension Destination {
-    public var capabilities: DestinationCapabilities { [] }
-    public var supportedTypes: Set<MessageType> { allMessageTypes }
     public func skipReason(for event: Event) -> String? {
         supportedTypes.contains(event.type) ? nil : "unsupported_type"
     }
@@ -30,19 +30,32 @@ extension Destination {
     public func lint(_ message: PlannedMessage) -> [LintFinding] { [] }
 }
 
-private let allMessageTypes = Set(MessageType.allCases)
+/// A set of message types as bits: asked once per event per destination, so no hashing.
+public struct MessageTypes: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
 
-/// What a provider models natively.
-public struct DestinationCapabilities: OptionSet, Sendable {
-    public let rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
+    public init(_ types: MessageType...) {
+        self.init(rawValue: types.reduce(0) { $0 | MessageTypes.bit($1) })
+    }
 
-    /// One event with a duration (Mixpanel's `$duration`).
-    public static let timedEvents = DestinationCapabilities(rawValue: 1)
-    /// A session id field of its own (Amplitude's `session_id`, GA4's session params).
-    public static let sessions = DestinationCapabilities(rawValue: 2)
-    /// User properties set from `identify` traits.
-    public static let userProperties = DestinationCapabilities(rawValue: 4)
+    public static let all = MessageTypes(rawValue: MessageType.allCases.reduce(0) { $0 | bit($1) })
+
+    @inline(__always)
+    public func contains(_ type: MessageType) -> Bool { rawValue & MessageTypes.bit(type) != 0 }
+
+    @inline(__always)
+    static func bit(_ type: MessageType) -> UInt8 {
+        switch type {
+        case .track: return 1
+        case .screen: return 2
+        case .page: return 4
+        case .identify: return 8
+        case .group: return 16
+        case .alias: return 32
+        case .session: return 64
+        }
+    }
 }
 
 /// What a destination made of an event.

@@ -2,23 +2,23 @@ import Yams
 
 /// Adjust's server-to-server events (`https://s2s.adjust.com/event`), one
 /// request's parameters per line as a JSON object:
-/// `{"s2s": 1, "app_token", "event_token", "created_at_unix", device id(s),
-///   "callback_params", "partner_params", "revenue", "currency"}`.
+/// `{"s2s": 1, "app_token", "event_token", "created_at_unix", "environment",
+///   device id(s), "ip_address", "callback_params", "partner_params", "revenue", "currency"}`
+/// (the uploader sends each line as one request's form or URL parameters,
+/// the two params objects URL-encoded as JSON).
 ///
-/// Rules, from Adjust's S2S docs (dev.adjust.com/en/api/s2s-api/events):
-/// - `app_token` is 12 alphanumerics, event tokens 6 (the SDKs refuse other
-///   lengths: "Malformed Event Token"); both are checked when the pipeline loads.
-/// - Only events mapped in `tokens:` are sent; the rest are not routed here
-///   (counted `unsupported_event`), the seed design's `isEventNameSupported`.
-/// - A device id is required: `idfa` / `gps_adid` from `context.device.advertisingId`,
-///   `idfv` / `android_id` from `context.device.id` (by `context.os.name`), and
-///   otherwise `web_uuid`, a stable UUID derived from `anonymousId` (counted).
-/// - `callback_params` / `partner_params` are objects of string to string, no
-///   nesting: values are written as text (nested values as their JSON).
-/// - Revenue (`revenue` in full units, `currency` ISO 4217) from the properties
-///   `revenue`, or `price` × `quantity`, with `currency`.
-/// - Adjust refuses events older than 58 days and per-device timestamps that go
-///   backwards; Sluice keeps file order as input order and does not reorder.
+/// Each rule below cites the page it comes from:
+/// - [s2s]: dev.adjust.com/en/api/s2s-api/events (adjust/dev-docs api/s2s-api/events.mdx)
+/// - [s2s-ids]: dev.adjust.com/en/api/s2s-api (device identifiers)
+/// - [sdk-token]: Adjust iOS/Android SDK 4.x `ADJEvent` / `AdjustEvent` checkEventToken
+///   ("Malformed Event Token" for a length other than 6)
+/// - [campaign]: dev.adjust.com/en/api/campaign-api ("app token ... MUST be 12 characters")
+///
+/// Only `track` events named in `tokens:` are sent; the rest are not routed
+/// here (counted `unsupported_type` / `unsupported_event`: the seed design's
+/// `isEventNameSupported`). [s2s] Adjust refuses events older than 58 days and
+/// a device's events whose time goes backwards: Sluice keeps input order and
+/// cannot know when a file will be uploaded, so the README says so.
 public struct AdjustDestination: Destination {
     public static let type = DestinationType(
         name: "adjust", extraKeys: ["app_token", "tokens", "environment", "partner_params"],
@@ -72,28 +72,30 @@ public struct AdjustDestination: Destination {
             partner = list
         }
         guard ok else { return nil }
-        return AdjustDestination(appToken: appToken, tokens: tokens, environment: environment, partnerParams: Set(partner))
+        return AdjustDestination(appToken: appToken, tokens: tokens, environment: environment, partnerParams: partner)
     }
 
+    /// [campaign] an app token is 12 characters, [sdk-token] an event token 6, both letters and digits
+    /// ([s2s] examples `4w565xzmb54d`, `f0ob4r`).
     static func isToken(_ text: String, length: Int) -> Bool {
-        text.utf8.count == length && text.unicodeScalars.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit }
+        text.utf8.count == length && text.utf8.allSatisfy { GA4Names.isLetter($0) || ($0 >= 48 && $0 <= 57) }
     }
 
     let appToken: String
-    let tokens: [[UInt8]: [UInt8]]
+    let tokens: TokenTable
     let environment: String
-    let partnerParams: Set<String>
+    let partnerParams: [[UInt8]]
     private var counts = ChangeCounts()
 
-    static let takes: Set<MessageType> = [.track]
-    public var supportedTypes: Set<MessageType> { AdjustDestination.takes }
+    static let takes = MessageTypes(.track)
+    public var supportedTypes: MessageTypes { AdjustDestination.takes }
     public var changes: [(name: String, value: Int)] { counts.entries }
 
-    init(appToken: String, tokens: [[UInt8]: [UInt8]], environment: String, partnerParams: Set<String>) {
+    init(appToken: String, tokens: [[UInt8]: [UInt8]], environment: String, partnerParams: [String]) {
         self.appToken = appToken
-        self.tokens = tokens
+        self.tokens = TokenTable(tokens)
         self.environment = environment
-        self.partnerParams = partnerParams
+        self.partnerParams = partnerParams.map { Array($0.utf8) }
     }
 
     public func skipReason(for event: Event) -> String? {
@@ -101,89 +103,139 @@ public struct AdjustDestination: Destination {
         return tokens[event.name] == nil ? "unsupported_event" : nil
     }
 
+    /// [s2s-ids] the all-zero IDFA / advertising id a device sends when ad tracking is limited.
+    static let zeroAdvertisingID: [UInt8] = Array("00000000-0000-0000-0000-000000000000".utf8)
+
     public mutating func encode(_ event: Event, into out: inout [UInt8]) -> EncodeOutcome {
         guard let token = tokens[event.name] else {
             return .refused(Rejection(.unsupportedEvent, "no Adjust event token for \"\(event.nameString)\""))
         }
         let fields = EventFields(event)
         let document = fields.document
+        guard let identity = fields.anonymousIdNode ?? fields.userIdNode else {
+            return .refused(Rejection(.missingIdentity, "no anonymousId or userId to derive a device id from"))
+        }
         var record = JSONObjectEncoder()
-        record.integer("s2s", 1, &out)
+        record.integer("s2s", 1, &out)                       // [s2s] "s2s=1": required
         record.string("app_token", appToken, &out)
         record.string("event_token", bytes: token, &out)
+        // [s2s] created_at_unix: seconds (recommended over created_at).
         record.integer("created_at_unix", fields.time.microseconds / 1_000_000, &out)
         record.string("environment", environment, &out)
-        let os = fields.contextString(JSONPath("os.name"))?.lowercased() ?? ""
-        let isApple = os == "ios" || os == "ipados" || os == "tvos"
-        var hasDevice = false
-        if let advertising = fields.contextString(JSONPath("device.advertisingId")), !advertising.isEmpty {
-            record.string(isApple ? "idfa" : "gps_adid", advertising, &out)
-            hasDevice = true
-        }
-        if let device = fields.contextString(JSONPath("device.id")), !device.isEmpty {
-            // Adjust: idfv uppercase with hyphens, android_id lowercase without.
-            if isApple {
-                record.string("idfv", device.uppercased(), &out)
-            } else {
-                record.string("android_id", device.lowercased().replacingAll("-", with: ""), &out)
+        // [s2s-ids] a device id is required: idfa / gps_adid (advertising ids),
+        // else idfv / android_id; `idfv` uppercase with hyphens, `android_id` lowercase without.
+        let isApple = fields.node(.osName).map { node in
+            fields.withBytes(node) { os in
+                AdjustDestination.appleSystems.contains { $0.count == os.count && zip($0, os).allSatisfy { $0 == ($1 | 0x20) } }
             }
+        } ?? false
+        var hasDevice = false
+        if let node = fields.node(.advertisingID), document.decodedLength(node) > 0 {
+            if fields.withBytes(node, { $0.elementsEqual(AdjustDestination.zeroAdvertisingID) }) {
+                counts.add("zero_advertising_id_left_out")
+            } else {
+                record.raw(isApple ? "idfa" : "gps_adid", document, node: node, &out)
+                hasDevice = true
+            }
+        }
+        if let node = fields.node(.deviceID), document.decodedLength(node) > 0 {
+            record.key(isApple ? "idfv" : "android_id", &out)
+            out.append(UInt8(ascii: "\""))
+            fields.withBytes(node) { id in
+                for byte in id {
+                    if isApple {
+                        out.append(byte >= 97 && byte <= 122 ? byte - 32 : byte)
+                    } else if byte != UInt8(ascii: "-") {
+                        out.append(byte >= 65 && byte <= 90 ? byte + 32 : byte)
+                    }
+                }
+            }
+            out.append(UInt8(ascii: "\""))
             hasDevice = true
         }
         if !hasDevice {
-            guard let anonymous = fields.anonymousId ?? fields.userId else {
-                return .refused(Rejection(.missingDeviceID, "no device id for Adjust"))
-            }
-            let (high, low) = anonymous.withUnsafeBytes {
-                (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
-            }
-            record.string("web_uuid", bytes: InsertID.uuidShaped(high, low), &out)
+            // [s2s-ids] `web_uuid` (a UUID) for devices without platform ids: stable, from the identity.
+            record.key("web_uuid", &out)
+            out.append(UInt8(ascii: "\""))
+            fields.withBytes(identity) { InsertID.appendHex32(of: $0, dashes: true, to: &out) }
+            out.append(UInt8(ascii: "\""))
             counts.add("web_uuid_derived")
         }
-        if let ip = fields.contextString(JSONPath("ip")), ip.contains("."), !ip.contains(":") {
-            record.string("ip_address", ip, &out)
+        // [s2s] ip_address: IPv4 only.
+        if let node = fields.node(.ip), fields.withBytes(node, { $0.contains(UInt8(ascii: ".")) && !$0.contains(UInt8(ascii: ":")) }) {
+            record.raw("ip_address", document, node: node, &out)
         }
-        var revenue: Double?
-        var currency: String?
         if let properties = fields.properties {
+            // [s2s] "callback_params" / "partner_params": JSON objects of string to string, no nesting.
             record.key("callback_params", &out)
             appendStringMap(document, properties, only: nil, &out)
             if !partnerParams.isEmpty {
                 record.key("partner_params", &out)
                 appendStringMap(document, properties, only: partnerParams, &out)
             }
-            if let node = document.member("revenue", of: properties) {
-                revenue = EventFields.double(document, node)
-            } else if let node = document.member("price", of: properties), let price = EventFields.double(document, node) {
-                let quantity = document.member("quantity", of: properties).flatMap { EventFields.double(document, $0) } ?? 1
-                revenue = price * quantity
-            }
-            currency = document.member("currency", of: properties).flatMap { document.string($0) }
-        }
-        if let revenue, let currency, revenue >= 0.001 {
-            record.key("revenue", &out)
-            out.append(contentsOf: AdjustDestination.formatAmount(revenue).utf8)
-            record.string("currency", currency, &out)
+            appendRevenue(document, properties, &record, &out)
         }
         record.close(&out)
         out.append(UInt8(ascii: "\n"))
         return .records(1)
     }
 
-    /// Properties as `{"key": "text"}`: strings as they are, other values as their JSON text.
-    private func appendStringMap(_ document: JSONDocument, _ object: Int, only: Set<String>?, _ out: inout [UInt8]) {
+    static let appleSystems: [[UInt8]] = ["ios", "ipados", "tvos", "watchos", "macos"].map { Array($0.utf8) }
+
+    /// [s2s] revenue: `revenue` in full currency units (at least 0.001) with
+    /// `currency` (ISO 4217), from the properties `revenue`, or `price` × `quantity`.
+    private mutating func appendRevenue(_ document: JSONDocument, _ properties: Int, _ record: inout JSONObjectEncoder,
+                                        _ out: inout [UInt8]) {
+        var revenue: Double?
+        if let node = document.member("revenue", of: properties) {
+            revenue = EventFields.double(document, node)
+        } else if let node = document.member("price", of: properties), let price = EventFields.double(document, node) {
+            let quantity = document.member("quantity", of: properties).flatMap { EventFields.double(document, $0) } ?? 1
+            revenue = price * quantity
+        }
+        guard let revenue else { return }
+        let currency = document.member("currency", of: properties).flatMap { node -> [UInt8]? in
+            document.withString(node) { $0.count == 3 && $0.allSatisfy { $0 >= 65 && $0 <= 90 } ? Array($0) : nil } ?? nil
+        }
+        guard let currency else {
+            counts.add("revenue_without_currency")
+            return
+        }
+        guard revenue >= 0.001 else {
+            counts.add("revenue_below_minimum")
+            return
+        }
+        record.key("revenue", &out)
+        out.append(contentsOf: AdjustDestination.formatAmount(revenue).utf8)
+        record.string("currency", bytes: currency, &out)
+    }
+
+    /// Properties as `{"key": "text"}`: strings as they are, numbers and booleans
+    /// as their JSON text, objects and arrays as their JSON text (counted
+    /// `nested_param_stringified`), nulls left out (counted `null_param_dropped`).
+    private mutating func appendStringMap(_ document: JSONDocument, _ object: Int, only: [[UInt8]]?, _ out: inout [UInt8]) {
         var map = JSONObjectEncoder()
-        for (key, value) in document.members(of: object) {
-            let name = document.withString(key) { Array($0) } ?? []
-            if let only, !only.contains(String(decoding: name, as: UTF8.self)) { continue }
+        document.forEachMember(of: object) { key, value in
+            if let only, !(document.withString(key) { name in only.contains { $0.elementsEqual(name) } } ?? false) { return }
             let kind = document.tape[value].kind
-            if kind == .null { continue }
-            map.key(bytes: name, &out)
-            if kind == .string {
+            switch kind {
+            case .null:
+                counts.add("null_param_dropped")
+                return
+            case .string:
+                map.key(document, node: key, &out)
                 out.append(contentsOf: document.rawBytes(value))
-            } else {
+            case .object, .array:
+                counts.add("nested_param_stringified")
+                map.key(document, node: key, &out)
                 var text: [UInt8] = []
                 document.write(node: value, to: &text)
                 JSONString.appendQuoted(text, to: &out)
+            case .number, .true, .false:
+                map.key(document, node: key, &out)
+                out.append(UInt8(ascii: "\""))
+                out.append(contentsOf: document.rawBytes(value))
+                out.append(UInt8(ascii: "\""))
             }
         }
         map.close(&out)
@@ -198,4 +250,34 @@ public struct AdjustDestination: Destination {
         if !fraction.isEmpty { text += "." + fraction }
         return text
     }
+}
+
+/// Event name → Adjust event token, asked for every track event routed to
+/// Adjust: a few entries are compared in place, many are hashed.
+struct TokenTable {
+    private let small: [(name: [UInt8], token: [UInt8])]
+    private let large: [[UInt8]: [UInt8]]
+
+    init(_ tokens: [[UInt8]: [UInt8]]) {
+        if tokens.count <= 8 {
+            small = tokens.map { ($0.key, $0.value) }
+            large = [:]
+        } else {
+            small = []
+            large = tokens
+        }
+    }
+
+    subscript(name: [UInt8]) -> [UInt8]? {
+        if large.isEmpty {
+            for entry in small where entry.name == name { return entry.token }
+            return nil
+        }
+        return large[name]
+    }
+}
+
+extension RejectReason {
+    /// Adjust: no event token for the name (only when called without `skipReason`).
+    static let unsupportedEvent = RejectReason("unsupported_event")
 }

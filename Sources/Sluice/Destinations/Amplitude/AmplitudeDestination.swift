@@ -1,26 +1,27 @@
 import Yams
 
 /// Amplitude's HTTP V2 / Batch event format: one event object per line, to be
-/// wrapped as `{"api_key": ..., "events": [...]}` by the uploader.
+/// wrapped as `{"api_key": ..., "events": [...]}` by the uploader (with
+/// `"options": {"min_id_length": N}` when `min_id_length` is not 5).
 ///
-/// Rules, from Amplitude's docs (amplitude.com/docs/apis/analytics/http-v2):
-/// - `time` in milliseconds; `session_id` is the session's start in ms, `-1` when
-///   the event is outside a session (http-v2, "session_id").
-/// - `user_id` and `device_id` must each be at least 5 characters (or
-///   `options.min_id_length`); the placeholder ids the API rejects (`anonymous`,
-///   `nil`, `null`, `undefined`, `0`, `-1`, ...) are left out like short ones; an
-///   event left with neither is refused here (http-v2, "Device IDs and User IDs minimum length").
-/// - `insert_id` deduplicates within 7 days.
-/// - `identify` becomes `$identify` with `user_properties: {"$set": traits}`.
-/// - String values over 1024 characters are cut (http-v2, "String character limit").
+/// Each rule below cites the page it comes from:
+/// - [v2]: amplitude.com/docs/apis/analytics/http-v2 (amplitude-docs content/collections/api/en/http-v2.md)
+/// - [batch]: amplitude.com/docs/apis/analytics/batch-event-upload
+/// - [identify]: amplitude.com/docs/apis/analytics/identify
+///
+/// Takes `track`, `screen`, `page` and `identify`; `group`, `alias` and
+/// `session` are not routed here (counted `unsupported_type`).
 public struct AmplitudeDestination: Destination {
     public static let type = DestinationType(
         name: "amplitude", extraKeys: ["min_id_length", "screen_event", "page_event"],
         defaultRotation: {
-            // HTTP V2: fewer than 2000 events and under 1 MB per request.
+            // [v2] "Keep request sizes under 1 MB with fewer than 2000 events per
+            // request" (413 otherwise; the newer page: "up to 2,000 events"). The
+            // request is the file's lines joined by commas inside
+            // `{"api_key":…,"events":[…],"options":…}`: 1 KB is left for that envelope.
             var rotation = RotationPolicy()
             rotation.maxEvents = 2000
-            rotation.maxBytes = 1_000_000
+            rotation.maxBytes = 1_000_000 - 1024
             return rotation
         }()
     ) { name, options, reader in
@@ -32,19 +33,26 @@ public struct AmplitudeDestination: Destination {
         return AmplitudeDestination(minIDLength: minimum, naming: ScreenNaming(options: options, destination: name, &reader))
     }
 
-    static let rejectedIDs: Set<String> = [
-        "anonymous", "nil", "none", "null", "n/a", "na", "undefined", "unknown", "",
+    /// [v2] "Invalid IDs that result in a 400 error"; compared case-insensitively
+    /// and left out like short ids (the empty id on that list never gets here).
+    /// The all-zero UUID is also the IDFA with Limit Ad Tracking on ([v2] "All-zero device IDs").
+    static let rejectedIDs: [[UInt8]] = [
+        "anonymous", "nil", "none", "null", "n/a", "na", "undefined", "unknown",
         "00000000-0000-0000-0000-000000000000", "{}", "lmy47d", "0", "-1",
-    ]
+    ].map { Array($0.utf8) }
+
+    /// [v2] "All string values, like user_id, event, or user property values,
+    /// have a character limit of 1024 characters."
     static let maxStringCharacters = 1024
 
     let minIDLength: Int
     let naming: ScreenNaming
     private var counts = ChangeCounts()
+    private var insertID = InsertID()
+    private var name: [UInt8] = []
 
-    public var capabilities: DestinationCapabilities { [.sessions, .userProperties] }
-    static let takes: Set<MessageType> = [.track, .screen, .page, .identify]
-    public var supportedTypes: Set<MessageType> { AmplitudeDestination.takes }
+    static let takes = MessageTypes(.track, .screen, .page, .identify)
+    public var supportedTypes: MessageTypes { AmplitudeDestination.takes }
     public var changes: [(name: String, value: Int)] { counts.entries }
 
     init(minIDLength: Int, naming: ScreenNaming) {
@@ -52,46 +60,77 @@ public struct AmplitudeDestination: Destination {
         self.naming = naming
     }
 
-    private mutating func usableID(_ id: [UInt8]?) -> [UInt8]? {
-        guard let id else { return nil }
-        let text = String(decoding: id, as: UTF8.self)
-        if text.count < minIDLength || AmplitudeDestination.rejectedIDs.contains(text.lowercased()) {
-            counts.add("id_left_out")
-            return nil
+    /// Whether an id is one Amplitude keeps: [v2] "Device IDs and User IDs must
+    /// be strings with a length of 5 characters or more ... If an event contains
+    /// a device ID or user ID that's too short, the ID value is removed from the
+    /// event" (`min_id_length` overrides the 5), and not on the rejected list.
+    func isUsableID(_ id: UnsafeRawBufferPointer) -> Bool {
+        // Characters are never more than bytes: only short ids need counting.
+        if id.count < minIDLength || (id.count < minIDLength * 4 && TextLimit.scalarCount(id) < minIDLength) { return false }
+        guard id.count <= 36 else { return true }
+        return !AmplitudeDestination.rejectedIDs.contains { rejected in
+            rejected.count == id.count && zip(rejected, id).allSatisfy { $0 == ($1 >= 65 && $1 <= 90 ? $1 + 32 : $1) }
         }
-        return id
     }
 
     public mutating func encode(_ event: Event, into out: inout [UInt8]) -> EncodeOutcome {
         let fields = EventFields(event)
-        let user = usableID(fields.userId)
-        let device = usableID(fields.anonymousId)
-        if user == nil && device == nil {
-            return .refused(Rejection(.missingUserOrDeviceID, "neither user_id nor device_id has at least \(minIDLength) characters"))
-        }
         let document = fields.document
-        let name: [UInt8] = event.type == .identify ? Array("$identify".utf8) : naming.eventName(event)
+        var user = fields.userIdNode
+        var device = fields.anonymousIdNode
+        if let node = user, !fields.withBytes(node, { isUsableID($0) }) {
+            user = nil
+            counts.add("user_id_left_out")
+        }
+        if let node = device, !fields.withBytes(node, { isUsableID($0) }) {
+            device = nil
+            counts.add("device_id_left_out")
+        }
+        // [v2] "If the event doesn't have a user_id or device_id value, Amplitude can reject the with a 400 status."
+        if user == nil && device == nil {
+            return .refused(Rejection(.missingUserOrDeviceID,
+                                      "neither user_id nor device_id is an id Amplitude keeps (at least \(minIDLength) characters, not a placeholder)"))
+        }
+        if event.type == .identify {
+            // [identify] / [v2]: user property operations ride on the `$identify` event.
+            name.removeAll(keepingCapacity: true)
+            name.append(contentsOf: "$identify".utf8)
+        } else {
+            naming.eventName(event, into: &name)
+        }
         var record = JSONObjectEncoder()
-        record.string("event_type", bytes: name, &out)
-        if let user { record.string("user_id", bytes: user, &out) }
-        if let device { record.string("device_id", bytes: device, &out) }
+        record.key("event_type", &out)
+        if TextLimit.appendCut(name, maxScalars: AmplitudeDestination.maxStringCharacters, to: &out) { counts.add("string_cut") }
+        if let user { record.raw("user_id", document, node: user, &out) }
+        if let device { record.raw("device_id", document, node: device, &out) }
+        // [v2] "You must send the time parameter in each event as millisecond since epoch."
         record.integer("time", fields.time.milliseconds, &out)
+        // [v2] session_id: the session's start time in ms; -1 sends the event out of session.
         record.integer("session_id", fields.session?.startMs ?? -1, &out)
-        record.string("insert_id", bytes: InsertID.make(messageId: fields.messageId, name: name, fallback: document), &out)
+        // [v2] "Event deduplication": the same insert_id on the same device within 7 days is ignored.
+        record.key("insert_id", &out)
+        insertID.append(messageId: fields.messageIdNode, name: name, document: document, to: &out)
         if event.type == .identify {
             record.key("user_properties", &out)
-            var wrapper = JSONObjectEncoder()
-            wrapper.key("$set", &out)
+            var operations = JSONObjectEncoder()
+            operations.key("$set", &out)
             appendObject(document, fields.traits, &out)
-            wrapper.close(&out)
+            operations.close(&out)
         } else {
             record.key("event_properties", &out)
             appendObject(document, fields.properties, &out)
+            if let traits = fields.contextTraits {
+                // Without an operation, user_properties are set ([v2] "user_properties").
+                record.key("user_properties", &out)
+                appendObject(document, traits, &out)
+            }
         }
-        for (key, path) in AmplitudeDestination.contextFields {
-            if let node = fields.contextStringNode(path) {
+        for (key, field) in AmplitudeDestination.contextFields {
+            if let node = fields.node(field) {
                 record.key(key, &out)
-                out.append(contentsOf: document.rawBytes(node))
+                if TextLimit.appendString(document, node, maxScalars: AmplitudeDestination.maxStringCharacters, to: &out) {
+                    counts.add("string_cut")
+                }
             }
         }
         record.close(&out)
@@ -99,27 +138,24 @@ public struct AmplitudeDestination: Destination {
         return .records(1)
     }
 
-    /// Copies an object, cutting long strings at any depth of its top level.
+    /// Copies an object (`{}` when absent) with every string in it, at any depth, cut to 1024 characters.
     private mutating func appendObject(_ document: JSONDocument, _ node: Int?, _ out: inout [UInt8]) {
-        var object = JSONObjectEncoder()
-        if let node {
-            for (key, value) in document.members(of: node) {
-                object.key(bytes: document.withString(key) { Array($0) } ?? [], &out)
-                if document.tape[value].kind == .string {
-                    if TextLimit.appendString(document, value, maxScalars: AmplitudeDestination.maxStringCharacters, to: &out) {
-                        counts.add("string_cut")
-                    }
-                } else {
-                    document.write(node: value, to: &out)
-                }
-            }
+        guard let node else {
+            out.append(UInt8(ascii: "{"))
+            out.append(UInt8(ascii: "}"))
+            return
         }
-        object.close(&out)
+        counts.add("string_cut", TextLimit.appendValue(document, node, maxScalars: AmplitudeDestination.maxStringCharacters, to: &out))
     }
 
-    static let contextFields: [(StaticString, JSONPath)] = [
-        ("platform", JSONPath("os.name")), ("os_name", JSONPath("os.name")), ("os_version", JSONPath("os.version")),
-        ("device_model", JSONPath("device.model")), ("device_manufacturer", JSONPath("device.manufacturer")),
-        ("app_version", JSONPath("app.version")), ("ip", JSONPath("ip")),
+    /// Segment `context` fields and the Amplitude event fields they become ([v2] "Keys for the event argument").
+    static let contextFields: [(StaticString, EventFields.ContextField)] = [
+        ("platform", .osName), ("os_name", .osName), ("os_version", .osVersion), ("device_model", .deviceModel),
+        ("device_manufacturer", .deviceManufacturer), ("app_version", .appVersion), ("ip", .ip),
     ]
+}
+
+extension RejectReason {
+    /// Amplitude: neither `user_id` nor `device_id` is an id Amplitude keeps.
+    static let missingUserOrDeviceID = RejectReason("missing_user_or_device_id")
 }

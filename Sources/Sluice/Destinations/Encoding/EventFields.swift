@@ -1,8 +1,11 @@
-/// The fields provider adapters read from an event, looked up once.
+/// The fields provider adapters read from an event, found in one pass over the
+/// message and one over its `context` (not one linear look-up per field).
 ///
 /// Session data comes from the `session` stage (`context.session`), timed-event
-/// data from the `timed` stage (`timed`, `properties.duration_ms`); both are
-/// optional, and adapters fall back when they are absent.
+/// data from the `timed` stage (`timed`, `started_at`, `properties.duration_ms`);
+/// both are optional, and adapters fall back when they are absent. Node indexes
+/// point into `document`; a field that is absent, or not of the kind expected
+/// (an id that is not a non-empty string, `properties` that is not an object), is nil.
 struct EventFields {
     /// What the `timed` stage made of a timed message.
     enum Timed: Equatable {
@@ -13,173 +16,178 @@ struct EventFields {
     }
 
     struct Session: Equatable {
-        var id: String?
+        /// `context.session.id`: the tape index of the string.
+        var id: Int?
         var startMs: Int64?
         var number: Int64?
         var seq: Int64?
         var engagementMs: Int64?
     }
 
+    /// The `context` strings providers map onto fields of their own.
+    enum ContextField: CaseIterable {
+        case osName, osVersion, deviceModel, deviceManufacturer, deviceID, advertisingID, appVersion, appBuild, ip
+    }
+
     let document: JSONDocument
-    let userId: [UInt8]?
-    let anonymousId: [UInt8]?
-    let messageId: [UInt8]?
-    let properties: Int?
-    let traits: Int?
-    let context: Int?
-    let timed: Timed?
-    let session: Session?
+    private(set) var userIdNode: Int?
+    private(set) var anonymousIdNode: Int?
+    private(set) var messageIdNode: Int?
+    private(set) var properties: Int?
+    private(set) var traits: Int?
+    private(set) var context: Int?
+    /// `context.traits`, an object.
+    private(set) var contextTraits: Int?
+    private(set) var startedAt: Int?
+    private(set) var timed: Timed?
+    private(set) var session: Session?
     let time: EventTime
+    private var contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil, nil, nil, nil, nil)
 
     init(_ event: Event) {
         let document = event.document
         self.document = document
-        func text(_ key: String) -> [UInt8]? {
-            guard let node = document.member(key) else { return nil }
-            return document.withString(node) { $0.isEmpty ? nil : Array($0) } ?? nil
+        time = event.time
+        var timedNode: Int?, userIdNode: Int?, anonymousIdNode: Int?, messageIdNode: Int?
+        var properties: Int?, traits: Int?, context: Int?, startedAt: Int?
+        document.forEachMember(of: 0) { key, value in
+            let kind = document.tape[value].kind
+            switch document.tape[key].end - document.tape[key].start - 2 {
+            case 5:
+                if timedNode == nil, document.string(key, is: "timed") { timedNode = value }
+            case 6:
+                if userIdNode == nil, kind == .string, document.string(key, is: "userId") { userIdNode = value }
+                if traits == nil, kind == .object, document.string(key, is: "traits") { traits = value }
+            case 7:
+                if context == nil, kind == .object, document.string(key, is: "context") { context = value }
+            case 9:
+                if messageIdNode == nil, kind == .string, document.string(key, is: "messageId") { messageIdNode = value }
+            case 10:
+                if properties == nil, kind == .object, document.string(key, is: "properties") { properties = value }
+                if startedAt == nil, kind == .string, document.string(key, is: "started_at") { startedAt = value }
+            case 11:
+                if anonymousIdNode == nil, kind == .string, document.string(key, is: "anonymousId") { anonymousIdNode = value }
+            default:
+                break
+            }
         }
-        func object(_ key: String, of parent: Int = 0) -> Int? {
-            guard let node = document.member(key, of: parent), document.tape[node].kind == .object else { return nil }
+        self.userIdNode = userIdNode
+        self.anonymousIdNode = anonymousIdNode
+        self.messageIdNode = messageIdNode
+        self.properties = properties
+        self.traits = traits
+        self.context = context
+        self.startedAt = startedAt
+        if let node = userIdNode, document.decodedLength(node) == 0 { userIdNode = nil }
+        if let node = anonymousIdNode, document.decodedLength(node) == 0 { anonymousIdNode = nil }
+        if let node = messageIdNode, document.decodedLength(node) == 0 { messageIdNode = nil }
+        if let timedNode { timed = EventFields.timedState(document, timedNode, properties: properties) }
+        if let context { readContext(context) }
+    }
+
+    private mutating func readContext(_ context: Int) {
+        let document = self.document
+        var os: Int?, device: Int?, app: Int?, sessionNode: Int?, traits: Int?, ip: Int?
+        document.forEachMember(of: context) { key, value in
+            let kind = document.tape[value].kind
+            if kind == .object {
+                if os == nil, document.string(key, is: "os") { os = value }
+                else if device == nil, document.string(key, is: "device") { device = value }
+                else if app == nil, document.string(key, is: "app") { app = value }
+                else if traits == nil, document.string(key, is: "traits") { traits = value }
+                else if sessionNode == nil, document.string(key, is: "session") { sessionNode = value }
+            } else if kind == .string, ip == nil, document.string(key, is: "ip") {
+                ip = value
+            }
+        }
+        contextTraits = traits
+        contextNodes.8 = ip
+        func string(_ key: StaticString, of object: Int?) -> Int? {
+            guard let object, let node = document.member(key, of: object), document.tape[node].kind == .string else { return nil }
             return node
         }
-        userId = text("userId")
-        anonymousId = text("anonymousId")
-        messageId = text("messageId")
-        properties = object("properties")
-        traits = object("traits")
-        context = object("context")
-        time = event.time
-        var timed: Timed?
-        if let node = document.member("timed") {
-            switch document.string(node) {
-            case "completed":
-                var duration: Int64?
-                if let properties, let value = document.member("duration_ms", of: properties) {
-                    duration = EventFields.integer(document, value)
-                }
-                timed = .completed(durationMs: duration)
-            case "abandoned": timed = .abandoned
-            case "orphan_stop": timed = .orphanStop
-            case "start": timed = .start
-            case "stop": timed = .stop
-            default: timed = nil
+        contextNodes.0 = string("name", of: os)
+        contextNodes.1 = string("version", of: os)
+        contextNodes.2 = string("model", of: device)
+        contextNodes.3 = string("manufacturer", of: device)
+        contextNodes.4 = string("id", of: device)
+        contextNodes.5 = string("advertisingId", of: device)
+        contextNodes.6 = string("version", of: app)
+        contextNodes.7 = string("build", of: app)
+        if let sessionNode {
+            func number(_ key: StaticString) -> Int64? {
+                document.member(key, of: sessionNode).flatMap { EventFields.integer(document, $0) }
             }
-        }
-        self.timed = timed
-        if let context, let node = object("session", of: context) {
-            func number(_ key: String) -> Int64? {
-                document.member(key, of: node).flatMap { EventFields.integer(document, $0) }
-            }
-            session = Session(id: document.member("id", of: node).flatMap { document.string($0) },
-                              startMs: number("start_ms"), number: number("number"), seq: number("seq"),
-                              engagementMs: number("engagement_ms"))
-        } else {
-            session = nil
+            session = Session(id: string("id", of: sessionNode), startMs: number("start_ms"), number: number("number"),
+                              seq: number("seq"), engagementMs: number("engagement_ms"))
         }
     }
 
-    /// The tape index of the string at a path under `context`, if any.
-    func contextStringNode(_ path: JSONPath) -> Int? {
-        guard let context else { return nil }
-        var node = context
-        for component in path.components {
-            guard let next = component.withUnsafeBytes({ document.member($0, of: node) }) else { return nil }
-            node = next
+    private static func timedState(_ document: JSONDocument, _ node: Int, properties: Int?) -> Timed? {
+        if document.string(node, is: "completed") {
+            let duration = properties.flatMap { document.member("duration_ms", of: $0) }.flatMap { integer(document, $0) }
+            return .completed(durationMs: duration)
         }
-        return document.tape[node].kind == .string ? node : nil
+        if document.string(node, is: "abandoned") { return .abandoned }
+        if document.string(node, is: "orphan_stop") { return .orphanStop }
+        if document.string(node, is: "start") { return .start }
+        if document.string(node, is: "stop") { return .stop }
+        return nil
     }
 
-    /// The string at a path under `context` (`os.name`), if any.
-    func contextString(_ path: JSONPath) -> String? {
-        guard let context else { return nil }
-        var node = context
-        for component in path.components {
-            guard let next = component.withUnsafeBytes({ document.member($0, of: node) }) else { return nil }
-            node = next
+    /// The tape index of a `context` string, if the event has it.
+    @inline(__always)
+    func node(_ field: ContextField) -> Int? {
+        switch field {
+        case .osName: return contextNodes.0
+        case .osVersion: return contextNodes.1
+        case .deviceModel: return contextNodes.2
+        case .deviceManufacturer: return contextNodes.3
+        case .deviceID: return contextNodes.4
+        case .advertisingID: return contextNodes.5
+        case .appVersion: return contextNodes.6
+        case .appBuild: return contextNodes.7
+        case .ip: return contextNodes.8
         }
-        return document.string(node)
     }
 
-    /// The value of a JSON integer node (no fraction, no exponent, fits 64 bits).
+    /// Calls `body` with the decoded UTF-8 of a string node.
+    @inline(__always)
+    func withBytes<R>(_ node: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        document.withString(node, body)!
+    }
+
+    var userId: [UInt8]? { userIdNode.map { node in withBytes(node) { Array($0) } } }
+    var anonymousId: [UInt8]? { anonymousIdNode.map { node in withBytes(node) { Array($0) } } }
+    var messageId: [UInt8]? { messageIdNode.map { node in withBytes(node) { Array($0) } } }
+
+    /// The value of a JSON integer node (no fraction, no exponent, fits 64 bits), parsed from its bytes.
     static func integer(_ document: JSONDocument, _ node: Int) -> Int64? {
         guard document.tape[node].kind == .number else { return nil }
-        return Int64(String(decoding: document.rawBytes(node), as: UTF8.self))
+        let raw = document.rawBytes(node)
+        var index = raw.startIndex
+        var negative = false
+        if index < raw.endIndex && raw[index] == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
+        guard index < raw.endIndex else { return nil }
+        var value: Int64 = 0
+        while index < raw.endIndex {
+            let digit = raw[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (scaled, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = negative ? scaled.subtractingReportingOverflow(Int64(digit)) : scaled.addingReportingOverflow(Int64(digit))
+            if overflow1 || overflow2 { return nil }
+            value = next
+            index += 1
+        }
+        return value
     }
 
     /// The value of a JSON number node as a Double.
     static func double(_ document: JSONDocument, _ node: Int) -> Double? {
         guard document.tape[node].kind == .number else { return nil }
         return Double(String(decoding: document.rawBytes(node), as: UTF8.self))
-    }
-}
-
-/// Cutting strings to a provider's limit without breaking UTF-8.
-enum TextLimit {
-    /// Appends the string at `node` as JSON, cut to at most `maxBytes` bytes of
-    /// UTF-8 and `maxScalars` characters; returns whether it was cut.
-    static func appendString(_ document: JSONDocument, _ node: Int, maxBytes: Int = .max, maxScalars: Int = .max,
-                             to out: inout [UInt8]) -> Bool {
-        let current = document.tape[node]
-        let rawBody = Int(current.end - current.start) - 2
-        // Decoded text is never longer than its JSON form, in bytes or in characters.
-        if rawBody <= maxBytes && rawBody <= maxScalars {
-            out.append(contentsOf: document.rawBytes(node))
-            return false
-        }
-        let decoded = document.withString(node) { Array($0) } ?? []
-        let cut = cutUTF8(decoded, maxBytes: maxBytes, maxScalars: maxScalars)
-        JSONString.appendQuoted(cut, to: &out)
-        return cut.count < decoded.count
-    }
-
-    /// The longest prefix within both limits that ends on a character boundary.
-    static func cutUTF8(_ bytes: [UInt8], maxBytes: Int = .max, maxScalars: Int = .max) -> ArraySlice<UInt8> {
-        var scalars = 0
-        var index = 0
-        while index < bytes.count {
-            let lead = bytes[index]
-            let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
-            if index + length > maxBytes || scalars + 1 > maxScalars { break }
-            index += length
-            scalars += 1
-        }
-        return bytes[..<min(index, bytes.count)]
-    }
-}
-
-/// A stable, provider-safe id for a message: the same message (messageId and
-/// event name) always gives the same id, so a re-sent file deduplicates at the
-/// provider. 128 bits of `StableHash`, written as a UUID-shaped 36-character
-/// string of `[0-9a-f-]` (Mixpanel's `$insert_id` rule: at most 36 characters
-/// of `[A-Za-z0-9-]`; Amplitude's `insert_id`).
-enum InsertID {
-    static func make(messageId: [UInt8]?, name: [UInt8], fallback document: JSONDocument) -> [UInt8] {
-        var material: [UInt8]
-        if let messageId {
-            material = messageId
-            material.append(0)
-            material.append(contentsOf: name)
-        } else {
-            // No messageId: the message's own bytes identify it.
-            material = document.bytes
-        }
-        let (high, low) = material.withUnsafeBytes {
-            (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
-        }
-        return uuidShaped(high, low)
-    }
-
-    /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` from 128 bits.
-    static func uuidShaped(_ high: UInt64, _ low: UInt64) -> [UInt8] {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(36)
-        for (index, nibble) in (0..<32).enumerated() {
-            if index == 8 || index == 12 || index == 16 || index == 20 { out.append(UInt8(ascii: "-")) }
-            let word = nibble < 16 ? high : low
-            let shift = UInt64((15 - nibble % 16) * 4)
-            out.append(hex[Int((word >> shift) & 0xF)])
-        }
-        return out
     }
 }

@@ -13,7 +13,8 @@ struct JSONObjectEncoder {
         first = false
         out.append(UInt8(ascii: "\""))
         out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        out.append(UInt8(ascii: "\""))
+        out.append(UInt8(ascii: ":"))
     }
 
     /// Starts the next member with a key from data (escaped).
@@ -22,6 +23,22 @@ struct JSONObjectEncoder {
         first = false
         JSONString.appendQuoted(name, to: &out)
         out.append(UInt8(ascii: ":"))
+    }
+
+    /// Starts the next member with an event's key copied as it is (already a JSON string).
+    @inline(__always)
+    mutating func key(_ document: JSONDocument, node: Int, _ out: inout [UInt8]) {
+        out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        first = false
+        out.append(contentsOf: document.rawBytes(node))
+        out.append(UInt8(ascii: ":"))
+    }
+
+    /// A member whose value is a string node of the event, copied as it is.
+    @inline(__always)
+    mutating func raw(_ name: StaticString, _ document: JSONDocument, node: Int, _ out: inout [UInt8]) {
+        key(name, &out)
+        out.append(contentsOf: document.rawBytes(node))
     }
 
     mutating func string(_ name: StaticString, _ value: String, _ out: inout [UInt8]) {

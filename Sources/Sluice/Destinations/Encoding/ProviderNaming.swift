@@ -23,7 +23,13 @@ struct ScreenNaming {
             }
         }
 
-        func apply(_ name: [UInt8]) -> [UInt8] { hasName ? prefix + name + suffix : prefix }
+        func apply(_ name: [UInt8], into out: inout [UInt8]) {
+            out.append(contentsOf: prefix)
+            if hasName {
+                out.append(contentsOf: name)
+                out.append(contentsOf: suffix)
+            }
+        }
     }
 
     var screen = Template("Viewed {name} Screen")
@@ -39,12 +45,13 @@ struct ScreenNaming {
         }
     }
 
-    /// The provider event name of a message.
-    func eventName(_ event: Event) -> [UInt8] {
+    /// The provider event name of a message, into `name` (a buffer the caller reuses).
+    func eventName(_ event: Event, into name: inout [UInt8]) {
+        name.removeAll(keepingCapacity: true)
         switch event.type {
-        case .screen: return screen.apply(event.name)
-        case .page: return page.apply(event.name)
-        default: return event.name
+        case .screen: screen.apply(event.name, into: &name)
+        case .page: page.apply(event.name, into: &name)
+        default: name.append(contentsOf: event.name)
         }
     }
 }
@@ -52,12 +59,19 @@ struct ScreenNaming {
 /// Session data as plain event properties, for providers without a session
 /// field of their own (the shared fallback for `!capabilities.contains(.sessions)`).
 enum SessionAsProperties {
-    static func append(_ session: EventFields.Session?, to encoder: inout JSONObjectEncoder, _ out: inout [UInt8]) -> Int {
+    /// The property names written, so an event property of the same name can win instead.
+    static let names: [StaticString] = ["session_id", "session_number", "session_seq"]
+
+    /// Appends `session_id`, `session_number` and `session_seq`, those the
+    /// session has and whose bit (in `names` order) `skipping` does not set;
+    /// returns how many were written.
+    static func append(_ session: EventFields.Session?, _ document: JSONDocument, skipping: Int = 0,
+                       to encoder: inout JSONObjectEncoder, _ out: inout [UInt8]) -> Int {
         guard let session else { return 0 }
         var added = 0
-        if let id = session.id { encoder.string("session_id", id, &out); added += 1 }
-        if let number = session.number { encoder.integer("session_number", number, &out); added += 1 }
-        if let seq = session.seq { encoder.integer("session_seq", seq, &out); added += 1 }
+        if let id = session.id, skipping & 1 == 0 { encoder.raw("session_id", document, node: id, &out); added += 1 }
+        if let number = session.number, skipping & 2 == 0 { encoder.integer("session_number", number, &out); added += 1 }
+        if let seq = session.seq, skipping & 4 == 0 { encoder.integer("session_seq", seq, &out); added += 1 }
         return added
     }
 }

@@ -4,21 +4,19 @@ import Yams
 /// with `client_id`): one request body per line,
 /// `{"app_instance_id", "user_id", "timestamp_micros", "user_properties", "events": [{"name", "params"}]}`.
 ///
-/// Rules, from developers.google.com/analytics/devguides/collection/protocol/ga4
-/// ("Sending events", "Limitations", "Reference"):
-/// - at most 25 events per request (a line here holds one or two), 25 params per
-///   event, param names 40 characters, values 100 characters (`page_title` 300,
-///   `page_referrer` 420, `page_location` 1000); 25 user properties, names 24,
-///   values 36; no null, object or array param values (objects are flattened one
-///   level as `parent_child`, the rest dropped; every change counted).
-/// - `app_instance_id` must be 32 hex digits: an `anonymousId` that is not is
-///   hashed into one (stable, counted).
-/// - `session_id` and `engagement_time_msec` (at least 1) go in every event's
-///   params, or the event misses GA4's session reports; they come from the
-///   `session` stage.
-/// - GA4 has no timed events: `timed: split` sends `NAME_start` and `NAME_stop`
-///   (the stop with `duration_ms`), `timed: duration` one event with `duration_ms`.
-/// - Screens become `screen_view` with `screen_name`, pages `page_view` with `page_title`.
+/// Each rule below cites the page it comes from:
+/// - [mp-send]: developers.google.com/analytics/devguides/collection/protocol/ga4/sending-events
+///   ("Limitations"; "Recommended parameters for reports": session_id, engagement_time_msec)
+/// - [mp-ref]: developers.google.com/analytics/devguides/collection/protocol/ga4/reference
+///   (request body fields; "Response codes": always 2xx, even for data it drops)
+/// - [mp-user]: developers.google.com/analytics/devguides/collection/protocol/ga4/user-properties
+/// - [limits]: support.google.com/analytics/answer/9267744 (collection limits)
+/// - naming rules: see `GA4Names`.
+///
+/// Takes `track`, `screen` and `page`; the rest are not routed here (counted
+/// `unsupported_type`). GA4 has no timed events: `timed: split` sends
+/// `NAME_start` and `NAME_stop` (the stop with `duration_ms`), `timed: duration`
+/// one `NAME` with `duration_ms`.
 public struct GA4Destination: Destination {
     public enum Stream: String { case app, web }
     public enum NameMode: String { case normalize, reject }
@@ -27,6 +25,10 @@ public struct GA4Destination: Destination {
     public static let type = DestinationType(
         name: "ga4", extraKeys: ["stream", "names", "timed"],
         defaultRotation: {
+            // [mp-send] "Requests can have a maximum of 25 events" and a body under
+            // 130 kB: each line is one request body of one or two events, far below
+            // both (25 params of 100 characters). There is no batch endpoint, so a
+            // file's size only bounds how many requests an uploader sends from it.
             var rotation = RotationPolicy()
             rotation.maxEvents = 2000
             return rotation
@@ -45,22 +47,37 @@ public struct GA4Destination: Destination {
                               timed: choice("timed", TimedMode.split, [.split, .duration]))
     }
 
+    /// [mp-send] "Events can have a maximum of 25 parameters."
     static let maxParams = 25
+    /// [mp-send] "Parameter values must be 100 characters or fewer" (GA4 360: 500),
+    /// with longer limits for these ([limits]).
     static let maxParamValue = 100
-    static let longerParamValues: [String: Int] = ["page_title": 300, "page_referrer": 420, "page_location": 1000]
+    static let longerParamValues: [(StaticString, Int)] = [("page_title", 300), ("page_referrer", 420), ("page_location", 1000)]
+    /// [mp-send] "User properties can have a maximum of 25", names 24 characters, values 36.
     static let maxUserProperties = 25
-    static let maxUserPropertyName = 24
     static let maxUserPropertyValue = 36
+    /// [limits] User-ID values: at most 256 characters.
     static let maxUserID = 256
+    /// The suffixes `timed: split` adds; names keep room for the longer one.
+    static let startSuffix: [UInt8] = Array("_start".utf8)
+    static let stopSuffix: [UInt8] = Array("_stop".utf8)
 
     let stream: Stream
     let names: NameMode
     let timed: TimedMode
     private var counts = ChangeCounts()
+    private var eventNames = GA4NameCache()
+    private var timedEventNames = GA4NameCache()
+    private var paramNames = GA4NameCache()
+    private var userPropertyNames = GA4NameCache()
+    /// Offsets in `out` of the names written into the current params or user properties object.
+    private var written: [(start: Int, count: Int)] = []
+    /// The event name being written, and a param or user property name being made: reused buffers.
+    private var name: [UInt8] = []
+    private var key: [UInt8] = []
 
-    public var capabilities: DestinationCapabilities { [.sessions, .userProperties] }
-    static let takes: Set<MessageType> = [.track, .screen, .page]
-    public var supportedTypes: Set<MessageType> { GA4Destination.takes }
+    static let takes = MessageTypes(.track, .screen, .page)
+    public var supportedTypes: MessageTypes { GA4Destination.takes }
     public var changes: [(name: String, value: Int)] { counts.entries }
 
     init(stream: Stream, names: NameMode, timed: TimedMode) {
@@ -69,75 +86,77 @@ public struct GA4Destination: Destination {
         self.timed = timed
     }
 
+    /// One event of the request a message becomes.
+    private struct Part {
+        var suffix: [UInt8]?
+        var time: EventTime?
+        var duration: Bool
+    }
+
     public mutating func encode(_ event: Event, into out: inout [UInt8]) -> EncodeOutcome {
         let fields = EventFields(event)
         let document = fields.document
-        // The events this message becomes: (name suffix, time override, include duration).
-        var parts: [(suffix: String, time: EventTime?, duration: Bool)] = [("", nil, true)]
+        var parts = (Part(suffix: nil, time: nil, duration: true), nil as Part?)
+        var isSplit = false
         if timed == .split, event.type == .track, let state = fields.timed {
+            isSplit = true
             switch state {
             case .completed:
-                let started = document.member("started_at").flatMap { node in document.withString(node) { EventTime.parseISO8601($0) } ?? nil }
-                parts = [("_start", started ?? fields.time, false), ("_stop", nil, true)]
-            case .abandoned, .start: parts = [("_start", nil, false)]
-            case .orphanStop, .stop: parts = [("_stop", nil, true)]
+                // The start at its own time, the stop (with the duration) at the event's.
+                let started = fields.startedAt.flatMap { node in document.withString(node) { EventTime.parseISO8601($0) } ?? nil }
+                parts = (Part(suffix: GA4Destination.startSuffix, time: started ?? fields.time, duration: false),
+                         Part(suffix: GA4Destination.stopSuffix, time: nil, duration: true))
+            case .abandoned, .start: parts.0 = Part(suffix: GA4Destination.startSuffix, time: nil, duration: false)
+            case .orphanStop, .stop: parts.0 = Part(suffix: GA4Destination.stopSuffix, time: nil, duration: true)
             }
         }
-        let base: String
-        var extraParam: (StaticString, String)?
+        var extra: (key: StaticString, limit: Int)?
+        name.removeAll(keepingCapacity: true)
         switch event.type {
         case .screen:
-            base = "screen_view"
-            extraParam = ("screen_name", event.nameString)
+            // [mp-send] / Firebase: a screen is the `screen_view` event with `screen_name`.
+            name.append(contentsOf: "screen_view".utf8)
+            extra = ("screen_name", GA4Destination.maxParamValue)
         case .page:
-            base = "page_view"
-            extraParam = ("page_title", event.nameString)
+            name.append(contentsOf: "page_view".utf8)
+            extra = ("page_title", 300)
         default:
-            base = event.nameString
-        }
-        let longestSuffix = parts.map(\.suffix.count).max() ?? 0
-        var baseName = base
-        if event.type == .track && !GA4Names.isValid(base + (parts.first?.suffix ?? ""), maxLength: 40) {
-            if names == .reject {
-                return .refused(Rejection(.invalidEventName, "\"\(base)\" is not a valid GA4 event name (40 characters of [A-Za-z0-9_] starting with a letter, not reserved)"))
-            }
-            let (fixed, changes) = GA4Names.normalize(base, maxLength: 40 - longestSuffix)
-            if changes.contains(.characters) { counts.add("name_characters_replaced") }
-            if changes.contains(.prefixed) { counts.add("name_prefixed") }
-            if changes.contains(.cut) { counts.add("name_cut") }
-            baseName = fixed
+            if let refusal = eventName(event.name, split: isSplit) { return .refused(refusal) }
         }
 
         var request = JSONObjectEncoder()
-        guard let anonymous = fields.anonymousId ?? fields.userId else {
-            return .refused(Rejection(.missingIdentity, "no anonymousId for app_instance_id or client_id"))
+        // [mp-ref] app streams identify the app instance, web streams the client.
+        guard let clientNode = fields.anonymousIdNode ?? fields.userIdNode else {
+            return .refused(Rejection(.missingIdentity, "no anonymousId or userId for \(stream == .app ? "app_instance_id" : "client_id")"))
         }
         switch stream {
-        case .app: request.string("app_instance_id", bytes: appInstanceID(anonymous), &out)
-        case .web: request.string("client_id", bytes: anonymous, &out)
+        case .app:
+            request.key("app_instance_id", &out)
+            out.append(UInt8(ascii: "\""))
+            fields.withBytes(clientNode) { appendAppInstanceID($0, &out) }
+            out.append(UInt8(ascii: "\""))
+        case .web:
+            request.raw("client_id", document, node: clientNode, &out)
         }
-        if let user = fields.userId {
-            if user.count <= GA4Destination.maxUserID {
-                request.string("user_id", bytes: user, &out)
+        if let user = fields.userIdNode {
+            if fields.withBytes(user, { TextLimit.scalarCount($0) }) <= GA4Destination.maxUserID {
+                request.raw("user_id", document, node: user, &out)
             } else {
                 counts.add("user_id_left_out")
             }
         }
+        // [mp-ref] timestamp_micros: the request's time; an event may override it.
         request.integer("timestamp_micros", fields.time.microseconds, &out)
-        if let context = fields.context, let traits = document.member("traits", of: context), document.tape[traits].kind == .object {
+        if let traits = fields.contextTraits {
             request.key("user_properties", &out)
             appendUserProperties(document, traits, &out)
         }
         request.key("events", &out)
         out.append(UInt8(ascii: "["))
-        for (index, part) in parts.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            var item = JSONObjectEncoder()
-            item.string("name", baseName + part.suffix, &out)
-            if let time = part.time { item.integer("timestamp_micros", time.microseconds, &out) }
-            item.key("params", &out)
-            appendParams(fields, extra: extraParam, includeDuration: part.duration, &out)
-            item.close(&out)
+        appendEventItem(parts.0, fields, event: event, extra: extra, &out)
+        if let second = parts.1 {
+            out.append(UInt8(ascii: ","))
+            appendEventItem(second, fields, event: event, extra: extra, &out)
         }
         out.append(UInt8(ascii: "]"))
         request.close(&out)
@@ -145,119 +164,192 @@ public struct GA4Destination: Destination {
         return .records(1)
     }
 
-    /// 32 hex digits: the anonymousId itself when it already is (a UUID without
-    /// its dashes counts), else a stable hash of it.
-    private mutating func appInstanceID(_ anonymous: [UInt8]) -> [UInt8] {
-        let hexDigits = anonymous.filter { $0 != UInt8(ascii: "-") }
-        if hexDigits.count == 32 && hexDigits.allSatisfy({ JSONString.hexValue($0) != nil }) {
-            return hexDigits.map { $0 >= 0x41 && $0 <= 0x46 ? $0 + 32 : $0 }
-        }
-        counts.add("app_instance_id_derived")
-        let (high, low) = anonymous.withUnsafeBytes {
-            (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
-        }
-        return InsertID.uuidShaped(high, low).filter { $0 != UInt8(ascii: "-") }
+    /// `{"name": ..., "timestamp_micros": ..., "params": {...}}` for one part of the message.
+    private mutating func appendEventItem(_ part: Part, _ fields: EventFields, event: Event,
+                                          extra: (key: StaticString, limit: Int)?, _ out: inout [UInt8]) {
+        var item = JSONObjectEncoder()
+        item.key("name", &out)
+        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: name)
+        if let suffix = part.suffix { out.append(contentsOf: suffix) }
+        out.append(UInt8(ascii: "\""))
+        if let time = part.time { item.integer("timestamp_micros", time.microseconds, &out) }
+        item.key("params", &out)
+        appendParams(fields, event: event, extra: extra, includeDuration: part.duration, &out)
+        item.close(&out)
     }
 
-    private mutating func appendParams(_ fields: EventFields, extra: (StaticString, String)?, includeDuration: Bool, _ out: inout [UInt8]) {
+    /// Puts the GA4 name for a track event into `name`, or says why it is refused (`names: reject`).
+    private mutating func eventName(_ original: [UInt8], split: Bool) -> Rejection? {
+        let web = stream == .web
+        let room = split ? GA4Names.maxNameLength - GA4Destination.startSuffix.count : GA4Names.maxNameLength
+        let make = { () -> GA4NameCache.Entry in
+            let suffixes = split ? [GA4Destination.startSuffix, GA4Destination.stopSuffix] : []
+            if GA4Names.isValid(original, maxLength: room, kind: .event(web: web)),
+               !suffixes.contains(where: { GA4Names.isReserved(original + $0, kind: .event(web: web)) }) {
+                return GA4NameCache.Entry(fixed: nil, changes: [])
+            }
+            let (fixed, changes) = GA4Names.normalize(original, maxLength: room, kind: .event(web: web), alsoReservedWith: suffixes)
+            return GA4NameCache.Entry(fixed: fixed, changes: changes)
+        }
+        let entry = split ? timedEventNames.entry(for: original, make) : eventNames.entry(for: original, make)
+        guard let fixed = entry.fixed else {
+            name.append(contentsOf: original)
+            return nil
+        }
+        if names == .reject {
+            return Rejection(.invalidEventName, "\"\(String(decoding: original, as: UTF8.self))\" is not a valid GA4 event name " +
+                "(at most \(room) characters of [A-Za-z0-9_] starting with a letter, not reserved); it would become \"\(String(decoding: fixed, as: UTF8.self))\"")
+        }
+        if entry.changes.contains(.characters) { counts.add("name_characters_replaced") }
+        if entry.changes.contains(.prefixed) { counts.add("name_prefixed") }
+        if entry.changes.contains(.cut) { counts.add("name_cut") }
+        name.append(contentsOf: fixed)
+        return nil
+    }
+
+    /// [mp-ref] "app_instance_id ... expected to be a 32 digit hexadecimal number":
+    /// the anonymousId itself when it already is (a UUID without its dashes
+    /// counts, lowercased), else a stable hash of it (counted).
+    private mutating func appendAppInstanceID(_ id: UnsafeRawBufferPointer, _ out: inout [UInt8]) {
+        var digits = 0
+        var isHex = true
+        for byte in id where byte != UInt8(ascii: "-") {
+            digits += 1
+            if JSONString.hexValue(byte) == nil { isHex = false }
+        }
+        if isHex && digits == 32 {
+            for byte in id where byte != UInt8(ascii: "-") { out.append(byte >= 0x41 && byte <= 0x46 ? byte + 32 : byte) }
+            return
+        }
+        counts.add("app_instance_id_derived")
+        InsertID.appendHex32(of: id, dashes: false, to: &out)
+    }
+
+    // MARK: - Params
+
+    private mutating func appendParams(_ fields: EventFields, event: Event, extra: (key: StaticString, limit: Int)?,
+                                       includeDuration: Bool, _ out: inout [UInt8]) {
         let document = fields.document
         var params = JSONObjectEncoder()
-        var count = 0
+        written.removeAll(keepingCapacity: true)
+        // [mp-send] "Recommended parameters for reports": without session_id and
+        // engagement_time_msec the event is missing from session and engagement reports.
         if let startMs = fields.session?.startMs {
-            params.integer("session_id", startMs / 1000, &out)
-            count += 1
+            params.key("session_id", &out)
+            markLastKey(10, out)
+            appendInteger(startMs / 1000, to: &out)
         } else {
             counts.add("session_id_missing")
         }
-        params.integer("engagement_time_msec", max(1, fields.session?.engagementMs ?? 1), &out)
-        count += 1
-        if let (key, value) = extra {
-            params.key(key, &out)
-            JSONString.appendQuoted(TextLimit.cutUTF8(Array(value.utf8), maxScalars: GA4Destination.maxParamValue), to: &out)
-            count += 1
+        params.key("engagement_time_msec", &out)
+        markLastKey(20, out)
+        appendInteger(max(1, fields.session?.engagementMs ?? 1), to: &out)
+        if let extra {
+            params.key(extra.key, &out)
+            markLastKey(extra.key.utf8CodeUnitCount, out)
+            if TextLimit.appendCut(event.name, maxScalars: extra.limit, to: &out) { counts.add("param_value_cut") }
         }
-        guard let properties = fields.properties else {
-            params.close(&out)
-            return
-        }
-        var used: Set<String> = ["session_id", "engagement_time_msec"]
-        func add(_ rawKey: String, _ value: Int, prefix: String) {
-            let original = prefix.isEmpty ? rawKey : prefix + "_" + rawKey
-            if !includeDuration && original == "duration_ms" { return }
-            var key = original
-            if !GA4Names.isValid(key, maxLength: 40, isEvent: false) {
-                key = GA4Names.normalize(key, maxLength: 40, isEvent: false).name
-                counts.add("param_name_changed")
-            }
-            let kind = document.tape[value].kind
-            switch kind {
-            case .null:
-                counts.add("null_param_dropped")
-                return
-            case .array:
-                counts.add("array_param_dropped")
-                return
-            case .object:
-                guard prefix.isEmpty else {
-                    counts.add("nested_param_dropped")
-                    return
+        if let properties = fields.properties {
+            document.forEachMember(of: properties) { key, value in
+                document.withString(key) { keyBytes in
+                    if !includeDuration && keyBytes.elementsEqual("duration_ms".utf8) { return }
+                    appendParam(document, keyBytes, value, parent: nil, &params, &out)
                 }
-                counts.add("object_param_flattened")
-                for (childKey, childValue) in document.members(of: value) {
-                    add(document.string(childKey) ?? "", childValue, prefix: original)
-                }
-                return
-            default:
-                break
             }
-            guard !used.contains(key) else {
-                counts.add("duplicate_param_dropped")
-                return
-            }
-            guard count < GA4Destination.maxParams else {
-                counts.add("param_dropped_over_limit")
-                return
-            }
-            used.insert(key)
-            params.key(bytes: Array(key.utf8), &out)
-            switch kind {
-            case .string:
-                let limit = GA4Destination.longerParamValues[key] ?? GA4Destination.maxParamValue
-                if TextLimit.appendString(document, value, maxScalars: limit, to: &out) { counts.add("param_value_cut") }
-            case .true, .false:
-                // GA4 takes strings and numbers only.
-                JSONString.appendQuoted(kind == .true ? "true" : "false", to: &out)
-                counts.add("bool_param_stringified")
-            default:
-                document.write(node: value, to: &out)
-            }
-            count += 1
-        }
-        for (key, value) in document.members(of: properties) {
-            add(document.string(key) ?? "", value, prefix: "")
         }
         params.close(&out)
     }
 
+    private mutating func appendParam(_ document: JSONDocument, _ rawKey: UnsafeRawBufferPointer, _ value: Int,
+                                      parent: UnsafeRawBufferPointer?, _ params: inout JSONObjectEncoder, _ out: inout [UInt8]) {
+        let kind = document.tape[value].kind
+        switch kind {
+        case .null:
+            // [mp-send]: null, object and array values make GA4 drop the event without an error.
+            counts.add("null_param_dropped")
+            return
+        case .array:
+            counts.add("array_param_dropped")
+            return
+        case .object:
+            guard parent == nil else {
+                counts.add("nested_param_dropped")
+                return
+            }
+            counts.add("object_param_flattened")
+            document.forEachMember(of: value) { childKey, childValue in
+                document.withString(childKey) { child in
+                    appendParam(document, child, childValue, parent: rawKey, &params, &out)
+                }
+            }
+            return
+        default:
+            break
+        }
+        // The name: `parent_child` for a flattened member; normalized like event names when invalid.
+        key.removeAll(keepingCapacity: true)
+        if let parent {
+            key.append(contentsOf: parent)
+            key.append(UInt8(ascii: "_"))
+        }
+        key.append(contentsOf: rawKey)
+        let changed = fixKey(maxLength: GA4Names.maxNameLength, kind: .parameter, cache: \.paramNames)
+        if isWritten(key, in: out) {
+            counts.add("duplicate_param_dropped")
+            return
+        }
+        if written.count >= GA4Destination.maxParams {
+            counts.add("param_dropped_over_limit")
+            return
+        }
+        if changed { counts.add("param_name_changed") }
+        params.key(bytes: key, &out)
+        markLastKey(key.count, out)
+        switch kind {
+        case .string:
+            var limit = GA4Destination.maxParamValue
+            for (special, longer) in GA4Destination.longerParamValues
+            where key.elementsEqual(UnsafeBufferPointer(start: special.utf8Start, count: special.utf8CodeUnitCount)) {
+                limit = longer
+            }
+            if TextLimit.appendString(document, value, maxScalars: limit, to: &out) { counts.add("param_value_cut") }
+        case .true, .false:
+            // [mp-send]: parameter values are strings or numbers.
+            JSONString.appendQuoted(kind == .true ? "true" : "false", to: &out)
+            counts.add("bool_param_stringified")
+        default:
+            out.append(contentsOf: document.rawBytes(value))
+        }
+    }
+
+    // MARK: - User properties
+
+    /// [mp-user] `user_properties: {"name": {"value": ...}}` from `context.traits`:
+    /// at most 25, names 24 characters, values 36, strings or numbers.
     private mutating func appendUserProperties(_ document: JSONDocument, _ traits: Int, _ out: inout [UInt8]) {
         var object = JSONObjectEncoder()
-        var count = 0
-        for (key, value) in document.members(of: traits) {
+        written.removeAll(keepingCapacity: true)
+        document.forEachMember(of: traits) { key, value in
             let kind = document.tape[value].kind
             guard kind == .string || kind == .number || kind == .true || kind == .false else {
                 counts.add("user_property_dropped")
-                continue
+                return
             }
-            guard count < GA4Destination.maxUserProperties else {
+            self.key.removeAll(keepingCapacity: true)
+            document.withString(key) { self.key.append(contentsOf: $0) }
+            let changed = fixKey(maxLength: GA4Names.maxUserPropertyNameLength, kind: .userProperty, cache: \.userPropertyNames)
+            if isWritten(self.key, in: out) {
+                counts.add("duplicate_user_property_dropped")
+                return
+            }
+            if written.count >= GA4Destination.maxUserProperties {
                 counts.add("user_property_dropped_over_limit")
-                continue
+                return
             }
-            var name = document.string(key) ?? ""
-            if !GA4Names.isValid(name, maxLength: GA4Destination.maxUserPropertyName, isEvent: false) {
-                name = GA4Names.normalize(name, maxLength: GA4Destination.maxUserPropertyName, isEvent: false).name
-                counts.add("user_property_name_changed")
-            }
-            object.key(bytes: Array(name.utf8), &out)
+            if changed { counts.add("user_property_name_changed") }
+            object.key(bytes: self.key, &out)
+            markLastKey(self.key.count, out)
             var wrapper = JSONObjectEncoder()
             wrapper.key("value", &out)
             switch kind {
@@ -265,12 +357,47 @@ public struct GA4Destination: Destination {
                 if TextLimit.appendString(document, value, maxScalars: GA4Destination.maxUserPropertyValue, to: &out) {
                     counts.add("user_property_value_cut")
                 }
-            case .true, .false: JSONString.appendQuoted(kind == .true ? "true" : "false", to: &out)
-            default: document.write(node: value, to: &out)
+            case .true, .false:
+                JSONString.appendQuoted(kind == .true ? "true" : "false", to: &out)
+                counts.add("bool_user_property_stringified")
+            default:
+                out.append(contentsOf: document.rawBytes(value))
             }
             wrapper.close(&out)
-            count += 1
         }
         object.close(&out)
     }
+
+    // MARK: - Names written
+
+    /// Replaces `key` by its valid form when it is not valid; returns whether it changed.
+    private mutating func fixKey(maxLength: Int, kind: GA4Names.Kind, cache: WritableKeyPath<GA4Destination, GA4NameCache>) -> Bool {
+        if GA4Names.isValid(key, maxLength: maxLength, kind: kind) { return false }
+        let original = key
+        let entry = self[keyPath: cache].entry(for: original) {
+            GA4NameCache.Entry(fixed: GA4Names.normalize(original, maxLength: maxLength, kind: kind).name, changes: [])
+        }
+        key = entry.fixed ?? original
+        return true
+    }
+
+    /// Remembers the key just written (`"name":` at the end of `out`).
+    @inline(__always)
+    private mutating func markLastKey(_ count: Int, _ out: [UInt8]) {
+        written.append((out.count - 2 - count, count))
+    }
+
+    /// Whether a key equal to `candidate` was already written into the current object.
+    private func isWritten(_ candidate: [UInt8], in out: [UInt8]) -> Bool {
+        let count = candidate.count
+        for entry in written where entry.count == count {
+            if out[entry.start..<(entry.start + count)].elementsEqual(candidate) { return true }
+        }
+        return false
+    }
+}
+
+extension RejectReason {
+    /// GA4 with `names: reject`: the event name breaks GA4's rules.
+    static let invalidEventName = RejectReason("invalid_event_name")
 }

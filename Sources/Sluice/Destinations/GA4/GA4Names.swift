@@ -1,13 +1,24 @@
 /// GA4 / Firebase naming rules for events, parameters and user properties.
 ///
-/// From Google's Measurement Protocol docs (developers.google.com/analytics/devguides/
-/// collection/protocol/ga4/sending-events, "Limitations") and the Firebase
-/// `FirebaseAnalytics.Event` reference: names are at most 40 characters
-/// (user properties 24) of `[A-Za-z0-9_]`, start with a letter, and may not use
-/// the reserved prefixes `_`, `firebase_`, `ga_`, `google_`, `gtag.` or a
-/// reserved event name. GA4 drops events that break these silently (it always
+/// Sources:
+/// - [mp-limits]: developers.google.com/analytics/devguides/collection/protocol/ga4/sending-events
+///   ("Limitations": names 40 characters, alphanumeric and underscores, starting with a letter)
+/// - [mp-reserved]: developers.google.com/analytics/devguides/collection/protocol/ga4/reference
+///   ("Reserved names": event names, and the prefixes `_`, `firebase_`, `ga_`, `google_`, `gtag.`)
+/// - [naming]: support.google.com/analytics/answer/13316687 ("Event naming rules": the web
+///   list, reserved parameter and user-property names and prefixes)
+/// - [fa-event]: firebase.google.com/docs/reference/android/com/google/firebase/analytics/FirebaseAnalytics.Event
+///
+/// GA4 drops events that break these silently (the Measurement Protocol always
 /// answers 2xx), so Sluice fixes or refuses them before they leave.
-struct GA4Names {
+enum GA4Names {
+    /// What a name is for: the rules differ a little.
+    enum Kind {
+        case event(web: Bool)
+        case parameter
+        case userProperty
+    }
+
     /// What had to change to make a name valid.
     struct Changes: OptionSet {
         let rawValue: Int
@@ -16,56 +27,101 @@ struct GA4Names {
         static let cut = Changes(rawValue: 4)
     }
 
-    static let reservedPrefixes: [String] = ["_", "firebase_", "ga_", "google_", "gtag."]
-    /// Event names reserved for automatically collected events (app streams).
-    static let reservedEventNames: Set<String> = [
+    /// [mp-limits] event and parameter names: at most 40 characters.
+    static let maxNameLength = 40
+    /// [mp-limits] user property names: at most 24 characters.
+    static let maxUserPropertyNameLength = 24
+
+    /// [mp-reserved] / [naming]: events and parameters may not start with these
+    /// (`_` is already excluded by the letter-first rule, `gtag.` by the alphabet).
+    static let reservedPrefixes: [[UInt8]] = ["_", "firebase_", "ga_", "google_", "gtag."].map { Array($0.utf8) }
+    /// [naming] "user property names can't start with": `_`, `firebase_`, `ga_`, `google_`.
+    static let reservedUserPropertyPrefixes: [[UInt8]] = ["_", "firebase_", "ga_", "google_"].map { Array($0.utf8) }
+
+    /// [mp-reserved] / [fa-event]: names of automatically collected events (app streams).
+    static let reservedEventNames: Set<[UInt8]> = Set([
         "ad_activeview", "ad_click", "ad_exposure", "ad_impression", "ad_query", "ad_reward", "adunit_exposure",
-        "app_background", "app_clear_data", "app_exception", "app_remove", "app_store_refund",
+        "app_background", "app_clear_data", "app_exception", "app_install", "app_remove", "app_store_refund",
         "app_store_subscription_cancel", "app_store_subscription_convert", "app_store_subscription_renew",
         "app_update", "app_upgrade", "dynamic_link_app_open", "dynamic_link_app_update", "dynamic_link_first_open",
         "error", "first_open", "first_visit", "in_app_purchase", "notification_dismiss", "notification_foreground",
         "notification_open", "notification_receive", "os_update", "session_start", "session_start_with_rollout",
         "user_engagement",
-    ]
-    /// The prefix that makes a reserved or non-letter-initial name valid.
-    static let safePrefix = "app_"
+    ].map { Array($0.utf8) })
+    /// [naming] "Web": reserved event names that web streams add to the list above
+    /// (`page_view` is not among them here: it is what Sluice sends for `page`
+    /// messages, as gtag.js does).
+    static let reservedWebEventNames: Set<[UInt8]> = Set([
+        "click", "file_download", "form_start", "form_submit", "scroll", "video_complete", "video_progress",
+        "video_start", "view_complete", "view_search_results",
+    ].map { Array($0.utf8) })
+    /// [naming] "Reserved user property names".
+    static let reservedUserPropertyNames: Set<[UInt8]> = Set([
+        "first_open_time", "first_visit_time", "last_deep_link_referrer", "user_id", "first_open_after_install",
+    ].map { Array($0.utf8) })
 
-    /// Whether `name` is valid as it is.
-    static func isValid(_ name: String, maxLength: Int = 40, isEvent: Bool = true) -> Bool {
-        guard let first = name.unicodeScalars.first, first.isASCIILetter, name.unicodeScalars.count <= maxLength else { return false }
-        guard name.unicodeScalars.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || $0 == "_" }) else { return false }
-        if reservedPrefixes.contains(where: { name.hasPrefix($0) }) { return false }
-        return !(isEvent && reservedEventNames.contains(name))
+    /// The prefix that makes a reserved or non-letter-initial name valid.
+    static let safePrefix: [UInt8] = Array("app_".utf8)
+
+    @inline(__always)
+    static func isLetter(_ byte: UInt8) -> Bool { (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) }
+    @inline(__always)
+    static func isNameByte(_ byte: UInt8) -> Bool { isLetter(byte) || (byte >= 48 && byte <= 57) || byte == 95 }
+
+    /// Whether `name` (UTF-8) is valid as it is, at most `maxLength` characters.
+    static func isValid<Bytes: Collection>(_ name: Bytes, maxLength: Int, kind: Kind) -> Bool where Bytes.Element == UInt8 {
+        guard let first = name.first, isLetter(first), name.count <= maxLength else { return false }
+        guard name.allSatisfy(isNameByte) else { return false }
+        return !isReserved(name, kind: kind)
+    }
+
+    /// Whether an all-ASCII name uses a reserved prefix or is a reserved name for its kind.
+    static func isReserved<Bytes: Collection>(_ name: Bytes, kind: Kind) -> Bool where Bytes.Element == UInt8 {
+        switch kind {
+        case .event(let web):
+            if reservedPrefixes.contains(where: { name.starts(with: $0) }) { return true }
+            let bytes = Array(name)
+            return reservedEventNames.contains(bytes) || (web && reservedWebEventNames.contains(bytes))
+        case .parameter:
+            return reservedPrefixes.contains { name.starts(with: $0) }
+        case .userProperty:
+            if reservedUserPropertyPrefixes.contains(where: { name.starts(with: $0) }) { return true }
+            return reservedUserPropertyNames.contains(Array(name))
+        }
     }
 
     /// A valid name made from `name`: spaces and punctuation become `_`, common
-    /// accented letters lose their accents, other non-ASCII is dropped, a reserved
-    /// or non-letter start gets `app_`, and the result is cut to `maxLength`.
-    static func normalize(_ name: String, maxLength: Int = 40, isEvent: Bool = true) -> (name: String, changes: Changes) {
+    /// accented letters lose their accents, other non-ASCII is dropped, a
+    /// reserved or non-letter start gets `app_`, and the result is cut to
+    /// `maxLength`. `alsoReservedWith` lists suffixes the name will also be sent
+    /// with (`_start`, `_stop`): a name reserved with one of them is prefixed too.
+    static func normalize<Bytes: Collection>(_ name: Bytes, maxLength: Int, kind: Kind,
+                                             alsoReservedWith suffixes: [[UInt8]] = []) -> (name: [UInt8], changes: Changes)
+    where Bytes.Element == UInt8 {
         var changes: Changes = []
-        var result = ""
-        for scalar in name.unicodeScalars {
-            if scalar.isASCIILetter || scalar.isASCIIDigit || scalar == "_" {
-                result.unicodeScalars.append(scalar)
+        var result: [UInt8] = []
+        for scalar in String(decoding: Array(name), as: UTF8.self).unicodeScalars {
+            if scalar.isASCII && isNameByte(UInt8(scalar.value)) {
+                result.append(UInt8(scalar.value))
             } else if let plain = transliteration[scalar] {
-                result += plain
+                result.append(contentsOf: plain.utf8)
                 changes.insert(.characters)
             } else if scalar.isASCII {
-                result += "_"
+                result.append(UInt8(ascii: "_"))
                 changes.insert(.characters)
             } else {
                 changes.insert(.characters)
             }
         }
-        let needsPrefix = result.unicodeScalars.first.map { !$0.isASCIILetter } ?? true
-            || reservedPrefixes.contains(where: { result.hasPrefix($0) })
-            || (isEvent && reservedEventNames.contains(result))
+        let needsPrefix = result.first.map { !isLetter($0) } ?? true
+            || isReserved(result, kind: kind)
+            || suffixes.contains { isReserved(result + $0, kind: kind) }
         if needsPrefix {
             result = safePrefix + result
             changes.insert(.prefixed)
         }
-        if result.unicodeScalars.count > maxLength {
-            result = String(String.UnicodeScalarView(result.unicodeScalars.prefix(maxLength)))
+        if result.count > maxLength {
+            result.removeSubrange(maxLength...)
             changes.insert(.cut)
         }
         return (result, changes)
@@ -88,7 +144,23 @@ struct GA4Names {
     }()
 }
 
-extension Unicode.Scalar {
-    var isASCIILetter: Bool { (value >= 0x41 && value <= 0x5A) || (value >= 0x61 && value <= 0x7A) }
-    var isASCIIDigit: Bool { value >= 0x30 && value <= 0x39 }
+/// Decisions about names, remembered: a stream has few distinct names, so each
+/// is checked (and normalized) once. Capped against hostile streams.
+struct GA4NameCache {
+    struct Entry {
+        /// The name to send; nil when the name is valid as it is.
+        var fixed: [UInt8]?
+        var changes: GA4Names.Changes
+    }
+
+    private var entries: [[UInt8]: Entry] = [:]
+    static let limit = 4096
+
+    mutating func entry(for name: [UInt8], _ make: () -> Entry) -> Entry {
+        if let entry = entries[name] { return entry }
+        let entry = make()
+        if entries.count >= GA4NameCache.limit { entries.removeAll(keepingCapacity: true) }
+        entries[name] = entry
+        return entry
+    }
 }

@@ -1,23 +1,24 @@
 import Yams
 
-/// Mixpanel's Import API: one `{"event": ..., "properties": {...}}` per line.
+/// Mixpanel's Import API (`POST /import`, NDJSON body): one
+/// `{"event": ..., "properties": {"time", "distinct_id", "$insert_id", ...}}` per line.
 ///
-/// Rules, from Mixpanel's docs (developer.mixpanel.com/reference/import-events,
-/// docs.mixpanel.com/docs/data-structure/property-reference/data-type):
-/// - `properties.time` in milliseconds since the epoch; `distinct_id`; `$insert_id`
-///   of at most 36 characters of `[A-Za-z0-9-]` (import-events "Event Deduplication").
-/// - `distinct_id` placeholders the API refuses (`null`, `undefined`, `anon`, `0`, `-1`, ...)
-///   are refused here with a reason rather than sent (import-events, "distinct_id").
-/// - fewer than 255 properties per event; string values are cut at 255 bytes
-///   (import-events "Limits": "String properties have a limit of 255 bytes").
-/// - A timed event's duration is `$duration`, in seconds (default-properties, mixpanel-js `time_event`).
-/// - Only events: `identify`, `group`, `alias` and `session` messages are not routed here.
+/// Each rule below cites the page it comes from:
+/// - [import]: developer.mixpanel.com/reference/import-events (docs.mixpanel.com/reference/import-events)
+/// - [400]: docs.mixpanel.com/troubleshooting/errors/400-bad-request
+/// - [types]: docs.mixpanel.com/docs/data-structure/property-reference/data-type
+/// - [reserved]: docs.mixpanel.com/docs/data-structure/property-reference/reserved-properties
+/// - [default]: docs.mixpanel.com/docs/data-structure/property-reference/default-properties
+///
+/// Only events: `identify`, `group`, `alias` and `session` messages are not
+/// routed here (counted `unsupported_type`); profiles go through `/engage`.
 public struct MixpanelDestination: Destination {
     public static let type = DestinationType(
         name: "mixpanel", extraKeys: ["screen_event", "page_event"],
         defaultRotation: {
-            // 2000 events and 2 MB per request: safe under both the current (10 MB)
-            // and the older (2 MB) documented body limit.
+            // [import] "up to 2000 events and 2MB uncompressed per request" (the
+            // current page says 10 MB; 2 MB is safe under both). The body is the
+            // file's lines as they are (application/x-ndjson): one file, one request.
             var rotation = RotationPolicy()
             rotation.maxEvents = 2000
             rotation.maxBytes = 2_000_000
@@ -27,83 +28,118 @@ public struct MixpanelDestination: Destination {
         MixpanelDestination(naming: ScreenNaming(options: options, destination: name, &reader))
     }
 
-    /// distinct_id values Mixpanel rejects (import-events, "distinct_id"), compared case-insensitively.
-    static let placeholderIDs: Set<String> = [
+    /// [import] "distinct_id": the placeholder values Mixpanel refuses with a 400
+    /// (the same list applies to `$insert_id`); compared case-insensitively.
+    static let placeholderIDs: [[UInt8]] = [
         "00000000-0000-0000-0000-000000000000", "anon", "anonymous", "nil", "none", "null", "n/a", "na",
         "undefined", "unknown", "<nil>", "0", "-1", "true", "false", "[]", "{}",
-    ]
-    /// Placeholders are at most 9 characters (`undefined`) or the 36-character zero UUID.
-    static func isPlaceholder(_ id: [UInt8]) -> Bool {
+    ].map { Array($0.utf8) }
+
+    /// Whether `id` is one of the placeholders (at most 9 bytes, or the 36-byte zero UUID).
+    static func isPlaceholder(_ id: UnsafeRawBufferPointer) -> Bool {
         guard id.count <= 9 || id.count == 36 else { return false }
-        return placeholderIDs.contains(String(decoding: id, as: UTF8.self).lowercased())
+        return placeholderIDs.contains { placeholder in
+            placeholder.count == id.count && zip(placeholder, id).allSatisfy { $0 == ($1 >= 65 && $1 <= 90 ? $1 + 32 : $1) }
+        }
     }
 
+    /// [types] "String properties have a limit of 255 bytes" (longer ones are
+    /// truncated by Mixpanel; Sluice cuts them on a character boundary and counts it).
     static let maxStringBytes = 255
+    /// [import] "Must have fewer than 255 properties" per event.
     static let maxProperties = 254
-    /// Properties Sluice sets itself; an event property of the same name is left out.
-    static let reserved: Set<[UInt8]> = Set(["time", "distinct_id", "$insert_id", "$device_id", "$user_id", "$duration", "token"].map { Array($0.utf8) })
+    /// [400] "Mixpanel rejects events dated before 1971-01-01" (ms since the epoch).
+    static let earliestTimeMs: Int64 = 31_536_000_000
+
+    /// Properties Sluice sets itself, and ones that make Mixpanel hide or drop
+    /// the event without an error ([reserved]: `$ignore` drops it at ingestion,
+    /// `$bucket`/`bucket` hide it; `token` is the project token): an event
+    /// property of one of these names is left out (counted `reserved_property_dropped`).
+    static let reserved: [[UInt8]] = [
+        "time", "distinct_id", "$insert_id", "$device_id", "$user_id", "$duration", "token", "$ignore", "$bucket", "bucket",
+    ].map { Array($0.utf8) }
+
+    /// `context` fields and the Mixpanel default properties they become ([default]).
+    /// An event property of the same name wins over the context's value.
+    static let contextProperties: [(StaticString, EventFields.ContextField)] = [
+        ("$os", .osName), ("$os_version", .osVersion), ("$model", .deviceModel), ("$manufacturer", .deviceManufacturer),
+        ("$app_version_string", .appVersion), ("$app_build_number", .appBuild), ("ip", .ip),
+    ]
 
     let naming: ScreenNaming
     private var counts = ChangeCounts()
+    private var insertID = InsertID()
+    private var name: [UInt8] = []
 
-    public var capabilities: DestinationCapabilities { [.timedEvents] }
-    static let takes: Set<MessageType> = [.track, .screen, .page]
-    public var supportedTypes: Set<MessageType> { MixpanelDestination.takes }
+    static let takes = MessageTypes(.track, .screen, .page)
+    public var supportedTypes: MessageTypes { MixpanelDestination.takes }
     public var changes: [(name: String, value: Int)] { counts.entries }
 
     init(naming: ScreenNaming) { self.naming = naming }
 
     public mutating func encode(_ event: Event, into out: inout [UInt8]) -> EncodeOutcome {
         let fields = EventFields(event)
-        guard let distinct = fields.userId ?? fields.anonymousId, !MixpanelDestination.isPlaceholder(distinct) else {
-            return .refused(Rejection(.invalidDistinctID, "distinct_id would be a placeholder Mixpanel rejects"))
-        }
-        let name = naming.eventName(event)
         let document = fields.document
+        // [import] distinct_id is the user: `userId`, else `anonymousId`.
+        guard let distinct = fields.userIdNode ?? fields.anonymousIdNode else {
+            return .refused(Rejection(.invalidDistinctID, "no userId or anonymousId for distinct_id"))
+        }
+        if fields.withBytes(distinct, MixpanelDestination.isPlaceholder) {
+            return .refused(Rejection(.invalidDistinctID, "distinct_id would be \"\(document.string(distinct) ?? "")\", a placeholder Mixpanel rejects"))
+        }
+        let timeMs = fields.time.milliseconds
+        if timeMs < MixpanelDestination.earliestTimeMs {
+            return .refused(Rejection(.timeOutOfRange, "\(fields.time.iso8601) is before 1971-01-01, which Mixpanel rejects"))
+        }
+        naming.eventName(event, into: &name)
         var record = JSONObjectEncoder()
         record.string("event", bytes: name, &out)
         record.key("properties", &out)
         var properties = JSONObjectEncoder()
-        properties.integer("time", fields.time.milliseconds, &out)
-        properties.string("distinct_id", bytes: distinct, &out)
-        properties.string("$insert_id", bytes: InsertID.make(messageId: fields.messageId, name: name, fallback: document), &out)
+        properties.integer("time", timeMs, &out)  // [import] seconds or milliseconds; ms keeps the precision
+        properties.raw("distinct_id", document, node: distinct, &out)
+        properties.key("$insert_id", &out)
+        insertID.append(messageId: fields.messageIdNode, name: name, document: document, to: &out)
         var count = 3
-        if let anonymous = fields.anonymousId { properties.string("$device_id", bytes: anonymous, &out); count += 1 }
-        if let user = fields.userId { properties.string("$user_id", bytes: user, &out); count += 1 }
-        if case let .completed(durationMs?) = fields.timed {
-            properties.key("$duration", &out)
-            out.append(contentsOf: "\(durationMs / 1000).\(pad(Int(abs(durationMs % 1000)), 3))".utf8)
+        // Simplified ID Merge: $device_id and $user_id let Mixpanel join the anonymous and the signed-in user.
+        if let anonymous = fields.anonymousIdNode {
+            if fields.withBytes(anonymous, MixpanelDestination.isPlaceholder) {
+                counts.add("placeholder_device_id_left_out")
+            } else {
+                properties.raw("$device_id", document, node: anonymous, &out)
+                count += 1
+            }
+        }
+        if let user = fields.userIdNode {
+            properties.raw("$user_id", document, node: user, &out)
             count += 1
         }
-        for (key, path) in MixpanelDestination.contextProperties {
-            if let node = fields.contextStringNode(path) {
-                properties.key(key, &out)
-                out.append(contentsOf: document.rawBytes(node))
-                count += 1
-            }
+        if case let .completed(durationMs?) = fields.timed {
+            // [default] `$duration`: seconds, as the SDKs' time_event sets it.
+            properties.key("$duration", &out)
+            MixpanelDestination.appendSeconds(durationMs, to: &out)
+            count += 1
         }
-        count += SessionAsProperties.append(fields.session, to: &properties, &out)
-        if let node = fields.properties {
-            for (key, value) in document.members(of: node) {
-                let keyBytes = document.withString(key) { Array($0) } ?? []
-                if keyBytes.count <= 11 && MixpanelDestination.reserved.contains(keyBytes) {
-                    counts.add("reserved_property_dropped")
-                    continue
-                }
-                if count >= MixpanelDestination.maxProperties {
-                    counts.add("property_dropped_over_limit")
-                    continue
-                }
-                properties.key(bytes: TextLimit.cutUTF8(keyBytes, maxBytes: MixpanelDestination.maxStringBytes), &out)
-                if document.tape[value].kind == .string {
-                    if TextLimit.appendString(document, value, maxBytes: MixpanelDestination.maxStringBytes, to: &out) {
-                        counts.add("string_cut")
-                    }
-                } else {
-                    document.write(node: value, to: &out)
-                }
-                count += 1
+        let overridden = fields.properties.map { MixpanelDestination.derivedNamesPresent(document, $0) } ?? 0
+        for (index, (key, field)) in MixpanelDestination.contextProperties.enumerated() {
+            guard let node = fields.node(field) else { continue }
+            if overridden & (1 << index) != 0 {
+                counts.add("context_property_overridden")
+                continue
             }
+            properties.key(key, &out)
+            if TextLimit.appendString(document, node, maxBytes: MixpanelDestination.maxStringBytes, to: &out) {
+                counts.add("string_cut")
+            }
+            count += 1
+        }
+        // Session data has no field of its own in Mixpanel (sessions are computed
+        // at query time, optionally from a `session_id` property: docs/features/sessions).
+        let sessionOverridden = overridden >> MixpanelDestination.contextProperties.count
+        if sessionOverridden != 0 && fields.session != nil { counts.add("context_property_overridden") }
+        count += SessionAsProperties.append(fields.session, document, skipping: sessionOverridden, to: &properties, &out)
+        if let node = fields.properties {
+            appendEventProperties(document, node, count: count, &properties, &out)
         }
         properties.close(&out)
         record.close(&out)
@@ -111,11 +147,67 @@ public struct MixpanelDestination: Destination {
         return .records(1)
     }
 
-    /// Segment context fields and the Mixpanel default properties they become.
-    static let contextProperties: [(StaticString, JSONPath)] = [
-        ("$os", JSONPath("os.name")), ("$os_version", JSONPath("os.version")),
-        ("$model", JSONPath("device.model")), ("$manufacturer", JSONPath("device.manufacturer")),
-        ("$app_version_string", JSONPath("app.version")), ("$app_build_number", JSONPath("app.build")),
-        ("ip", JSONPath("ip")),
-    ]
+    private mutating func appendEventProperties(_ document: JSONDocument, _ node: Int, count: Int,
+                                                _ properties: inout JSONObjectEncoder, _ out: inout [UInt8]) {
+        var count = count
+        document.forEachMember(of: node) { key, value in
+            let isReserved = document.withString(key) { name in
+                name.count <= 11 && MixpanelDestination.reserved.contains { $0.elementsEqual(name) }
+            } ?? false
+            if isReserved {
+                counts.add("reserved_property_dropped")
+                return
+            }
+            if count >= MixpanelDestination.maxProperties {
+                counts.add("property_dropped_over_limit")
+                return
+            }
+            if document.decodedLength(key) <= MixpanelDestination.maxStringBytes {
+                properties.key(document, node: key, &out)
+            } else {
+                // [types] property names are truncated at 255 bytes.
+                document.withString(key) { name in
+                    properties.key(bytes: name.prefix(TextLimit.prefixLength(name, maxBytes: MixpanelDestination.maxStringBytes)), &out)
+                }
+                counts.add("property_name_cut")
+            }
+            counts.add("string_cut", TextLimit.appendValue(document, value, maxBytes: MixpanelDestination.maxStringBytes, to: &out))
+            count += 1
+        }
+    }
+
+    /// A bit per derived property name (context, then session) that the event's own properties use.
+    private static func derivedNamesPresent(_ document: JSONDocument, _ properties: Int) -> Int {
+        var mask = 0
+        document.forEachMember(of: properties) { key, _ in
+            let length = document.decodedLength(key)
+            guard length >= 2 && length <= 19 else { return }
+            for (index, (name, _)) in contextProperties.enumerated() where name.utf8CodeUnitCount == length {
+                if document.string(key, is: name) { mask |= 1 << index }
+            }
+            for (index, name) in SessionAsProperties.names.enumerated() where name.utf8CodeUnitCount == length {
+                if document.string(key, is: name) { mask |= 1 << (contextProperties.count + index) }
+            }
+        }
+        return mask
+    }
+
+    /// Milliseconds as seconds with three decimals (`12.345`, `-0.500`), without Foundation.
+    static func appendSeconds(_ milliseconds: Int64, to out: inout [UInt8]) {
+        if milliseconds < 0 { out.append(UInt8(ascii: "-")) }
+        let magnitude = milliseconds.magnitude
+        appendInteger(Int64(magnitude / 1000), to: &out)
+        out.append(UInt8(ascii: "."))
+        let fraction = Int(magnitude % 1000)
+        out.append(UInt8(ascii: "0") + UInt8(fraction / 100))
+        out.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
+        out.append(UInt8(ascii: "0") + UInt8(fraction % 10))
+    }
+}
+
+extension RejectReason {
+    /// Mixpanel: `distinct_id` would be a placeholder Mixpanel rejects.
+    static let invalidDistinctID = RejectReason("invalid_distinct_id")
+    /// Mixpanel: the event is dated before 1971-01-01.
+    static let timeOutOfRange = RejectReason("time_out_of_range")
 }

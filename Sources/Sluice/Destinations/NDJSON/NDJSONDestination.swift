@@ -3,6 +3,8 @@
 public struct NDJSONDestination: Destination {
     public static let type = DestinationType(name: "ndjson") { _, _, _ in NDJSONDestination() }
 
+    public var supportedTypes: MessageTypes { .all }
+
     public init() {}
 
     public mutating func encode(_ event: Event, into out: inout [UInt8]) -> EncodeOutcome {

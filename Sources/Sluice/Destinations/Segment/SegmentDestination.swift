@@ -1,43 +1,61 @@
 /// The canonical Segment-spec message after all stages, for Segment's or
-/// RudderStack's batch import (segment.com/docs/connections/sources/catalog/
-/// libraries/server/http-api, "Batch"): 500 KB per batch, 32 KB per message,
-/// `messageId` at most 100 characters (segment-docs spec-field-message-id).
+/// RudderStack's batch import (`POST /v1/batch` with `{"batch": [...]}`).
 ///
-/// `session` is Sluice's own extension, not a Segment type: not routed here.
+/// Each rule below cites the page it comes from:
+/// - [http]: segment.com/docs/connections/sources/catalog/libraries/server/http-api
+///   ("Max request size": "a maximum of 500KB per batch request and 32KB per call";
+///   "Batch": at most 2500 events; segment-docs src/_includes/content/tracking-api-limit.md)
+/// - [common]: segment.com/docs/connections/spec/common ("messageId"; the 100-character
+///   limit is segment-docs src/_includes/content/spec-field-message-id.md)
+///
+/// `session` is Sluice's own extension, not a Segment type: not routed here
+/// (counted `unsupported_type`).
 public struct SegmentDestination: Destination {
     public static let type = DestinationType(
         name: "segment",
         defaultRotation: {
-            // 2500 messages and 500 KB per batch request.
+            // [http] 2500 messages and 500 KB per batch request. The request is the
+            // file's lines joined by commas inside `{"batch":[…]}` (plus whatever
+            // `context`/`sentAt` the uploader adds): 1 KB is left for that envelope.
             var rotation = RotationPolicy()
             rotation.maxEvents = 2500
-            rotation.maxBytes = 500_000
+            rotation.maxBytes = 500_000 - 1024
             return rotation
         }()
     ) { _, _, _ in SegmentDestination() }
 
+    /// [common] messageId: at most 100 characters.
     static let maxMessageIDLength = 100
+    /// [http] "32KB per call": a message of more bytes gets a 400.
     static let maxMessageBytes = 32 * 1024
 
-    static let takes: Set<MessageType> = [.track, .screen, .page, .identify, .group, .alias]
-    public var supportedTypes: Set<MessageType> { SegmentDestination.takes }
+    static let takes = MessageTypes(.track, .screen, .page, .identify, .group, .alias)
+    public var supportedTypes: MessageTypes { SegmentDestination.takes }
 
     public init() {}
 
     public mutating func encode(_ event: Event, into out: inout [UInt8]) -> EncodeOutcome {
-        if let node = event.document.member("messageId"),
-           let length = event.document.withString(node, { String(decoding: $0, as: UTF8.self).count }),
-           length > SegmentDestination.maxMessageIDLength {
+        let document = event.document
+        if let node = document.member("messageId", of: 0), document.tape[node].kind == .string,
+           document.decodedLength(node) > SegmentDestination.maxMessageIDLength,
+           let length = document.withString(node, TextLimit.scalarCount), length > SegmentDestination.maxMessageIDLength {
             return .refused(Rejection(.messageIDTooLong, "messageId has \(length) characters; Segment takes at most 100"))
         }
         let start = out.count
-        event.document.write(to: &out)
-        if out.count - start > SegmentDestination.maxMessageBytes {
-            let size = out.count - start
+        document.write(to: &out)
+        let size = out.count - start
+        if size > SegmentDestination.maxMessageBytes {
             out.removeSubrange(start...)
-            return .refused(Rejection(.messageTooLarge, "the message has \(size) bytes; Segment takes at most 32 KB"))
+            return .refused(Rejection(.messageTooLarge, "the message has \(size) bytes; Segment takes at most 32 KB (32768 bytes)"))
         }
         out.append(UInt8(ascii: "\n"))
         return .records(1)
     }
+}
+
+extension RejectReason {
+    /// Segment: `messageId` longer than 100 characters.
+    static let messageIDTooLong = RejectReason("message_id_too_long")
+    /// Segment: the message is over 32 KB.
+    static let messageTooLarge = RejectReason("message_too_large")
 }

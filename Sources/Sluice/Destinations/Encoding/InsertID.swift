@@ -1,0 +1,82 @@
+/// A stable, provider-safe id for a message: the same message (messageId and
+/// event name) always gives the same id, so a re-sent file deduplicates at the
+/// provider. 128 bits of `StableHash`, written as a UUID-shaped 36-character
+/// string of `[0-9a-f-]`:
+/// - Mixpanel `$insert_id`: "at most 36 bytes, only [A-Za-z0-9-]", dedup key
+///   (event, time, distinct_id, $insert_id); hashing semantic fields is the
+///   recommended way (docs.mixpanel.com/docs/tracking-methods/data-import/import-events,
+///   "$insert_id"; reference/event-deduplication).
+/// - Amplitude `insert_id`: the same id within 7 days on the same device is
+///   ignored (amplitude.com/docs/apis/analytics/http-v2, "Event deduplication").
+///
+/// Segment's legacy Mixpanel destination derived it the same way (uuidv5 of
+/// messageId and event name), so a rename gives a new id, as it should.
+struct InsertID {
+    /// Reused between events: the hashed material, so making an id allocates nothing.
+    private var material: [UInt8] = []
+
+    /// Appends the id, quoted, for a message with `messageId` (tape index of a
+    /// non-empty string, if any) and provider event `name`. Without a messageId
+    /// the message's own bytes identify it.
+    mutating func append(messageId: Int?, name: [UInt8], document: JSONDocument, to out: inout [UInt8]) {
+        let (high, low): (UInt64, UInt64)
+        if let messageId {
+            material.removeAll(keepingCapacity: true)
+            document.withString(messageId) { material.append(contentsOf: $0) }
+            material.append(0)
+            material.append(contentsOf: name)
+            (high, low) = material.withUnsafeBytes {
+                (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
+            }
+        } else {
+            (high, low) = document.bytes.withUnsafeBytes {
+                (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+        InsertID.appendUUIDShaped(high, low, dashes: true, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// The id as bytes (for tests and for ids that are not written at once).
+    static func make(messageId: [UInt8]?, name: [UInt8], fallback document: JSONDocument) -> [UInt8] {
+        var material: [UInt8]
+        if let messageId {
+            material = messageId
+            material.append(0)
+            material.append(contentsOf: name)
+        } else {
+            material = document.bytes
+        }
+        let (high, low) = material.withUnsafeBytes {
+            (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
+        }
+        var out: [UInt8] = []
+        appendUUIDShaped(high, low, dashes: true, to: &out)
+        return out
+    }
+
+    /// 128 bits of `StableHash` of `bytes` as 32 lowercase hex digits, or
+    /// UUID-shaped with `dashes` (a device id derived from another id).
+    static func appendHex32(of bytes: UnsafeRawBufferPointer, dashes: Bool, to out: inout [UInt8]) {
+        appendUUIDShaped(StableHash.hash(bytes, seed: StableHash.seedA), StableHash.hash(bytes, seed: StableHash.seedB),
+                         dashes: dashes, to: &out)
+    }
+
+    private static let hexDigits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                                   UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+        (48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102)
+
+    /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (or the 32 digits alone) from 128 bits.
+    @inline(__always)
+    static func appendUUIDShaped(_ high: UInt64, _ low: UInt64, dashes: Bool, to out: inout [UInt8]) {
+        withUnsafeBytes(of: hexDigits) { hex in
+            for nibble in 0..<32 {
+                if dashes && (nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20) { out.append(UInt8(ascii: "-")) }
+                let word = nibble < 16 ? high : low
+                let shift = UInt64((15 - nibble % 16) * 4)
+                out.append(hex[Int((word >> shift) & 0xF)])
+            }
+        }
+    }
+}
