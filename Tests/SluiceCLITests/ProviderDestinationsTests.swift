@@ -2,86 +2,216 @@ import Foundation
 import SluiceTestSupport
 import Testing
 
-/// The generated stream through `pipelines/providers.yaml`: every provider's
-/// file read back and checked against that provider's rules.
+/// The generated stream through the `pipelines/` examples that route it to all
+/// five providers: every output file gunzipped, every record parsed and checked
+/// against its provider's rules (`ProviderRules`, written without Sluice code),
+/// the files against the default rotation, and the accounting balanced.
 @Suite struct ProviderDestinationsTests {
-    private func objects(_ directory: TemporaryDirectory, _ destination: String) -> [[String: Any]] {
-        directory.files().filter { $0.hasPrefix("out/\(destination)/") }.flatMap { file -> [[String: Any]] in
+    /// One destination's output: its files, each as its parsed records and raw lines.
+    struct Output {
+        var files: [(path: String, lines: [String], bytes: Int)] = []
+        var records: [[String: Any]] { files.flatMap { $0.lines }.map(ProviderDestinationsTests.parse) }
+        var lineCount: Int { files.reduce(0) { $0 + $1.lines.count } }
+    }
+
+    struct Run {
+        var stats: [String: Any]
+        var outputs: [String: Output]
+        var rejects: [[String: Any]]
+
+        func destination(_ name: String) -> [String: Any] {
+            (stats["destinations"] as! [[String: Any]]).first { $0["name"] as? String == name }!
+        }
+
+        func counts(_ name: String, _ key: String) -> [String: Int] {
+            destination(name)[key] as? [String: Int] ?? [:]
+        }
+
+        func total(_ name: String, _ key: String) -> Int { counts(name, key).values.reduce(0, +) }
+    }
+
+    static func parse(_ line: String) -> [String: Any] {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
+            Issue.record("not a JSON object: \(line.prefix(200))")
+            return [:]
+        }
+        return object
+    }
+
+    /// Runs `generate | run --pipeline PIPELINE` (with `extra` lines after the generated ones) and reads everything back.
+    private func run(_ pipeline: String, events: Int, seed: Int, extra: [String] = [], in directory: TemporaryDirectory) throws -> Run {
+        _ = directory.write("extra.ndjson", extra.map { $0 + "\n" }.joined())
+        let result = try SluiceBinary.shell(
+            "( $SLUICE generate --events \(events) --seed \(seed) --malformed 0.01; cat extra.ndjson ) | " +
+            "$SLUICE run --pipeline \(repositoryRoot)/pipelines/\(pipeline) --stats stats.json",
+            in: directory.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let stats = ProviderDestinationsTests.parse(String(decoding: FileManager.default.contents(atPath: directory.file("stats.json"))!, as: UTF8.self))
+        var outputs: [String: Output] = [:]
+        var rejects: [[String: Any]] = []
+        for file in directory.files().sorted() where file.hasPrefix("out/") {
+            #expect(file.hasSuffix(".ndjson.gz"), "\(file) left unfinished")
             guard let bytes = TestGzip.decompressFile(directory.file(file)) else {
                 Issue.record("\(file) is not valid gzip")
-                return []
+                continue
             }
-            return ndjsonLines(bytes).map { (try? JSONSerialization.jsonObject(with: Data($0))) as? [String: Any] ?? [:] }
+            let lines = ndjsonLines(bytes).map { String(decoding: $0, as: UTF8.self) }
+            let destination = file.split(separator: "/")[1]
+            if destination == "rejects" {
+                rejects += lines.map(ProviderDestinationsTests.parse)
+            } else {
+                outputs[String(destination), default: Output()].files.append((file, lines, bytes.count))
+            }
         }
+        return Run(stats: stats, outputs: outputs, rejects: rejects)
     }
 
-    private func isGA4Name(_ name: String, max: Int = 40) -> Bool {
-        guard let first = name.unicodeScalars.first, first.properties.isAlphabetic, first.isASCII, name.count <= max else { return false }
-        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
-            && !["firebase_", "ga_", "google_", "gtag."].contains { name.hasPrefix($0) }
-    }
-
-    @Test func theGeneratedStreamReachesAllFiveProvidersInTheirOwnFormats() throws {
-        let directory = TemporaryDirectory()
-        let run = try SluiceBinary.shell(
-            "$SLUICE generate --events 6000 --seed 5 --malformed 0.01 | $SLUICE run --pipeline \(repositoryRoot)/pipelines/providers.yaml --stats stats.json",
-            in: directory.path)
-        #expect(run.status == 0, "\(run.stderr)")
-        let stats = (try JSONSerialization.jsonObject(with: FileManager.default.contents(atPath: directory.file("stats.json"))!)) as! [String: Any]
+    /// The accounting: every line in exactly one outcome, every destination's
+    /// counts match its files, every refusal is a reject record naming its
+    /// destination, and each `events: ["*"]` destination accounts for every
+    /// event that reached the fan-out.
+    private func checkAccounting(_ run: Run, lines: Int, excludedByRouting: [String: Int] = [:]) {
+        let stats = run.stats
+        let int = { (key: String) in stats[key] as? Int ?? -1 }
+        #expect(int("lines_in") == lines)
+        #expect(int("lines_in") == int("emitted") + int("merged") + int("rejected") + int("dropped"))
         #expect(stats["balanced"] as? Bool == true)
-        #expect(stats["lines_in"] as? Int == 6000)
-
-        let mixpanel = objects(directory, "mixpanel")
-        #expect(!mixpanel.isEmpty)
-        for record in mixpanel {
-            let properties = record["properties"] as! [String: Any]
-            let insertID = properties["$insert_id"] as! String
-            #expect(insertID.count <= 36 && insertID.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" })
-            #expect(properties["time"] is Int)
-            #expect(properties.count < 255)
-            #expect((record["event"] as! String) != "Avatar Changed", "rename did not apply")
-            for case let text as String in properties.values { #expect(text.utf8.count <= 255) }
-        }
-        #expect(Set(mixpanel.map { $0["event"] as! String }).contains("avatar_changed"))
-
-        let amplitude = objects(directory, "amplitude")
-        #expect(!amplitude.isEmpty)
-        for record in amplitude {
-            #expect(record["event_type"] is String && record["time"] is Int && record["session_id"] is Int)
-            let ids = [record["user_id"], record["device_id"]].compactMap { $0 as? String }
-            #expect(!ids.isEmpty && ids.allSatisfy { $0.count >= 5 })
-        }
-        #expect(amplitude.contains { $0["event_type"] as? String == "$identify" })
-
-        let ga4 = objects(directory, "ga4")
-        #expect(!ga4.isEmpty)
-        for body in ga4 {
-            let id = body["app_instance_id"] as! String
-            #expect(id.count == 32 && id.allSatisfy(\.isHexDigit))
-            for event in body["events"] as! [[String: Any]] {
-                let name = event["name"] as! String
-                #expect(isGA4Name(name), "\(name)")
-                let params = event["params"] as! [String: Any]
-                #expect(params.count <= 25)
-                #expect((params["engagement_time_msec"] as? Int ?? 0) >= 1)
-                for (key, value) in params {
-                    #expect(isGA4Name(key), "\(key)")
-                    #expect(value is String || value is NSNumber, "\(key) is \(value)")
-                    if let text = value as? String { #expect(text.count <= 100) }
-                }
+        let rejectedByReason = stats["rejected_by_reason"] as? [String: Int] ?? [:]
+        let destinationRejected = run.rejects.filter { $0["destination"] == nil && $0["stage"] as? String == "destination" }
+        #expect(destinationRejected.isEmpty, "a destination refusal without its destination")
+        // Lines that reached the fan-out: emitted, unrouted, or refused by every destination that was routed them.
+        let inputAndStageRejects = run.rejects.filter { $0["destination"] == nil }.count
+        let refusedEverywhere = int("rejected") - inputAndStageRejects
+        #expect(refusedEverywhere >= 0)
+        let fannedOut = int("emitted") + ((stats["dropped_by_reason"] as? [String: Int])?["unrouted"] ?? 0) + refusedEverywhere
+        for (name, output) in run.outputs {
+            let destination = run.destination(name)
+            #expect(destination["records"] as? Int == output.lineCount, "\(name): stats say \(destination["records"] ?? 0) records")
+            #expect(destination["files"] as? Int == output.files.count)
+            #expect(destination["uncompressed_bytes"] as? Int == output.files.reduce(0) { $0 + $1.bytes })
+            let refusals = run.rejects.filter { $0["destination"] as? String == name }
+            #expect(refusals.count == run.total(name, "refused_by_reason"), "\(name): refusals in the rejects vs stats")
+            for refusal in refusals {
+                #expect(refusal["stage"] as? String == "destination")
+                #expect(run.counts(name, "refused_by_reason")[refusal["reason"] as? String ?? ""] != nil)
+                #expect(!ProviderDestinationsTests.parse(refusal["line"] as? String ?? "").isEmpty)
+            }
+            let events = destination["events"] as? Int ?? 0
+            let accounted = events + run.total(name, "refused_by_reason") + run.total(name, "not_taken_by_reason")
+            if let excluded = excludedByRouting[name] {
+                #expect(accounted == fannedOut - excluded, "\(name): \(accounted) events accounted for, \(fannedOut - excluded) routed")
             }
         }
+        _ = rejectedByReason
+    }
 
-        let adjust = objects(directory, "adjust")
-        #expect(!adjust.isEmpty)
-        for record in adjust {
-            #expect(record["app_token"] as? String == "4w565xzmb54d")
-            #expect(["f0ob4r", "abc123"].contains(record["event_token"] as? String))
-            for value in (record["callback_params"] as? [String: Any] ?? [:]).values { #expect(value is String) }
+    /// Each file is at most one upload request: the default rotation of its type.
+    private func checkRotation(_ run: Run, _ limits: [String: (events: Int, bytes: Int)]) {
+        for (name, limit) in limits {
+            for file in run.outputs[name]?.files ?? [] {
+                #expect(file.lines.count <= limit.events && file.bytes <= limit.bytes,
+                        "\(file.path): \(file.lines.count) records, \(file.bytes) bytes")
+            }
         }
+    }
 
-        let segment = objects(directory, "segment")
-        #expect(!segment.isEmpty)
-        #expect(segment.allSatisfy { ($0["messageId"] as? String ?? "").count <= 100 && $0["type"] as? String != "session" })
+    private static let rotationLimits: [String: (events: Int, bytes: Int)] = [
+        "mixpanel": (2000, 2_000_000), "amplitude": (2000, 1_000_000 - 1024), "ga4": (2000, 64 << 20),
+        "adjust": (1_000_000, 64 << 20), "segment": (2500, 500_000 - 1024),
+    ]
+
+    private func crafted(_ event: String = "movie_tapped", type: String = "track", messageId: String, anonymousId: String,
+                         userId: String? = nil, time: String = "2026-12-01T00:00:00Z", properties: String = "{}", extra: String = "") -> String {
+        let user = userId.map { #","userId":"\#($0)""# } ?? ""
+        let name = type == "track" ? #""event":"\#(event)","# : ""
+        return #"{"type":"\#(type)",\#(name)"messageId":"\#(messageId)","timestamp":"\#(time)","anonymousId":"\#(anonymousId)"\#(user),"properties":\#(properties)\#(extra)}"#
+    }
+
+    @Test func theGeneratedStreamReachesAllFiveProvidersAndEveryRefusalIsInTheRejects() throws {
+        let directory = TemporaryDirectory()
+        let extra = [
+            crafted(messageId: "x-null-user", anonymousId: "dev-crafted-0001", userId: "null"),          // Mixpanel refuses
+            crafted(messageId: String(repeating: "m", count: 101), anonymousId: "dev-crafted-0002"),     // Segment refuses
+            crafted(messageId: "x-short-id", anonymousId: "abc"),                                        // Amplitude refuses
+            crafted(messageId: "x-1970", anonymousId: "dev-crafted-0004", time: "1970-06-01T00:00:00Z"),  // Mixpanel refuses
+            crafted(messageId: "x-big", anonymousId: "dev-crafted-0005",
+                    properties: #"{"blob":"\#(String(repeating: "x", count: 40_000))"}"#),              // Segment refuses, others cut
+            #"{"type":"group","groupId":"g1","messageId":"\#(String(repeating: "g", count: 101))","timestamp":"2026-12-01T00:00:00Z","anonymousId":"dev-crafted-0006","traits":{}}"#,
+            crafted("debug_trace", messageId: "x-debug", anonymousId: "dev-crafted-0007"),                // not routed to Mixpanel
+            crafted("purchase_completed", messageId: "x-no-currency", anonymousId: "dev-crafted-0008", properties: #"{"price":5}"#),
+            crafted(messageId: "x-segment-only", anonymousId: "dev-crafted-0009", extra: #","integrations":{"All":false,"Segment":true}"#),
+        ]
+        let run = try run("providers.yaml", events: 6000, seed: 5, extra: extra, in: directory)
+
+        // The only line no destination took: the group message Segment refused.
+        #expect((run.stats["rejected_by_reason"] as? [String: Int])?["message_id_too_long"] == 1)
+        #expect(run.counts("mixpanel", "refused_by_reason") == ["invalid_distinct_id": 1, "time_out_of_range": 1])
+        #expect(run.counts("segment", "refused_by_reason") == ["message_id_too_long": 2, "message_too_large": 1])
+        #expect(run.counts("amplitude", "refused_by_reason") == ["missing_user_or_device_id": 1])
+        #expect((run.counts("adjust", "changes")["revenue_without_currency"] ?? 0) >= 1)
+        checkAccounting(run, lines: 6000 + extra.count,
+                        excludedByRouting: ["mixpanel": 2, "amplitude": 1, "ga4": 1, "segment": 0])
+        checkRotation(run, ProviderDestinationsTests.rotationLimits)
+
+        let mixpanel = run.outputs["mixpanel"]!
+        for (record, line) in zip(mixpanel.records, mixpanel.files.flatMap(\.lines)) { ProviderRules.checkMixpanel(record, line: line) }
+        let mixpanelNames = Set(mixpanel.records.map { $0["event"] as? String ?? "" })
+        #expect(mixpanelNames.contains("avatar_changed") && !mixpanelNames.contains("Avatar Changed"), "rename: did not apply")
+        #expect(!mixpanelNames.contains("debug_trace"))
+        let amplitude = run.outputs["amplitude"]!
+        for (record, line) in zip(amplitude.records, amplitude.files.flatMap(\.lines)) { ProviderRules.checkAmplitude(record, line: line) }
+        #expect(amplitude.records.contains { $0["event_type"] as? String == "$identify" })
+        let ga4 = run.outputs["ga4"]!
+        for (record, line) in zip(ga4.records, ga4.files.flatMap(\.lines)) { ProviderRules.checkGA4(record, line: line, sessions: false) }
+        let adjust = run.outputs["adjust"]!
+        #expect(!adjust.records.isEmpty)
+        for (record, line) in zip(adjust.records, adjust.files.flatMap(\.lines)) {
+            ProviderRules.checkAdjust(record, line: line, appToken: "4w565xzmb54d", tokens: ["f0ob4r", "abc123"])
+        }
+        let segment = run.outputs["segment"]!
+        for (record, line) in zip(segment.records, segment.files.flatMap(\.lines)) { ProviderRules.checkSegment(record, line: line) }
+        #expect(segment.records.contains { $0["messageId"] as? String == "x-segment-only" })
+    }
+
+    @Test func withDedupeTimedAndSessionInFrontEveryProviderGetsSessionsAndDurations() throws {
+        let directory = TemporaryDirectory()
+        let run = try run("app-to-providers.yaml", events: 6000, seed: 7, in: directory)
+        let stages = run.stats["stages"] as? [[String: Any]] ?? []
+        let completed = stages.first { $0["stage"] as? String == "timed" }?["completed"] as? Int ?? 0
+        #expect(completed > 0)
+        #expect((run.stats["merged"] as? Int ?? 0) >= completed)
+        checkAccounting(run, lines: 6000, excludedByRouting: ["mixpanel": 0, "amplitude": 0, "ga4": 0, "adjust": 0, "segment": 0])
+        checkRotation(run, ProviderDestinationsTests.rotationLimits)
+
+        let mixpanel = run.outputs["mixpanel"]!.records
+        for (record, line) in zip(mixpanel, run.outputs["mixpanel"]!.files.flatMap(\.lines)) { ProviderRules.checkMixpanel(record, line: line) }
+        // Mixpanel has timed events: one $duration per pair the timed stage completed, and the session as properties.
+        #expect(mixpanel.filter { ($0["properties"] as? [String: Any])?["$duration"] != nil }.count == completed)
+        #expect(mixpanel.allSatisfy { ($0["properties"] as? [String: Any])?["session_id"] is String })
+
+        let amplitude = run.outputs["amplitude"]!
+        for (record, line) in zip(amplitude.records, amplitude.files.flatMap(\.lines)) { ProviderRules.checkAmplitude(record, line: line) }
+        #expect(amplitude.records.allSatisfy { (($0["session_id"] as? NSNumber)?.int64Value ?? -1) > 0 }, "an event outside a session")
+
+        let ga4 = run.outputs["ga4"]!
+        for (record, line) in zip(ga4.records, ga4.files.flatMap(\.lines)) { ProviderRules.checkGA4(record, line: line, sessions: true) }
+        // GA4 has none: `timed: split` sends a _start and a _stop, the stop with the duration.
+        let ga4Events = ga4.records.flatMap { $0["events"] as? [[String: Any]] ?? [] }
+        #expect(ga4Events.filter { ($0["params"] as? [String: Any])?["duration_ms"] != nil }.count == completed)
+        #expect(ga4Events.contains { ($0["name"] as? String ?? "").hasSuffix("_start") })
+        #expect(run.counts("ga4", "changes")["session_id_missing"] == nil)
+
+        let adjust = run.outputs["adjust"]!
+        for (record, line) in zip(adjust.records, adjust.files.flatMap(\.lines)) {
+            ProviderRules.checkAdjust(record, line: line, appToken: "4w565xzmb54d", tokens: ["f0ob4r", "abc123"])
+        }
+        // `rename:` comes before the token table: purchase_completed is sent as `purchase`.
+        #expect(adjust.records.contains { $0["event_token"] as? String == "f0ob4r" && ($0["partner_params"] as? [String: Any])?["sku"] is String })
+        #expect((run.counts("adjust", "not_taken_by_reason")["unsupported_event"] ?? 0) > 0)
+        #expect((run.counts("adjust", "not_taken_by_reason")["unsupported_type"] ?? 0) > 0)
+
+        let segment = run.outputs["segment"]!
+        for (record, line) in zip(segment.records, segment.files.flatMap(\.lines)) { ProviderRules.checkSegment(record, line: line) }
+        #expect(segment.records.allSatisfy { (($0["context"] as? [String: Any])?["session"] as? [String: Any])?["id"] is String })
     }
 }

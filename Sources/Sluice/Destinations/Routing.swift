@@ -15,8 +15,11 @@ public struct RoutingRules: Sendable {
     let rules: [Rule]
     let destinationName: [UInt8]
     let destinationType: [UInt8]
-    /// Decisions by name; names are few in real streams, capped against hostile ones.
-    private var cache: [[UInt8]: Bool] = [:]
+    /// True when every pattern is a literal or a literal followed by one `*`
+    /// (`"*"`, `"checkout_*"`, `"signed_up"`): matching those costs less than a cache look-up.
+    private let isSimple: Bool
+    /// Decisions by name for the other patterns; names are few in real streams, capped against hostile ones.
+    private var cache: [ByteKey: Bool] = [:]
     static let cacheLimit = 4096
 
     public init(patterns: [String], destinationName: String, destinationType: String) {
@@ -26,6 +29,9 @@ public struct RoutingRules: Sendable {
         }
         self.destinationName = Array(destinationName.lowercased().utf8)
         self.destinationType = Array(destinationType.lowercased().utf8)
+        isSimple = rules.allSatisfy { rule in
+            !rule.pattern.contains(UInt8(ascii: "?")) && !rule.pattern.dropLast().contains(UInt8(ascii: "*"))
+        }
     }
 
     /// Whether this destination takes the event.
@@ -39,14 +45,21 @@ public struct RoutingRules: Sendable {
 
     /// Whether the `events:` list takes a message of this name.
     public mutating func accepts(name: [UInt8]) -> Bool {
-        if let cached = cache[name] { return cached }
-        var result = false
-        for rule in rules where Glob.matches(rule.pattern, name) {
-            result = !rule.negated
-        }
+        if isSimple { return decide(name) }
+        let key = ByteKey(name)
+        if let cached = cache[key] { return cached }
+        let result = decide(name)
         if cache.count >= RoutingRules.cacheLimit { cache.removeAll(keepingCapacity: true) }
-        cache[name] = result
+        cache[key] = result
         return result
+    }
+
+    /// The last rule that matches decides.
+    private func decide(_ name: [UInt8]) -> Bool {
+        for rule in rules.reversed() where Glob.matches(rule.pattern, name) {
+            return !rule.negated
+        }
+        return false
     }
 
     private func integrationsDecision(_ document: JSONDocument, _ object: Int) -> Bool? {

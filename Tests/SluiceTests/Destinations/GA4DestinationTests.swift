@@ -2,29 +2,49 @@ import Testing
 @testable import Sluice
 
 @Suite struct GA4DestinationTests {
-    private func json(_ line: String) throws -> JSONDocument { try JSONDocument.parse(Array(line.utf8)) }
+    private let session = #""ip":"203.0.113.7","session":{"id":"s","start_ms":1795161600000,"number":1,"seq":3,"engagement_ms":0}"#
+
+    private func event(_ name: String, properties: String = "{}", extra: String = "") -> String {
+        #"{"type":"track","event":\#(quoted(name)),"timestamp":"2026-11-20T08:00:00Z","anonymousId":"0123456789abcdef0123456789abcdef","properties":\#(properties)\#(extra)}"#
+    }
+
+    private func params(_ line: String, event index: Int = 0) throws -> [(key: String, value: String)] {
+        let document = try JSONDocument.parse(Array(line.utf8))
+        let events = document.find(JSONPath("events"))!
+        let params = document.member("params", of: document.elements(of: events)[index])!
+        return document.members(of: params).map { (document.string($0.key)!, String(decoding: document.rawBytes($0.value), as: UTF8.self)) }
+    }
+
+    // MARK: Golden: input events → exact lines
 
     @Test func aTrackBecomesOneMeasurementProtocolBodyWithSessionParams() throws {
         var ga4 = try DestinationHarness("{type: ga4}")
-        let input = trackJSON(anonymousId: "0123456789ABCDEF0123456789abcdef")
-            .replacingAll(#""ip":"203.0.113.7""#, with: #""ip":"203.0.113.7","session":{"id":"s","start_ms":1795161600000,"number":1,"seq":3,"engagement_ms":0}"#)
-        let line = try ga4.encode(input).get()
-        #expect(line == #"{"app_instance_id":"0123456789abcdef0123456789abcdef","user_id":"user-12345","timestamp_micros":1795161607269000,"events":[{"name":"movie_tapped","params":{"session_id":1795161600,"engagement_time_msec":1,"movie_id":5}}]}"#)
+        let input = trackJSON(anonymousId: "0123456789ABCDEF0123456789abcdef").replacingAll(#""ip":"203.0.113.7""#, with: session)
+        #expect(try ga4.encode(input).get() ==
+            #"{"app_instance_id":"0123456789abcdef0123456789abcdef","user_id":"user-12345","timestamp_micros":1795161607269000,"events":[{"name":"movie_tapped","params":{"session_id":1795161600,"engagement_time_msec":1,"movie_id":5}}]}"#)
     }
 
-    @Test func webStreamsUseTheClientID() throws {
+    @Test func aScreenBecomesScreenViewWithUserPropertiesFromContextTraits() throws {
         var ga4 = try DestinationHarness("{type: ga4, stream: web}")
-        #expect(try ga4.encode(trackJSON()).get().hasPrefix(#"{"client_id":"dev-000001-abcdef12","#))
+        let screen = #"{"type":"screen","name":"home","anonymousId":"1234.5678","timestamp":"2026-11-20T08:00:00Z","context":{"traits":{"plan":"pro","seats":3,"beta":true}},"properties":{"referrer":"push"}}"#
+        #expect(try ga4.encode(screen).get() ==
+            #"{"client_id":"1234.5678","timestamp_micros":1795161600000000,"user_properties":{"plan":{"value":"pro"},"seats":{"value":3},"beta":{"value":"true"}},"events":[{"name":"screen_view","params":{"engagement_time_msec":1,"screen_name":"home","referrer":"push"}}]}"#)
     }
 
-    @Test func anAppInstanceIDThatIsNot32HexDigitsIsDerivedStably() throws {
-        var ga4 = try DestinationHarness("{type: ga4}")
-        let a = try json(try ga4.encode(trackJSON()).get()).string(at: JSONPath("app_instance_id"))!
-        let b = try json(try ga4.encode(trackJSON(event: "other")).get()).string(at: JSONPath("app_instance_id"))!
-        #expect(a == b)
-        #expect(a.count == 32 && a.allSatisfy(\.isHexDigit))
-        #expect(ga4.change("app_instance_id_derived") == 2)
+    @Test func aCompletedTimedEventIsSplitIntoStartAndStopOrSentWithItsDuration() throws {
+        let completed = event("checkout_flow", properties: #"{"duration_ms":5000,"step":3}"#,
+                              extra: #","timed":"completed","started_at":"2026-11-20T07:59:55Z""#)
+        var split = try DestinationHarness("{type: ga4, timed: split}")
+        #expect(try split.encode(completed).get() ==
+            #"{"app_instance_id":"0123456789abcdef0123456789abcdef","timestamp_micros":1795161600000000,"events":[{"name":"checkout_flow_start","timestamp_micros":1795161595000000,"params":{"engagement_time_msec":1,"step":3}},{"name":"checkout_flow_stop","params":{"engagement_time_msec":1,"duration_ms":5000,"step":3}}]}"#)
+        var duration = try DestinationHarness("{type: ga4, timed: duration}")
+        #expect(try duration.encode(completed).get().hasSuffix(
+            #""events":[{"name":"checkout_flow","params":{"engagement_time_msec":1,"duration_ms":5000,"step":3}}]}"#))
+        let abandoned = event("checkout_flow", extra: #","timed":"abandoned","abandon_reason":"expired""#)
+        #expect(try split.encode(abandoned).get().contains(#""events":[{"name":"checkout_flow_start","params""#))
     }
+
+    // MARK: Event names
 
     @Test(arguments: [
         ("movie_tapped", "movie_tapped"),
@@ -32,65 +52,157 @@ import Testing
         ("2fa_enabled", "app_2fa_enabled"),
         ("firebase_custom", "app_firebase_custom"),
         ("ga_session_marker", "app_ga_session_marker"),
+        ("google_thing", "app_google_thing"),
+        ("_private", "app__private"),
         ("session_start", "app_session_start"),
+        ("first_open", "app_first_open"),
+        ("click", "click"),
         ("Ünïcödé Event", "Unicode_Event"),
         ("checkout:step-2", "checkout_step_2"),
+        ("日本語", "app_"),
         (String(repeating: "a", count: 40), String(repeating: "a", count: 40)),
         (String(repeating: "b", count: 41), String(repeating: "b", count: 40)),
         ("a_very_long_event_name_that_goes_well_beyond_forty_characters", "a_very_long_event_name_that_goes_well_be"),
     ])
     func namesAreNormalizedToGA4Rules(_ name: String, _ expected: String) throws {
         var ga4 = try DestinationHarness("{type: ga4}")
-        let line = try ga4.encode(trackJSON(event: name, properties: "{}")).get()
-        #expect(line.contains(#""events":[{"name":"\#(expected)""#), "\(line)")
+        #expect(try ga4.encode(event(name)).get().contains(#""events":[{"name":"\#(expected)","#))
     }
 
-    @Test func rejectModeRefusesInvalidNames() throws {
+    @Test func webStreamsReserveMoreNames() throws {
+        var web = try DestinationHarness("{type: ga4, stream: web}")
+        #expect(try web.encode(event("click")).get().contains(#""name":"app_click""#))
+        #expect(try web.encode(event("scroll")).get().contains(#""name":"app_scroll""#))
+        #expect(web.change("name_prefixed") == 2)
+    }
+
+    @Test(arguments: [(40, true), (41, false)])
+    func rejectModeRefusesInvalidNamesAtTheBoundary(_ length: Int, _ accepted: Bool) throws {
         var ga4 = try DestinationHarness("{type: ga4, names: reject}")
-        guard case let .failure(rejection) = try ga4.encode(trackJSON(event: "Avatar Changed")) else {
+        switch try ga4.encode(event(String(repeating: "n", count: length))) {
+        case .success: #expect(accepted)
+        case .failure(let rejection): #expect(!accepted && rejection.reason == .invalidEventName)
+        }
+        guard case let .failure(rejection) = try ga4.encode(event("Avatar Changed")) else {
             Issue.record("accepted")
             return
         }
-        #expect(rejection.reason == .invalidEventName)
-        #expect(throws: Never.self) { try ga4.encode(trackJSON(event: "avatar_changed")).get() }
+        #expect(rejection.detail.contains("Avatar_Changed"))
     }
 
-    @Test func paramsKeep25AndValuesAreCutAt100AndNullObjectArrayAreHandled() throws {
+    /// Split names keep room for `_start`: 34 characters of base at most, and
+    /// a base that would make a reserved name with a suffix is prefixed.
+    @Test(arguments: [
+        (String(repeating: "t", count: 34), String(repeating: "t", count: 34)),
+        (String(repeating: "t", count: 35), String(repeating: "t", count: 34)),
+        ("session", "app_session"),
+    ])
+    func timedNamesKeepRoomForTheSuffix(_ name: String, _ base: String) throws {
         var ga4 = try DestinationHarness("{type: ga4}")
-        let many = (0..<30).map { #""p\#($0)":\#($0)"# }.joined(separator: ",")
-        let line = try ga4.encode(trackJSON(properties: #"{"long":"\#(String(repeating: "x", count: 101))","ok":"\#(String(repeating: "y", count: 100))","n":null,"arr":[1],"obj":{"a":1,"deep":{"b":2}},"flag":true,"bad key":1,\#(many)}"#)).get()
-        #expect(line.contains(#""long":"\#(String(repeating: "x", count: 100))""#))
-        #expect(line.contains(#""ok":"\#(String(repeating: "y", count: 100))""#))
-        #expect(!line.contains(#""n":"#) && !line.contains(#""arr""#))
-        #expect(line.contains(#""obj_a":1"#) && !line.contains("deep"))
-        #expect(line.contains(#""flag":"true""#))
-        #expect(line.contains(#""bad_key":1"#))
-        let paramsObject = line.split(separator: "\"params\":").last!
-        let count = paramsObject.filter { $0 == ":" }.count
-        #expect(count == 25, "\(paramsObject)")
-        #expect(ga4.change("param_dropped_over_limit") > 0)
-        #expect(ga4.change("null_param_dropped") == 1)
-        #expect(ga4.change("array_param_dropped") == 1)
+        let stop = event(name, extra: #","timed":"orphan_stop""#)
+        #expect(try ga4.encode(stop).get().contains(#""name":"\#(base)_stop""#))
+        let start = event(name, extra: #","timed":"start""#)
+        #expect(try ga4.encode(start).get().contains(#""name":"\#(base)_start""#))
     }
 
-    @Test func timedSplitSendsStartAndStopAndDurationModeOneEvent() throws {
-        let completed = trackJSON(event: "checkout_flow", properties: #"{"duration_ms":5000}"#,
-                                  extra: #""timed":"completed","started_at":"2026-11-20T08:00:02.269Z""#)
-        var split = try DestinationHarness("{type: ga4, timed: split}")
-        let line = try split.encode(completed).get()
-        #expect(line.contains(#"{"name":"checkout_flow_start","timestamp_micros":1795161602269000,"params":{"engagement_time_msec":1}}"#), "\(line)")
-        #expect(line.contains(#"{"name":"checkout_flow_stop","params":{"engagement_time_msec":1,"duration_ms":5000}}"#))
-        var duration = try DestinationHarness("{type: ga4, timed: duration}")
-        #expect(try duration.encode(completed).get().contains(#""events":[{"name":"checkout_flow","params":{"engagement_time_msec":1,"duration_ms":5000}}]"#))
-    }
+    // MARK: Params and user properties
 
-    @Test func screensBecomeScreenViewAndUserPropertiesFollowTheLimits() throws {
+    /// With a session, `session_id` and `engagement_time_msec` are two of the 25.
+    @Test(arguments: [(22, 24, 0), (23, 25, 0), (24, 25, 1)])
+    func atMost25ParamsAreSent(_ own: Int, _ sent: Int, _ dropped: Int) throws {
         var ga4 = try DestinationHarness("{type: ga4}")
-        let screen = #"{"type":"screen","name":"home","anonymousId":"dev-1","timestamp":"2026-11-20T08:00:00Z","context":{"traits":{"plan":"pro","a_user_property_name_over_24":"x","long":"\#(String(repeating: "v", count: 40))"}}}"#
-        let line = try ga4.encode(screen).get()
-        #expect(line.contains(#""name":"screen_view","params":{"engagement_time_msec":1,"screen_name":"home"}"#))
-        #expect(line.contains(#""plan":{"value":"pro"}"#))
-        #expect(line.contains(#""a_user_property_name_ov":{"value":"x"}"#) || line.contains(#""a_user_property_name_ove":{"value":"x"}"#))
-        #expect(line.contains(#""long":{"value":"\#(String(repeating: "v", count: 36))"}"#))
+        let properties = "{" + (0..<own).map { #""p\#($0)":\#($0)"# }.joined(separator: ",") + "}"
+        let line = try ga4.encode(trackJSON(properties: properties).replacingAll(#""ip":"203.0.113.7""#, with: session)).get()
+        #expect(try params(line).count == sent)
+        #expect(ga4.change("param_dropped_over_limit") == dropped)
+    }
+
+    @Test(arguments: [(40, 40), (41, 40)])
+    func paramNamesAreCutAt40Characters(_ length: Int, _ sent: Int) throws {
+        var ga4 = try DestinationHarness("{type: ga4}")
+        let line = try ga4.encode(event("e", properties: #"{"\#(String(repeating: "k", count: length))":1}"#)).get()
+        #expect(try params(line).last?.key == String(repeating: "k", count: sent))
+        #expect(ga4.change("param_name_changed") == (length > sent ? 1 : 0))
+    }
+
+    @Test(arguments: [("note", 100, 100), ("note", 101, 100), ("page_title", 300, 300), ("page_title", 301, 300),
+                      ("page_location", 1001, 1000)])
+    func paramValuesAreCutAt100CharactersOrTheirOwnLimit(_ key: String, _ length: Int, _ sent: Int) throws {
+        var ga4 = try DestinationHarness("{type: ga4}")
+        let line = try ga4.encode(event("e", properties: #"{"\#(key)":"\#(String(repeating: "é", count: length))"}"#)).get()
+        #expect(try params(line).last?.value == quoted(String(repeating: "é", count: sent)))
+        #expect(ga4.change("param_value_cut") == (length > sent ? 1 : 0))
+    }
+
+    @Test func nullObjectArrayAndBooleanValuesAreHandledAndCounted() throws {
+        var ga4 = try DestinationHarness("{type: ga4}")
+        let line = try ga4.encode(event("e", properties: #"{"n":null,"arr":[1],"obj":{"a":1,"deep":{"b":2}},"flag":true,"bad key":1,"obj_a":2}"#)).get()
+        #expect(try params(line).map(\.key) == ["engagement_time_msec", "obj_a", "flag", "bad_key"])
+        #expect(try params(line).first { $0.key == "flag" }?.value == #""true""#)
+        #expect(ga4.change("null_param_dropped") == 1 && ga4.change("array_param_dropped") == 1)
+        #expect(ga4.change("object_param_flattened") == 1 && ga4.change("nested_param_dropped") == 1)
+        #expect(ga4.change("bool_param_stringified") == 1 && ga4.change("duplicate_param_dropped") == 1)
+        #expect(ga4.change("session_id_missing") == 1)
+    }
+
+    @Test func aScreenNamePropertyDoesNotDuplicateTheScreenName() throws {
+        var ga4 = try DestinationHarness("{type: ga4}")
+        let screen = #"{"type":"screen","name":"home","anonymousId":"dev-1","timestamp":"2026-11-20T08:00:00Z","properties":{"screen_name":"other"}}"#
+        #expect(try params(ga4.encode(screen).get()).filter { $0.key == "screen_name" }.map(\.value) == [#""home""#])
+        #expect(ga4.change("duplicate_param_dropped") == 1)
+    }
+
+    private func userProperties(_ traits: String) throws -> (names: [String], values: [String], ga4: DestinationHarness) {
+        var ga4 = try DestinationHarness("{type: ga4}")
+        let line = try ga4.encode(event("e", extra: #","context":{"traits":\#(traits)}"#)).get()
+        let document = try JSONDocument.parse(Array(line.utf8))
+        let object = document.member("user_properties")!
+        let members = document.members(of: object)
+        return (members.map { document.string($0.key)! },
+                members.map { String(decoding: document.rawBytes(document.member("value", of: $0.value)!), as: UTF8.self) }, ga4)
+    }
+
+    @Test(arguments: [(24, 24), (25, 24)])
+    func userPropertyNamesAreCutAt24Characters(_ length: Int, _ sent: Int) throws {
+        let result = try userProperties(#"{"\#(String(repeating: "u", count: length))":"x"}"#)
+        #expect(result.names == [String(repeating: "u", count: sent)])
+        #expect(result.ga4.change("user_property_name_changed") == (length > sent ? 1 : 0))
+    }
+
+    @Test(arguments: [(36, 36), (37, 36)])
+    func userPropertyValuesAreCutAt36Characters(_ length: Int, _ sent: Int) throws {
+        let result = try userProperties(#"{"plan":"\#(String(repeating: "v", count: length))"}"#)
+        #expect(result.values == [quoted(String(repeating: "v", count: sent))])
+        #expect(result.ga4.change("user_property_value_cut") == (length > sent ? 1 : 0))
+    }
+
+    @Test(arguments: [(25, 25), (26, 25)])
+    func atMost25UserPropertiesAreSent(_ count: Int, _ sent: Int) throws {
+        let result = try userProperties("{" + (0..<count).map { #""u\#($0)":\#($0)"# }.joined(separator: ",") + "}")
+        #expect(result.names.count == sent)
+        #expect(result.ga4.change("user_property_dropped_over_limit") == count - sent)
+    }
+
+    @Test func reservedUserPropertyNamesArePrefixedAndObjectValuesDropped() throws {
+        let result = try userProperties(#"{"user_id":"u","first_open_time":1,"firebase_x":"y","address":{"city":"Oslo"},"gone":null}"#)
+        #expect(result.names == ["app_user_id", "app_first_open_time", "app_firebase_x"])
+        #expect(result.ga4.change("user_property_dropped") == 2)
+    }
+
+    @Test func anAppInstanceIDThatIsNot32HexDigitsIsDerivedStably() throws {
+        var ga4 = try DestinationHarness("{type: ga4}")
+        let id = { (line: String) in try JSONDocument.parse(Array(line.utf8)).string(at: JSONPath("app_instance_id"))! }
+        let a = try id(ga4.encode(trackJSON()).get())
+        #expect(try a == id(ga4.encode(trackJSON(event: "other")).get()))
+        #expect(a.count == 32 && a.allSatisfy(\.isHexDigit))
+        #expect(try id(ga4.encode(trackJSON(anonymousId: "01234567-89AB-CDEF-0123-456789ABCDEF")).get()) == "0123456789abcdef0123456789abcdef")
+        #expect(ga4.change("app_instance_id_derived") == 2)
+    }
+
+    @Test(arguments: [(256, true), (257, false)])
+    func userIDsOver256CharactersAreLeftOut(_ length: Int, _ kept: Bool) throws {
+        var ga4 = try DestinationHarness("{type: ga4}")
+        let line = try ga4.encode(trackJSON(userId: String(repeating: "u", count: length))).get()
+        #expect(line.contains(#""user_id":"#) == kept)
     }
 }

@@ -154,10 +154,10 @@ public struct AdjustDestination: Destination {
             hasDevice = true
         }
         if !hasDevice {
-            // [s2s-ids] `web_uuid` (a UUID) for devices without platform ids: stable, from the identity.
+            // [s2s-ids] `web_uuid` (a UUID v4) for devices without platform ids: stable, from the identity.
             record.key("web_uuid", &out)
             out.append(UInt8(ascii: "\""))
-            fields.withBytes(identity) { InsertID.appendHex32(of: $0, dashes: true, to: &out) }
+            fields.withBytes(identity) { InsertID.appendUUIDv4(of: $0, to: &out) }
             out.append(UInt8(ascii: "\""))
             counts.add("web_uuid_derived")
         }
@@ -170,8 +170,10 @@ public struct AdjustDestination: Destination {
             record.key("callback_params", &out)
             appendStringMap(document, properties, only: nil, &out)
             if !partnerParams.isEmpty {
+                // Left out when the event has none of the listed properties.
+                let start = out.count
                 record.key("partner_params", &out)
-                appendStringMap(document, properties, only: partnerParams, &out)
+                if appendStringMap(document, properties, only: partnerParams, &out) == 0 { out.removeSubrange(start...) }
             }
             appendRevenue(document, properties, &record, &out)
         }
@@ -213,8 +215,10 @@ public struct AdjustDestination: Destination {
     /// Properties as `{"key": "text"}`: strings as they are, numbers and booleans
     /// as their JSON text, objects and arrays as their JSON text (counted
     /// `nested_param_stringified`), nulls left out (counted `null_param_dropped`).
-    private mutating func appendStringMap(_ document: JSONDocument, _ object: Int, only: [[UInt8]]?, _ out: inout [UInt8]) {
+    @discardableResult
+    private mutating func appendStringMap(_ document: JSONDocument, _ object: Int, only: [[UInt8]]?, _ out: inout [UInt8]) -> Int {
         var map = JSONObjectEncoder()
+        var count = 0
         document.forEachMember(of: object) { key, value in
             if let only, !(document.withString(key) { name in only.contains { $0.elementsEqual(name) } } ?? false) { return }
             let kind = document.tape[value].kind
@@ -237,8 +241,10 @@ public struct AdjustDestination: Destination {
                 out.append(contentsOf: document.rawBytes(value))
                 out.append(UInt8(ascii: "\""))
             }
+            count += 1
         }
         map.close(&out)
+        return count
     }
 
     /// Up to 4 decimals, no exponent, no trailing zeros.
@@ -256,7 +262,7 @@ public struct AdjustDestination: Destination {
 /// Adjust: a few entries are compared in place, many are hashed.
 struct TokenTable {
     private let small: [(name: [UInt8], token: [UInt8])]
-    private let large: [[UInt8]: [UInt8]]
+    private let large: [ByteKey: [UInt8]]
 
     init(_ tokens: [[UInt8]: [UInt8]]) {
         if tokens.count <= 8 {
@@ -264,7 +270,7 @@ struct TokenTable {
             large = [:]
         } else {
             small = []
-            large = tokens
+            large = Dictionary(uniqueKeysWithValues: tokens.map { (ByteKey($0.key), $0.value) })
         }
     }
 
@@ -273,7 +279,7 @@ struct TokenTable {
             for entry in small where entry.name == name { return entry.token }
             return nil
         }
-        return large[name]
+        return large[ByteKey(name)]
     }
 }
 

@@ -64,7 +64,7 @@ public struct AmplitudeDestination: Destination {
     /// be strings with a length of 5 characters or more ... If an event contains
     /// a device ID or user ID that's too short, the ID value is removed from the
     /// event" (`min_id_length` overrides the 5), and not on the rejected list.
-    func isUsableID(_ id: UnsafeRawBufferPointer) -> Bool {
+    static func isUsableID(_ id: UnsafeRawBufferPointer, minIDLength: Int) -> Bool {
         // Characters are never more than bytes: only short ids need counting.
         if id.count < minIDLength || (id.count < minIDLength * 4 && TextLimit.scalarCount(id) < minIDLength) { return false }
         guard id.count <= 36 else { return true }
@@ -76,13 +76,14 @@ public struct AmplitudeDestination: Destination {
     public mutating func encode(_ event: Event, into out: inout [UInt8]) -> EncodeOutcome {
         let fields = EventFields(event)
         let document = fields.document
+        let minimum = minIDLength
         var user = fields.userIdNode
         var device = fields.anonymousIdNode
-        if let node = user, !fields.withBytes(node, { isUsableID($0) }) {
+        if let node = user, !fields.withBytes(node, { AmplitudeDestination.isUsableID($0, minIDLength: minimum) }) {
             user = nil
             counts.add("user_id_left_out")
         }
-        if let node = device, !fields.withBytes(node, { isUsableID($0) }) {
+        if let node = device, !fields.withBytes(node, { AmplitudeDestination.isUsableID($0, minIDLength: minimum) }) {
             device = nil
             counts.add("device_id_left_out")
         }

@@ -63,6 +63,13 @@ struct InsertID {
                          dashes: dashes, to: &out)
     }
 
+    /// A stable version-4-shaped UUID (RFC 9562 version and variant bits set) from 128 bits of `StableHash` of `bytes`.
+    static func appendUUIDv4(of bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        let high = StableHash.hash(bytes, seed: StableHash.seedA) & ~(0xF << 12) | (0x4 << 12)
+        let low = StableHash.hash(bytes, seed: StableHash.seedB) & ~(0xC << 60) | (0x8 << 60)
+        appendUUIDShaped(high, low, dashes: true, to: &out)
+    }
+
     private static let hexDigits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
                                    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
         (48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102)

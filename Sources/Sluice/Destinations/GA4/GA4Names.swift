@@ -153,14 +153,15 @@ struct GA4NameCache {
         var changes: GA4Names.Changes
     }
 
-    private var entries: [[UInt8]: Entry] = [:]
+    private var entries: [ByteKey: Entry] = [:]
     static let limit = 4096
 
     mutating func entry(for name: [UInt8], _ make: () -> Entry) -> Entry {
-        if let entry = entries[name] { return entry }
+        let key = ByteKey(name)
+        if let entry = entries[key] { return entry }
         let entry = make()
         if entries.count >= GA4NameCache.limit { entries.removeAll(keepingCapacity: true) }
-        entries[name] = entry
+        entries[key] = entry
         return entry
     }
 }

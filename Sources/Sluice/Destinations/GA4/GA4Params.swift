@@ -1,0 +1,172 @@
+/// A GA4 event's `params` and a request's `user_properties`: the limits on
+/// their count, names and values, and what happens to values GA4 would drop.
+/// The bracketed citations are the pages listed on `GA4Destination`.
+extension GA4Destination {
+    mutating func appendParams(_ fields: EventFields, event: Event, extra: (key: StaticString, limit: Int)?,
+                               includeDuration: Bool, _ out: inout [UInt8]) {
+        let document = fields.document
+        var params = JSONObjectEncoder()
+        written.removeAll(keepingCapacity: true)
+        // [mp-send] "Recommended parameters for reports": without session_id and
+        // engagement_time_msec the event is missing from session and engagement reports.
+        if let startMs = fields.session?.startMs {
+            params.key("session_id", &out)
+            markLastKey(10, out)
+            appendInteger(startMs / 1000, to: &out)
+        } else {
+            counts.add("session_id_missing")
+        }
+        params.key("engagement_time_msec", &out)
+        markLastKey(20, out)
+        appendInteger(max(1, fields.session?.engagementMs ?? 1), to: &out)
+        if let extra {
+            params.key(extra.key, &out)
+            markLastKey(extra.key.utf8CodeUnitCount, out)
+            if TextLimit.appendCut(event.name, maxScalars: extra.limit, to: &out) { counts.add("param_value_cut") }
+        }
+        if let properties = fields.properties {
+            document.forEachMember(of: properties) { key, value in
+                document.withString(key) { keyBytes in
+                    if !includeDuration && keyBytes.elementsEqual("duration_ms".utf8) { return }
+                    appendParam(document, keyBytes, value, parent: nil, &params, &out)
+                }
+            }
+        }
+        params.close(&out)
+    }
+
+    private mutating func appendParam(_ document: JSONDocument, _ rawKey: UnsafeRawBufferPointer, _ value: Int,
+                                      parent: UnsafeRawBufferPointer?, _ params: inout JSONObjectEncoder, _ out: inout [UInt8]) {
+        let kind = document.tape[value].kind
+        switch kind {
+        case .null:
+            // [mp-send]: null, object and array values make GA4 drop the event without an error.
+            counts.add("null_param_dropped")
+            return
+        case .array:
+            counts.add("array_param_dropped")
+            return
+        case .object:
+            guard parent == nil else {
+                counts.add("nested_param_dropped")
+                return
+            }
+            counts.add("object_param_flattened")
+            document.forEachMember(of: value) { childKey, childValue in
+                document.withString(childKey) { child in
+                    appendParam(document, child, childValue, parent: rawKey, &params, &out)
+                }
+            }
+            return
+        default:
+            break
+        }
+        // The name: `parent_child` for a flattened member; normalized like event names when invalid.
+        key.removeAll(keepingCapacity: true)
+        if let parent {
+            key.append(contentsOf: parent)
+            key.append(UInt8(ascii: "_"))
+        }
+        key.append(contentsOf: rawKey)
+        let changed = fixKey(maxLength: GA4Names.maxNameLength, kind: .parameter, cache: \.paramNames)
+        if isWritten(key, in: out) {
+            counts.add("duplicate_param_dropped")
+            return
+        }
+        if written.count >= GA4Destination.maxParams {
+            counts.add("param_dropped_over_limit")
+            return
+        }
+        if changed { counts.add("param_name_changed") }
+        params.key(bytes: key, &out)
+        markLastKey(key.count, out)
+        switch kind {
+        case .string:
+            var limit = GA4Destination.maxParamValue
+            for (special, longer) in GA4Destination.longerParamValues
+            where key.elementsEqual(UnsafeBufferPointer(start: special.utf8Start, count: special.utf8CodeUnitCount)) {
+                limit = longer
+            }
+            if TextLimit.appendString(document, value, maxScalars: limit, to: &out) { counts.add("param_value_cut") }
+        case .true, .false:
+            // [mp-send]: parameter values are strings or numbers.
+            JSONString.appendQuoted(kind == .true ? "true" : "false", to: &out)
+            counts.add("bool_param_stringified")
+        default:
+            out.append(contentsOf: document.rawBytes(value))
+        }
+    }
+
+    // MARK: - User properties
+
+    /// [mp-user] `user_properties: {"name": {"value": ...}}` from `context.traits`:
+    /// at most 25, names 24 characters, values 36, strings or numbers.
+    mutating func appendUserProperties(_ document: JSONDocument, _ traits: Int, _ out: inout [UInt8]) {
+        var object = JSONObjectEncoder()
+        written.removeAll(keepingCapacity: true)
+        document.forEachMember(of: traits) { key, value in
+            let kind = document.tape[value].kind
+            guard kind == .string || kind == .number || kind == .true || kind == .false else {
+                counts.add("user_property_dropped")
+                return
+            }
+            self.key.removeAll(keepingCapacity: true)
+            document.withString(key) { self.key.append(contentsOf: $0) }
+            let changed = fixKey(maxLength: GA4Names.maxUserPropertyNameLength, kind: .userProperty, cache: \.userPropertyNames)
+            if isWritten(self.key, in: out) {
+                counts.add("duplicate_user_property_dropped")
+                return
+            }
+            if written.count >= GA4Destination.maxUserProperties {
+                counts.add("user_property_dropped_over_limit")
+                return
+            }
+            if changed { counts.add("user_property_name_changed") }
+            object.key(bytes: self.key, &out)
+            markLastKey(self.key.count, out)
+            var wrapper = JSONObjectEncoder()
+            wrapper.key("value", &out)
+            switch kind {
+            case .string:
+                if TextLimit.appendString(document, value, maxScalars: GA4Destination.maxUserPropertyValue, to: &out) {
+                    counts.add("user_property_value_cut")
+                }
+            case .true, .false:
+                JSONString.appendQuoted(kind == .true ? "true" : "false", to: &out)
+                counts.add("bool_user_property_stringified")
+            default:
+                out.append(contentsOf: document.rawBytes(value))
+            }
+            wrapper.close(&out)
+        }
+        object.close(&out)
+    }
+
+    // MARK: - Names written
+
+    /// Replaces `key` by its valid form when it is not valid; returns whether it changed.
+    private mutating func fixKey(maxLength: Int, kind: GA4Names.Kind, cache: WritableKeyPath<GA4Destination, GA4NameCache>) -> Bool {
+        if GA4Names.isValid(key, maxLength: maxLength, kind: kind) { return false }
+        let original = key
+        let entry = self[keyPath: cache].entry(for: original) {
+            GA4NameCache.Entry(fixed: GA4Names.normalize(original, maxLength: maxLength, kind: kind).name, changes: [])
+        }
+        key = entry.fixed ?? original
+        return true
+    }
+
+    /// Remembers the key just written (`"name":` at the end of `out`).
+    @inline(__always)
+    private mutating func markLastKey(_ count: Int, _ out: [UInt8]) {
+        written.append((out.count - 2 - count, count))
+    }
+
+    /// Whether a key equal to `candidate` was already written into the current object.
+    private func isWritten(_ candidate: [UInt8], in out: [UInt8]) -> Bool {
+        let count = candidate.count
+        for entry in written where entry.count == count {
+            if out[entry.start..<(entry.start + count)].elementsEqual(candidate) { return true }
+        }
+        return false
+    }
+}
