@@ -78,7 +78,7 @@ public struct AdjustDestination: Destination {
     /// [campaign] an app token is 12 characters, [sdk-token] an event token 6, both letters and digits
     /// ([s2s] examples `4w565xzmb54d`, `f0ob4r`).
     static func isToken(_ text: String, length: Int) -> Bool {
-        text.utf8.count == length && text.utf8.allSatisfy { GA4Names.isLetter($0) || ($0 >= 48 && $0 <= 57) }
+        text.utf8.count == length && text.utf8.allSatisfy { ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) }
     }
 
     let appToken: String
