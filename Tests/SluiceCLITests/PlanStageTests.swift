@@ -53,6 +53,7 @@ import Testing
                 purchase_completed: {}
         destinations:
           ga4: {type: ga4}
+          strict_ga4: {type: ga4, names: reject}
           adjust: {type: adjust, app_token: 4w565xzmb54d, tokens: {purchase_completed: f0ob4r}, rename: {purchase_completed: buy}}
 
         """)
@@ -61,7 +62,8 @@ import Testing
         #expect(result.stderr.contains("p.yaml:5:9: warning: destination 'ga4' (ga4): event 'Movie Tapped' is not a valid GA4 event name and would be sent as 'Movie_Tapped'"))
         #expect(result.stderr.contains("p.yaml:5:37: warning: destination 'ga4' (ga4): property 'tags' is an array"))
         #expect(result.stderr.contains("p.yaml:5:9: warning: destination 'adjust' (adjust): event 'Movie Tapped' has no Adjust event token"))
-        #expect(result.stderr.contains("p.yaml:6:9: error: destination 'adjust' (adjust): event 'purchase_completed' is renamed to 'buy'"))
+        #expect(result.stderr.contains("p.yaml:5:9: error: destination 'strict_ga4' (ga4): event 'Movie Tapped' is not a valid GA4 event name"))
+        #expect(result.stderr.contains("p.yaml:6:9: warning: destination 'adjust' (adjust): event 'purchase_completed' is renamed to 'buy'"))
     }
 
     @Test func lintWarningsAloneExit0UnlessStrict() throws {

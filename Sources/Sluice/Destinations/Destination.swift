@@ -73,15 +73,28 @@ public struct DestinationType {
     public let name: String
     public let extraKeys: [String]
     public let defaultRotation: RotationPolicy
+    /// The reasons its adapter refuses events with (declared in its folder).
+    public let rejectReasons: [RejectReason]
     public let make: (_ name: String, _ options: [String: Node], inout ConfigReader) -> (any Destination)?
 
     public init(name: String, extraKeys: [String] = [], defaultRotation: RotationPolicy = RotationPolicy(),
+                rejectReasons: [RejectReason] = [],
                 make: @escaping (_ name: String, _ options: [String: Node], inout ConfigReader) -> (any Destination)?) {
         self.name = name
         self.extraKeys = extraKeys
         self.defaultRotation = defaultRotation
+        self.rejectReasons = rejectReasons
         self.make = make
     }
+}
+
+extension RejectReason {
+    /// Every reason Sluice can reject with: the core ones, then each destination type's.
+    public static let allCases: [RejectReason] = {
+        var all = core
+        for reason in DestinationRegistry.types.flatMap(\.rejectReasons) where !all.contains(reason) { all.append(reason) }
+        return all
+    }()
 }
 
 /// Every destination type Sluice knows; a new provider is one folder and one line here.

@@ -111,8 +111,20 @@ public struct Rejection: Error, Sendable, Equatable {
 /// a new destination's refusals need no change here.
 public struct RejectReason: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {
     public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Declares a reason.
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// A reason by name, if Sluice knows it (`allCases`).
+    public init?(rawValue: String) {
+        guard RejectReason.allCases.contains(where: { $0.rawValue == rawValue }) else { return nil }
+        self.rawValue = rawValue
+    }
+
+    /// The reasons the input and the stages reject with; destinations add
+    /// theirs (`DestinationType.rejectReasons`) to make `allCases`.
+    public static let core: [RejectReason] = [
+        .lineTooLong, .invalidUTF8, .invalidJSON, .nestingTooDeep, .notAnObject, .missingType, .unknownType,
+        .missingIdentity, .missingTimestamp, .invalidTimestamp, .missingEventName, .orphanStop, .planViolation, .unplannedEvent,
+    ]
 
     public static let lineTooLong = RejectReason("line_too_long")
     public static let invalidUTF8 = RejectReason("invalid_utf8")

@@ -22,7 +22,8 @@ import Yams
 public struct AdjustDestination: Destination {
     public static let type = DestinationType(
         name: "adjust", extraKeys: ["app_token", "tokens", "environment", "partner_params"],
-        defaultRotation: RotationPolicy()
+        defaultRotation: RotationPolicy(),
+        rejectReasons: [.unsupportedEvent]
     ) { name, options, reader in
         var ok = true
         var appToken = ""

@@ -23,7 +23,8 @@ public struct AmplitudeDestination: Destination {
             rotation.maxEvents = 2000
             rotation.maxBytes = 1_000_000 - 1024
             return rotation
-        }()
+        }(),
+        rejectReasons: [.missingUserOrDeviceID]
     ) { name, options, reader in
         var minimum = 5
         if let node = options["min_id_length"],

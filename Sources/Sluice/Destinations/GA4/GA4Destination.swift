@@ -32,7 +32,8 @@ public struct GA4Destination: Destination {
             var rotation = RotationPolicy()
             rotation.maxEvents = 2000
             return rotation
-        }()
+        }(),
+        rejectReasons: [.invalidEventName]
     ) { name, options, reader in
         func choice<T: RawRepresentable>(_ key: String, _ fallback: T, _ all: [T]) -> T where T.RawValue == String {
             guard let node = options[key] else { return fallback }

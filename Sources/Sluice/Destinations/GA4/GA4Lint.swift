@@ -11,8 +11,10 @@ extension GA4Destination {
         var findings: [LintFinding] = []
         if message.type == .track {
             let name = message.deliveredName
-            if !GA4Names.isValid(name, maxLength: 40) {
-                let fixed = GA4Names.normalize(name, maxLength: 40).name
+            let kind = GA4Names.Kind.event(web: stream == .web)
+            if !GA4Names.isValid(Array(name.utf8), maxLength: GA4Names.maxNameLength, kind: kind) {
+                let fixed = String(decoding: GA4Names.normalize(Array(name.utf8), maxLength: GA4Names.maxNameLength, kind: kind).name,
+                                   as: UTF8.self)
                 let subject = message.isRenamed ? "event '\(message.name)', renamed to '\(name)'," : "event '\(name)'"
                 if names == .reject {
                     findings.append(LintFinding(.error, "\(subject) is not a valid GA4 event name (40 characters of [A-Za-z0-9_] starting with a letter, not reserved); with `names: reject` it would be refused (invalid_event_name); add `rename: {\"\(message.name)\": \(fixed)}` to the destination"))
@@ -35,8 +37,9 @@ extension GA4Destination {
                 break
             }
             var param = property.name
-            if !GA4Names.isValid(param, maxLength: 40, isEvent: false) {
-                param = GA4Names.normalize(param, maxLength: 40, isEvent: false).name
+            if !GA4Names.isValid(Array(param.utf8), maxLength: GA4Names.maxNameLength, kind: .parameter) {
+                param = String(decoding: GA4Names.normalize(Array(param.utf8), maxLength: GA4Names.maxNameLength, kind: .parameter).name,
+                               as: UTF8.self)
                 findings.append(LintFinding(.warning, property: property.name, "property '\(property.name)' is not a valid GA4 param name and would be sent as '\(param)'"))
             }
             if !used.insert(param).inserted {

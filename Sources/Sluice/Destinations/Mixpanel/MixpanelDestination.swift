@@ -23,7 +23,8 @@ public struct MixpanelDestination: Destination {
             rotation.maxEvents = 2000
             rotation.maxBytes = 2_000_000
             return rotation
-        }()
+        }(),
+        rejectReasons: [.invalidDistinctID, .timeOutOfRange]
     ) { name, options, reader in
         MixpanelDestination(naming: ScreenNaming(options: options, destination: name, &reader))
     }

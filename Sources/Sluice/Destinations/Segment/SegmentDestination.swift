@@ -21,7 +21,8 @@ public struct SegmentDestination: Destination {
             rotation.maxEvents = 2500
             rotation.maxBytes = 500_000 - 1024
             return rotation
-        }()
+        }(),
+        rejectReasons: [.messageIDTooLong, .messageTooLarge]
     ) { _, _, _ in SegmentDestination() }
 
     /// [common] messageId: at most 100 characters.
