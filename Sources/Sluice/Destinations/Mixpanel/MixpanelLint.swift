@@ -1,7 +1,8 @@
 extension MixpanelDestination {
     /// What `encode` would predictably leave out of a planned message: a
     /// property named like one Sluice sets itself (`time`, `distinct_id`,
-    /// `$insert_id`, ...), a name cut at 255 bytes, and properties beyond
+    /// `$insert_id`, ...) or one that makes Mixpanel drop or hide the event
+    /// (`$ignore`, `bucket`), a name cut at 255 bytes, and properties beyond
     /// Mixpanel's limit of 255 per event.
     public func lint(_ message: PlannedMessage) -> [LintFinding] {
         var findings: [LintFinding] = []
@@ -9,7 +10,8 @@ extension MixpanelDestination {
         for property in message.properties {
             let name = Array(property.name.utf8)
             if MixpanelDestination.reserved.contains(name) {
-                findings.append(LintFinding(.warning, property: property.name, "property '\(property.name)' would be left out: Mixpanel's '\(property.name)' is set by Sluice"))
+                findings.append(LintFinding(.warning, property: property.name, "property '\(property.name)' would be left out: " +
+                    (["$ignore", "$bucket", "bucket"].contains(property.name) ? "with it Mixpanel would drop or hide the event" : "Mixpanel's '\(property.name)' is set by Sluice")))
                 continue
             }
             if name.count > MixpanelDestination.maxStringBytes {
