@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // zlib, linked directly: `apt-get install libz-dev`.
@@ -19,11 +20,15 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["libz-dev"])]
         ),
+        // The signal handler: async-signal-safe C that only counts and writes to a pipe.
+        .target(name: "CSignalPipe"),
         .target(
             name: "Sluice",
             dependencies: [
                 "CZlib",
+                "CSignalPipe",
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -31,6 +36,7 @@ let package = Package(
             dependencies: [
                 "Sluice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Helpers both test targets share: temporary directories, gzip on zlib.
@@ -41,7 +47,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceTests",
-            dependencies: ["Sluice", "SluiceTestSupport"]
+            dependencies: ["Sluice", "SluiceTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "SluiceCLITests",

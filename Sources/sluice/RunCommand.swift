@@ -1,10 +1,6 @@
 import ArgumentParser
+import Logging
 import Sluice
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,10 +15,17 @@ struct RunCommand: ParsableCommand {
           sluice generate --events 100000 | sluice run
           sluice run --pipeline pipelines/default.yaml --out /data/out logs/*.ndjson.gz
           sluice run --stdout archive < events.ndjson | jq -c .event | head
+          tail -F app.log | sluice run --flush-interval 5s --metrics /var/lib/node_exporter/sluice.prom
+
+        Signals: SIGTERM/SIGINT stop reading, drain, finish every file and exit
+        143/130 (a second SIGINT exits at once); SIGHUP closes and renames the
+        current files and starts new ones; SIGUSR1 prints the stats so far.
 
         Exit codes: 0 success, 64 usage, 65 data error (--strict and something was
         rejected, or a corrupt gzip input), 66 an input cannot be opened, 73 an
-        output cannot be created, 74 an I/O error while running, 78 pipeline-file error.
+        output cannot be created, 74 an I/O error while running, 75 the shutdown
+        did not finish in time (.part files left: run sluice recover), 78
+        pipeline-file error, 130/143 interrupted/terminated after a clean drain.
         """
     )
 
@@ -42,9 +45,20 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write the accounting as JSON to this file.", valueName: "file"))
     var stats: String?
 
+    @Option(name: .long, help: ArgumentHelp("Write the accounting as a Prometheus textfile, every flush interval and at the end.",
+                                            valueName: "file"))
+    var metrics: String?
+
+    @Flag(inversion: .prefixedNo, help: "Show a progress line on stderr (default: only when stderr is a terminal).")
+    var progress: Bool?
+
     @Option(name: .customLong("flush-interval"),
             help: ArgumentHelp("How stale finished data in an open .part file may get (e.g. 500ms, 5s).", valueName: "duration"))
     var flushInterval: DurationArgument = DurationArgument(.seconds(5))
+
+    @Option(name: .customLong("shutdown-timeout"),
+            help: ArgumentHelp("How long the drain after SIGTERM/SIGINT may take before exiting 75.", valueName: "duration"))
+    var shutdownTimeout: DurationArgument = DurationArgument(.seconds(30))
 
     @Flag(help: "Print nothing on stderr but errors.")
     var quiet = false
@@ -53,64 +67,21 @@ struct RunCommand: ParsableCommand {
     var inputs: [String] = []
 
     func run() throws {
-        // A closed stdout must be an EPIPE we handle, not a signal that kills us;
-        // a file-size limit must be an EFBIG we report, not a core dump.
-        signal(SIGPIPE, SIG_IGN)
-        signal(SIGXFSZ, SIG_IGN)
-
-        let configuration: PipelineConfiguration
-        do {
-            configuration = try pipeline.map { try PipelineConfiguration.load(path: $0) } ?? PipelineConfiguration.builtIn()
-        } catch let error as ConfigurationError {
-            Diagnostics.error(error.description)
-            throw ExitCode(ExitStatus.config)
-        }
-        var options = RunOptions()
-        options.outDirectory = out
-        options.stdoutDestination = stdoutDestination
-        options.flushInterval = flushInterval.value
-
-        var summary: RunSummary
-        var failure: Int32?
-        do {
-            let runner = try PipelineRunner(configuration: configuration, options: options) { Diagnostics.error($0) }
-            summary = try runner.run(inputs: inputs)
-        } catch let error as RunFailure {
-            summary = error.summary
-            failure = Self.exitStatus(for: error.error)
-        } catch let error as UsageError {
-            Diagnostics.error("sluice: \(error)")
-            throw ExitCode(ExitStatus.usage)
-        } catch let error as InputError {
-            Diagnostics.error("sluice: \(error)")
-            throw ExitCode(Self.exitStatus(for: error))
-        } catch let error as OutputError {
-            Diagnostics.error("sluice: \(error)")
-            if case .cannotCreate = error { throw ExitCode(ExitStatus.cannotCreate) }
-            throw ExitCode(ExitStatus.ioError)
-        }
-        if let stats {
-            do {
-                try AtomicFile.write(summary.json, to: stats)
-            } catch {
-                Diagnostics.error("sluice: \(error)")
-                throw ExitCode(ExitStatus.cannotCreate)
-            }
-        }
-        if !quiet { Diagnostics.error(summary.summaryLine) }
-        if let failure { throw ExitCode(failure) }
-        if strict && summary.rejectedTotal > 0 {
-            if !quiet { Diagnostics.error("sluice: --strict: \(summary.rejectedTotal) lines were rejected") }
-            throw ExitCode(ExitStatus.dataError)
-        }
-    }
-
-    static func exitStatus(for error: InputError) -> Int32 {
-        switch error {
-        case .cannotOpen: return ExitStatus.noInput
-        case .readFailed: return ExitStatus.ioError
-        case .corruptGzip: return ExitStatus.dataError
-        }
+        var request = RunRequest()
+        request.pipelinePath = pipeline
+        request.inputs = inputs
+        request.options.outDirectory = out
+        request.options.stdoutDestination = stdoutDestination
+        request.options.flushInterval = flushInterval.value
+        request.statsPath = stats
+        request.metricsPath = metrics
+        request.progress = progress
+        request.strict = strict
+        request.quiet = quiet
+        request.shutdownTimeout = shutdownTimeout.value
+        let console = StderrConsole()
+        let status = RunProgram.run(request, logger: .sluiceStderr(console: console, quiet: quiet), console: console)
+        if status != 0 { throw ExitCode(status) }
     }
 }
 

@@ -123,7 +123,8 @@ public struct RejectReason: RawRepresentable, Hashable, Sendable, Comparable, Cu
     /// theirs (`DestinationType.rejectReasons`) to make `allCases`.
     public static let core: [RejectReason] = [
         .lineTooLong, .invalidUTF8, .invalidJSON, .nestingTooDeep, .notAnObject, .missingType, .unknownType,
-        .missingIdentity, .missingTimestamp, .invalidTimestamp, .missingEventName, .orphanStop, .planViolation, .unplannedEvent,
+        .missingIdentity, .missingTimestamp, .invalidTimestamp, .missingEventName, .cutByShutdown, .orphanStop, .planViolation,
+        .unplannedEvent,
     ]
 
     public static let lineTooLong = RejectReason("line_too_long")
@@ -137,6 +138,8 @@ public struct RejectReason: RawRepresentable, Hashable, Sendable, Comparable, Cu
     public static let missingTimestamp = RejectReason("missing_timestamp")
     public static let invalidTimestamp = RejectReason("invalid_timestamp")
     public static let missingEventName = RejectReason("missing_event_name")
+    /// The input stopped (SIGTERM, SIGINT) in the middle of this line: the bytes read of it are kept in the rejects.
+    public static let cutByShutdown = RejectReason("cut_by_shutdown")
     /// A timed stop whose start never arrived (`timed: {on_orphan_stop: reject}`).
     public static let orphanStop = RejectReason("orphan_stop")
     /// An event that breaks the tracking plan (`plan: {on_violation: reject}`, or

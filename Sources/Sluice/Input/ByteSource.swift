@@ -42,28 +42,41 @@ final class FileByteSource: ByteSource {
     /// Bytes read ahead to sniff the format, returned before reading the descriptor again.
     private var pending: [UInt8] = []
     private(set) var bytesConsumed = 0
+    /// Asked before every read; nil reads straight away.
+    private let gate: InputGate?
+    /// Whether a read may wait for data (a pipe, a terminal), unlike a regular file.
+    private let mayBlock: Bool
 
-    init(path: String, fd: Int32, ownsDescriptor: Bool) {
+    init(path: String, fd: Int32, ownsDescriptor: Bool, gate: InputGate? = nil) {
         self.path = path
         self.fd = fd
         self.ownsDescriptor = ownsDescriptor
+        self.gate = gate
+        var info = stat()
+        mayBlock = fstat(fd, &info) != 0 || info.st_mode & S_IFMT != S_IFREG
     }
 
     /// Opens `path`, or stdin for `-`.
-    static func open(_ path: String) throws -> FileByteSource {
-        if path == "-" { return FileByteSource(path: "-", fd: 0, ownsDescriptor: false) }
+    static func open(_ path: String, gate: InputGate? = nil) throws -> FileByteSource {
+        if path == "-" { return FileByteSource(path: "-", fd: 0, ownsDescriptor: false, gate: gate) }
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 { throw InputError.cannotOpen(path: path, errno: errno) }
-        return FileByteSource(path: path, fd: fd, ownsDescriptor: true)
+        return FileByteSource(path: path, fd: fd, ownsDescriptor: true, gate: gate)
     }
 
-    /// Reads the first bytes (up to `count`) without consuming them.
+    /// Reads the first bytes (up to `count`) without consuming them. A stop
+    /// while waiting keeps what was read; the next read stops again.
     func peek(_ count: Int) throws -> [UInt8] {
         var scratch = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
-            let n = try scratch.withUnsafeMutableBytes { raw in
-                try readDescriptor(UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
+            let n: Int
+            do {
+                n = try scratch.withUnsafeMutableBytes { raw in
+                    try readDescriptor(UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
+                }
+            } catch is InputStopped {
+                break
             }
             if n == 0 { break }
             filled += n
@@ -85,6 +98,7 @@ final class FileByteSource: ByteSource {
     }
 
     private func readDescriptor(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        try gate?.awaitReadable(fd: fd, mayBlock: mayBlock)
         while true {
             let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if n >= 0 {

@@ -10,6 +10,8 @@ enum InputLine {
     case line(UnsafeBufferPointer<UInt8>, number: Int64)
     /// A line longer than the limit: only its first bytes were kept, never the whole line.
     case tooLong(preview: [UInt8], length: Int, number: Int64)
+    /// The start of a line whose end never came because reading was stopped (shutdown).
+    case cutShort(UnsafeBufferPointer<UInt8>, number: Int64)
 }
 
 /// Splits an input into lines with big reads and `memchr`, never holding more
@@ -28,6 +30,8 @@ final class LineReader {
     private var end = 0
     private var scanFrom = 0
     private var ended = false
+    /// Reading was stopped (not the end of the input): a partial last line is cut short.
+    private var stopped = false
     private var lineNumber: Int64 = 0
     /// While skipping a too-long line: its preview and the bytes seen so far.
     private var skipping: (preview: [UInt8], length: Int)?
@@ -52,8 +56,9 @@ final class LineReader {
     }
 
     /// Opens a path (or `-` for stdin), gunzipping when the data starts with the gzip magic.
-    static func open(_ path: String, maxLineBytes: Int) throws -> LineReader {
-        let file = try FileByteSource.open(path)
+    /// `gate` is asked before every read (signals, timers, waiting on pipes).
+    static func open(_ path: String, maxLineBytes: Int, gate: InputGate? = nil) throws -> LineReader {
+        let file = try FileByteSource.open(path, gate: gate)
         let head = try file.peek(2)
         let source: ByteSource = head == [0x1F, 0x8B] ? GzipByteSource(upstream: file) : file
         return LineReader(path: path, source: source, maxLineBytes: maxLineBytes)
@@ -101,11 +106,14 @@ final class LineReader {
                 guard start < end else { return nil }
                 // A last line without a newline.
                 lineNumber += 1
-                var lineEnd = end
-                if buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
                 let lineStart = start
                 start = end
                 scanFrom = end
+                if stopped {
+                    return .cutShort(UnsafeBufferPointer(start: buffer + lineStart, count: end - lineStart), number: lineNumber)
+                }
+                var lineEnd = end
+                if buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
                 return .line(UnsafeBufferPointer(start: buffer + lineStart, count: lineEnd - lineStart), number: lineNumber)
             }
         }
@@ -142,7 +150,15 @@ final class LineReader {
         }
         try beforeRead?()
         let room = min(capacity - end, LineReader.readSize)
-        let n = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + end, count: room))
+        let n: Int
+        do {
+            n = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + end, count: room))
+        } catch is InputStopped {
+            // Shutdown: what was read is processed, as at the end of the input.
+            ended = true
+            stopped = true
+            return false
+        }
         if n == 0 {
             ended = true
             return false

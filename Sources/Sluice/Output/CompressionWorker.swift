@@ -7,20 +7,27 @@ import Foundation
 /// a bounded queue: a slow disk or compressor pushes back on the reader instead
 /// of growing memory. Records of one file stay in the order they were sent, so
 /// the output is the same as a single-threaded run's. The worker also owns the
-/// wall-clock timers: `flush_interval` (end a gzip member so data on disk is
-/// never older than that) and `max_age` rotation, which fire even when input is idle.
+/// wall-clock timers: `flush_interval` (end a gzip member and fdatasync, so
+/// finished data on disk is never older than that) and `max_age` rotation,
+/// which fire even when input is idle.
+///
+/// After a write error the worker renames nothing more: every file it still
+/// has open is left as `.part` (its data up to the error is in whole gzip
+/// members), because records sent to it after the error were discarded.
 final class CompressionWorker: @unchecked Sendable {
     enum Command {
         case write(key: String, data: [UInt8])
         /// Close the file of this key; the next write opens the next `{seq}`.
         case rotate(key: String)
+        /// Close and rename every open file (SIGHUP); the next writes open new ones.
+        case rotateAll
         /// Close every open file, rename them, and stop the thread.
         case finish
     }
 
-    /// What the worker did, read once it has finished.
+    /// What the worker did so far: files renamed, bytes written to open and closed files.
     struct Report: Sendable {
-        var files: [String] = []
+        var fileCount = 0
         var uncompressedBytes = 0
         var compressedBytes = 0
     }
@@ -39,6 +46,7 @@ final class CompressionWorker: @unchecked Sendable {
     private let queue: WorkQueue<Command>
     private let done = DispatchSemaphore(value: 0)
     private let finisher: FileFinisher
+    private let openParts: OpenPartFiles
     /// Guards `failureValue` and `report`, which finisher threads update.
     private let failureLock = NSLock()
     private var failureValue: OutputError?
@@ -53,9 +61,11 @@ final class CompressionWorker: @unchecked Sendable {
     ///   - maxAge: rotate a file this long after it was opened (wall clock), nil for never.
     ///   - flushInterval: end a gzip member when the newest data is older than this.
     ///   - finisher: finishes closed files (fsync, rename) off this thread.
+    ///   - openParts: where the `.part` files not yet renamed are listed.
     init(name: String, root: String, level: Int, maxAge: Duration?, flushInterval: Duration,
-         finisher: FileFinisher, queueDepth: Int = 8) {
+         finisher: FileFinisher, openParts: OpenPartFiles = OpenPartFiles(), queueDepth: Int = 8) {
         self.finisher = finisher
+        self.openParts = openParts
         self.name = name
         self.root = root
         self.level = Int32(level)
@@ -84,6 +94,11 @@ final class CompressionWorker: @unchecked Sendable {
         queue.put(.finish)
         done.wait()
         finisher.drain()
+        return snapshot
+    }
+
+    /// What was written so far (safe from any thread).
+    var snapshot: Report {
         failureLock.lock()
         defer { failureLock.unlock() }
         return report
@@ -102,6 +117,8 @@ final class CompressionWorker: @unchecked Sendable {
                 switch command {
                 case let .write(key, data): write(key: key, data: data)
                 case let .rotate(key): close(key: key)
+                case .rotateAll:
+                    for key in files.keys.sorted() { close(key: key) }
                 case .finish:
                     for key in files.keys.sorted() { close(key: key) }
                     done.signal()
@@ -117,11 +134,20 @@ final class CompressionWorker: @unchecked Sendable {
         do {
             if files[key] == nil { try open(key: key) }
             let writer = files[key]!.writer
+            let before = writer.compressedBytes
             try data.withUnsafeBytes { raw in try writer.write(raw) }
+            count(uncompressed: data.count, compressed: writer.compressedBytes - before)
         } catch {
             files.removeValue(forKey: key)?.writer.abandon()
             fail(error as? OutputError ?? .writeFailed(path: key, errno: EIO))
         }
+    }
+
+    private func count(uncompressed: Int, compressed: Int) {
+        failureLock.lock()
+        report.uncompressedBytes += uncompressed
+        report.compressedBytes += compressed
+        failureLock.unlock()
     }
 
     private func open(key: String) throws(OutputError) {
@@ -132,33 +158,49 @@ final class CompressionWorker: @unchecked Sendable {
             seq += 1
             path = resolve(PathTemplate.path(key: key, seq: seq))
         }
+        if nextSeq.count >= CompressionWorker.maxRememberedKeys {
+            // Long runs see a new key every hour: forget the ones not open. A
+            // forgotten key costs a few stat(2) calls to find its next free number again.
+            nextSeq = nextSeq.filter { files[$0.key] != nil }
+        }
         nextSeq[key] = seq + 1
         let now = Monotonic.nanoseconds()
-        files[key] = OpenFile(writer: try GzipFileWriter(path: path, level: level), openedAt: now, lastFlush: now)
+        let writer = try GzipFileWriter(path: path, level: level)
+        openParts.insert(writer.partPath)
+        files[key] = OpenFile(writer: writer, openedAt: now, lastFlush: now)
     }
+
+    /// How many keys' next `{seq}` are remembered before the closed ones are forgotten.
+    static let maxRememberedKeys = 256
 
     private func resolve(_ path: String) -> String {
         path.hasPrefix("/") ? path : root + "/" + path
     }
 
     /// Ends the file's last member here, then hands it to the finisher for fsync and rename.
+    /// After a failure the file is only ended and left as `.part`: it may lack records.
     private func close(key: String) {
         guard let file = files.removeValue(forKey: key) else { return }
         let writer = file.writer
         do {
+            let before = writer.compressedBytes
             try writer.endMember()
+            count(uncompressed: 0, compressed: writer.compressedBytes - before)
         } catch {
             writer.abandon()
             fail(error)
             return
         }
+        if failure != nil {
+            writer.abandon()
+            return
+        }
         finisher.submit(writer) { [self] result in
             switch result {
             case .success:
+                openParts.remove(writer.partPath)
                 failureLock.lock()
-                report.files.append(writer.path)
-                report.uncompressedBytes += writer.uncompressedBytes
-                report.compressedBytes += writer.compressedBytes
+                report.fileCount += 1
                 failureLock.unlock()
             case .failure(let error):
                 fail(error)
@@ -183,7 +225,11 @@ final class CompressionWorker: @unchecked Sendable {
                 close(key: key)
             } else if now >= file.lastFlush + flushIntervalNanos {
                 do {
-                    try file.writer.endMember()
+                    let before = file.writer.compressedBytes
+                    if try file.writer.endMember() {
+                        try file.writer.syncData()
+                    }
+                    count(uncompressed: 0, compressed: file.writer.compressedBytes - before)
                     files[key]!.lastFlush = now
                 } catch {
                     files.removeValue(forKey: key)?.writer.abandon()

@@ -110,7 +110,29 @@ final class DestinationOutput {
             return report
         case .stdout, .memory:
             if let pendingError { throw pendingError }
-            return CompressionWorker.Report(files: [], uncompressedBytes: recordBytes, compressedBytes: 0)
+            return CompressionWorker.Report(fileCount: 0, uncompressedBytes: recordBytes, compressedBytes: 0)
+        }
+    }
+
+    /// What was written so far, for stats taken while running.
+    var report: CompressionWorker.Report {
+        switch target {
+        case let .files(_, worker): return worker.snapshot
+        case .stdout, .memory: return CompressionWorker.Report(fileCount: 0, uncompressedBytes: recordBytes, compressedBytes: 0)
+        }
+    }
+
+    /// Closes and renames every open file after handing over what is pending
+    /// (SIGHUP, the logrotate convention); the next records start new files.
+    /// Records sent before stay in the old files, records after go to the
+    /// new ones: the worker's queue keeps that order, so none is lost or doubled.
+    func rotateAll() throws {
+        try handOver()
+        guard case let .files(_, worker) = target else { return }
+        worker.send(.rotateAll)
+        for batch in batches.values {
+            batch.recordsInFile = 0
+            batch.bytesInFile = 0
         }
     }
 

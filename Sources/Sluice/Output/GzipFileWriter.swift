@@ -27,13 +27,15 @@ final class GzipFileWriter {
     static let outCapacity = 256 * 1024
 
     /// Creates the directories and `path.part`; fails if the `.part` exists.
+    ///
+    /// The `.part` is held with an exclusive `flock` until it is renamed, so
+    /// `sluice recover` leaves a file alone while a live run writes it; the
+    /// lock goes away with the process, so a crashed run's files are free.
     init(path: String, level: Int32) throws(OutputError) {
         self.path = path
         self.partPath = path + ".part"
         try FileSystem.makeDirectories(FileSystem.directory(of: path))
-        let fd = open(partPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        if fd < 0 { throw .cannotCreate(path: partPath, errno: errno) }
-        self.fd = fd
+        self.fd = try Self.createLocked(partPath)
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
         out = .allocate(capacity: GzipFileWriter.outCapacity)
@@ -60,25 +62,57 @@ final class GzipFileWriter {
         }
     }
 
-    /// Ends the current gzip member and writes everything out (no fsync).
-    func endMember() throws(OutputError) {
-        guard pendingInMember > 0 else { return }
+    /// Ends the current gzip member and writes everything out (no fsync);
+    /// false when there was nothing to end.
+    @discardableResult
+    func endMember() throws(OutputError) -> Bool {
+        guard pendingInMember > 0 else { return false }
         stream.pointee.next_in = nil
         stream.pointee.avail_in = 0
         while try deflateStep(Z_FINISH) != Z_STREAM_END {}
         try drain()
         deflateReset(stream)
         pendingInMember = 0
+        return true
     }
 
     /// Finishes the file: last member, fsync, rename `.part` to its name, fsync the directory.
+    ///
+    /// The rename happens before the descriptor is closed, while the lock is
+    /// still held, so `recover` can never take a complete file in between.
     func close() throws(OutputError) {
         try endMember()
         if fsync(fd) != 0 { throw .writeFailed(path: partPath, errno: errno) }
-        if Glibc.close(fd) != 0 { closed = true; throw .writeFailed(path: partPath, errno: errno) }
+        if rename(partPath, path) != 0 { throw .writeFailed(path: partPath, errno: errno) }
         closed = true
-        if rename(partPath, path) != 0 { throw .writeFailed(path: path, errno: errno) }
+        // The data is on disk and renamed; a failing close(2) cannot take that back.
+        _ = Glibc.close(fd)
         FileSystem.syncDirectory(FileSystem.directory(of: path))
+    }
+
+    /// Pushes what was written so far (whole members) to the disk, so a
+    /// `.part` survives a power loss up to its last flush, not only a crash.
+    func syncData() throws(OutputError) {
+        if fdatasync(fd) != 0 { throw .writeFailed(path: partPath, errno: errno) }
+    }
+
+    /// `open(O_CREAT|O_EXCL)` then `flock`, retried if `recover` removed or
+    /// moved the empty file between the two calls (the lock then belongs to
+    /// an inode that is no longer at `partPath`).
+    private static func createLocked(_ partPath: String) throws(OutputError) -> Int32 {
+        while true {
+            let fd = open(partPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if fd < 0 { throw .cannotCreate(path: partPath, errno: errno) }
+            var result: Int32
+            repeat { result = flock(fd, LOCK_EX) } while result != 0 && errno == EINTR
+            var opened = stat()
+            var named = stat()
+            if fstat(fd, &opened) == 0, stat(partPath, &named) == 0,
+               opened.st_ino == named.st_ino, opened.st_dev == named.st_dev {
+                return fd
+            }
+            _ = Glibc.close(fd)
+        }
     }
 
     /// Closes the descriptor without renaming: the `.part` stays for `recover`.
@@ -130,8 +164,10 @@ public enum OutputError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case let .cannotCreate(path, code):
             return "cannot create \(path): \(String(cString: strerror(code))); check that --out is writable"
+        case let .writeFailed(path, code) where path == "<stdout>":
+            return "write failed on stdout: \(String(cString: strerror(code)))"
         case let .writeFailed(path, code):
-            return "write failed on \(path): \(String(cString: strerror(code))); the file was left as .part, completed files are intact"
+            return "write failed on \(path): \(String(cString: strerror(code))); the file was left as .part (completed files are intact): free space, then run `sluice recover` on the output directory"
         case let .compressionFailed(path, status):
             return "zlib failed with status \(status) while writing \(path)"
         }

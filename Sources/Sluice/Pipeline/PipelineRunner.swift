@@ -1,29 +1,9 @@
+import Logging
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// How a run is set up beyond the pipeline file (the `run` command's options).
-public struct RunOptions: Sendable {
-    /// `--out`: the root that relative output paths are under.
-    public var outDirectory = "out"
-    /// `--stdout NAME`: that destination writes plain NDJSON to stdout instead of files.
-    public var stdoutDestination: String?
-    /// `--flush-interval`: the longest finished data waits in a `.part` file before its gzip member is ended.
-    public var flushInterval: Duration = .seconds(5)
-    /// When set, every destination and the rejects go here instead of files or
-    /// stdout, and `outDirectory` is not touched: `sluice test`'s spy.
-    public var memoryOutputs: MemoryOutputs?
-
-    public init() {}
-}
-
-/// A problem with how the command was called (exit 64).
-public struct UsageError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
-}
 
 /// Runs a pipeline over inputs: lines → events → stages → fan-out → outputs,
 /// keeping the accounting exact. Single-threaded up to the outputs; each
@@ -43,15 +23,41 @@ public final class PipelineRunner {
     private var sourceNames: [String] = []
     /// The latest event time seen: dates the rejects files (deterministic, unlike the wall clock).
     private var latestTime = EventTime.epoch
-    private var stopReading = false
+    var stopReading = false
     private let finisher = FileFinisher()
-    private let warn: (String) -> Void
+    let logger: Logger
+    /// Requests from other threads (signals): stop, rotate, stats.
+    let control: RunControl
+    /// What is told at intervals while the run goes on (metrics file, progress line).
+    let reporters: [any RunReporter]
+    /// When each reporter is next due (monotonic nanoseconds).
+    var reportersDue: [UInt64] = []
+    /// Reporters whose failure was logged already (once each: a run may last days).
+    var reportersWarned: Set<Int> = []
+    /// Set once a stop was requested: every later read stops at once.
+    var stopping = false
+    private var started: UInt64 = 0
+    /// The size of all inputs when every one is a regular file (for progress), else nil.
+    private var inputBytesTotal: Int?
+    private var reports: [CompressionWorker.Report]
+    private var rejectsReport = CompressionWorker.Report()
 
     /// Checks the options against the configuration and starts the output threads.
-    public init(configuration: PipelineConfiguration, options: RunOptions, warn: @escaping (String) -> Void = { _ in }) throws {
+    /// - Parameters:
+    ///   - logger: where warnings and errors go (stderr lines in the CLI).
+    ///   - control: how signals (or a caller) stop the run, rotate its files, ask for stats.
+    ///   - reporters: told the stats so far at their interval while reading.
+    ///   - openParts: records the `.part` files not yet renamed.
+    public init(configuration: PipelineConfiguration, options: RunOptions,
+                logger: Logger = Logger(label: "sluice", factory: { _ in SwiftLogNoOpLogHandler() }),
+                control: RunControl = RunControl(), reporters: [any RunReporter] = [],
+                openParts: OpenPartFiles = OpenPartFiles()) throws {
         self.configuration = configuration
         self.options = options
-        self.warn = warn
+        self.logger = logger
+        self.control = control
+        self.reporters = reporters
+        reports = Array(repeating: CompressionWorker.Report(), count: configuration.destinations.count)
         stages = configuration.stages
         stageBuffers = Array(repeating: StageOutput(), count: configuration.stages.count)
         destinations = configuration.destinations.map(\.destination)
@@ -82,18 +88,25 @@ public final class PipelineRunner {
                 guard case let .files(template) = settings.target else { continue }
                 target = .files(template: template, worker: CompressionWorker(
                     name: settings.name, root: options.outDirectory, level: settings.gzipLevel,
-                    maxAge: settings.rotation.maxAge, flushInterval: options.flushInterval, finisher: finisher))
+                    maxAge: settings.rotation.maxAge, flushInterval: options.flushInterval, finisher: finisher,
+                    openParts: openParts))
             }
             outputs.append(DestinationOutput(name: settings.name, target: target, rotation: settings.rotation))
         }
         let rejects = configuration.rejects
         rejectsOutput = DestinationOutput(name: "rejects", target: .files(template: rejects.template, worker: CompressionWorker(
             name: "rejects", root: options.outDirectory, level: rejects.gzipLevel,
-            maxAge: rejects.rotation.maxAge, flushInterval: options.flushInterval, finisher: finisher)), rotation: rejects.rotation)
+            maxAge: rejects.rotation.maxAge, flushInterval: options.flushInterval, finisher: finisher,
+            openParts: openParts)), rotation: rejects.rotation)
     }
 
     /// Reads every input in order (`-` is stdin), then drains the stages and
     /// closes every file. Inputs that cannot be opened fail before anything is read.
+    ///
+    /// A stop request (SIGTERM, SIGINT) ends reading at the next read: what
+    /// was read is processed, the stages drain as at the end of input, and
+    /// every file is closed and renamed, so the summary is balanced.
+    /// Throws `RunFailure` (with the summary so far) on an input or output error.
     public func run(inputs: [String]) throws -> RunSummary {
         try run(inputs: inputs.isEmpty ? ["-"] : inputs, contents: nil)
     }
@@ -105,12 +118,14 @@ public final class PipelineRunner {
     }
 
     private func run(inputs: [String], contents: [UInt8]?) throws -> RunSummary {
-        let started = Monotonic.nanoseconds()
+        started = Monotonic.nanoseconds()
+        reportersDue = reporters.map { started + UInt64(max($0.interval.nanoseconds, 1_000_000)) }
         for path in inputs where contents == nil && path != "-" && access(path, R_OK) != 0 {
             let code = errno
             _ = try? finishOutputs()
             throw InputError.cannotOpen(path: path, errno: code)
         }
+        inputBytesTotal = contents.map(\.count) ?? Self.totalSize(of: inputs)
         var inputFailure: InputError?
         do {
             for path in inputs where !stopReading {
@@ -118,21 +133,52 @@ public final class PipelineRunner {
                     try read(path, contents: contents)
                 } catch let error as InputError {
                     summary.inputs[summary.inputs.count - 1].error = error.description
-                    warn("sluice: \(error)")
+                    logger.error("\(error)")
                     if inputFailure == nil { inputFailure = error }
                 }
             }
             try finishStages()
+            try finishOutputs()
         } catch {
             _ = try? finishOutputs()
-            throw error
+            throw RunFailure(summary: snapshot(), error: error)
         }
-        try finishOutputs()
-        summary.stages = stages.map { ($0.name, $0.counters) }
-        summary.stageGroups = stages.map(\.counterGroups)
-        summary.elapsedSeconds = Double(Monotonic.nanoseconds() - started) / 1e9
+        let summary = snapshot()
         if let inputFailure { throw RunFailure(summary: summary, error: inputFailure) }
         return summary
+    }
+
+    /// The accounting so far (complete once `run` has returned): lines held
+    /// by a stage show as `inFlight`.
+    public func snapshot() -> RunSummary {
+        var result = summary
+        var destinations = counts
+        for index in destinations.indices {
+            let report = outputsFinished ? reports[index] : outputs[index].report
+            destinations[index].files = report.fileCount
+            destinations[index].uncompressedBytes = report.uncompressedBytes
+            destinations[index].compressedBytes = report.compressedBytes
+            destinations[index].changes = self.destinations[index].changes
+        }
+        result.destinations = destinations
+        result.rejectFiles = (outputsFinished ? rejectsReport : rejectsOutput.report).fileCount
+        result.stages = stages.map { ($0.name, $0.counters) }
+        result.stageGroups = stages.map(\.counterGroups)
+        result.inputBytesTotal = inputBytesTotal
+        if started > 0 { result.elapsedSeconds = Double(Monotonic.nanoseconds() - started) / 1e9 }
+        return result
+    }
+
+    /// The sum of the inputs' sizes when all are regular files (stdin redirected from a file counts).
+    private static func totalSize(of inputs: [String]) -> Int? {
+        var total = 0
+        for path in inputs {
+            var info = stat()
+            let result = path == "-" ? fstat(0, &info) : stat(path, &info)
+            guard result == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+            total += Int(info.st_size)
+        }
+        return total
     }
 
     private func read(_ path: String, contents: [UInt8]? = nil) throws {
@@ -142,7 +188,7 @@ public final class PipelineRunner {
         let inputIndex = summary.inputs.count - 1
         let reader = try contents.map {
             LineReader(path: path, source: MemoryByteSource($0), maxLineBytes: configuration.input.maxLineBytes)
-        } ?? LineReader.open(path, maxLineBytes: configuration.input.maxLineBytes)
+        } ?? LineReader.open(path, maxLineBytes: configuration.input.maxLineBytes, gate: self)
         reader.beforeRead = { [unowned self] in
             try handOver()
             summary.inputs[inputIndex].bytes = reader.bytesConsumed
@@ -171,6 +217,12 @@ public final class PipelineRunner {
                 let rejection = Rejection(.lineTooLong, "the line has \(length) bytes; input.max_line_bytes is \(configuration.input.maxLineBytes)")
                 try writeReject(line: preview, origin: Origin(source: sourceIndex, line: number), stage: "input",
                                 destination: nil, rejection: rejection, truncatedFrom: length)
+            case let .cutShort(buffer, number):
+                summary.inputs[inputIndex].lines = number
+                summary.linesIn += 1
+                let rejection = Rejection(.cutByShutdown, "reading stopped for a shutdown after \(buffer.count) bytes of this line")
+                try writeReject(line: buffer, origin: Origin(source: sourceIndex, line: number), stage: "input",
+                                destination: nil, rejection: rejection)
             }
         }
     }
@@ -314,7 +366,7 @@ public final class PipelineRunner {
 
     // MARK: - Outputs
 
-    private func handOver() throws {
+    func handOver() throws {
         for output in outputs {
             try output.handOver()
             if output.stdoutClosed && !stopReading {
@@ -325,38 +377,35 @@ public final class PipelineRunner {
         try rejectsOutput.handOver()
     }
 
+    /// Closes and renames every file of every destination and the rejects
+    /// (SIGHUP); the next records start new files.
+    func rotateAllOutputs() throws {
+        for output in outputs { try output.rotateAll() }
+        try rejectsOutput.rotateAll()
+    }
+
     private var outputsFinished = false
 
     private func finishOutputs() throws {
         guard !outputsFinished else { return }
-        outputsFinished = true
         var firstError: Error?
         for (index, output) in outputs.enumerated() {
             do {
-                let report = try output.finish()
-                counts[index].files = report.files
-                counts[index].uncompressedBytes = report.uncompressedBytes
-                counts[index].compressedBytes = report.compressedBytes
-                if output.stdoutClosed { summary.stdoutClosedEarly = true }
+                reports[index] = try output.finish()
             } catch {
+                reports[index] = output.report
                 if firstError == nil { firstError = error }
             }
+            if output.stdoutClosed { summary.stdoutClosedEarly = true }
         }
         do {
-            summary.rejectFiles = try rejectsOutput.finish().files
+            rejectsReport = try rejectsOutput.finish()
         } catch {
+            rejectsReport = rejectsOutput.report
             if firstError == nil { firstError = error }
         }
-        for index in destinations.indices { counts[index].changes = destinations[index].changes }
-        summary.destinations = counts
+        outputsFinished = true
         finisher.shutdown()
         if let firstError { throw firstError }
     }
-}
-
-/// A run that finished its outputs but hit an input error on the way (corrupt
-/// gzip, unreadable file): the summary of what was done, and the error.
-public struct RunFailure: Error, Sendable {
-    public var summary: RunSummary
-    public var error: InputError
 }

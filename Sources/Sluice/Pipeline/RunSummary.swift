@@ -15,7 +15,9 @@ public struct RunSummary: Sendable {
         public var notTaken: [String: Int] = [:]
         /// What the adapter changed to fit the provider, by kind.
         public var changes: [(name: String, value: Int)] = []
-        public var files: [String] = []
+        /// Files completed and renamed.
+        public var files = 0
+        /// Record bytes handed to the files (or stdout) so far, and their gzip size.
         public var uncompressedBytes = 0
         public var compressedBytes = 0
     }
@@ -41,7 +43,10 @@ public struct RunSummary: Sendable {
     /// Each stage's nested counters (`Stage.counterGroups`), aligned with `stages`.
     public var stageGroups: [[CounterGroup]] = []
     public var inputs: [InputCounts] = []
-    public var rejectFiles: [String] = []
+    /// Rejects files completed and renamed.
+    public var rejectFiles = 0
+    /// The size of the inputs when all are regular files (progress, ETA); nil for pipes.
+    public var inputBytesTotal: Int?
     /// Whether a reader closed stdout early (`| head`): input stopped there.
     public var stdoutClosedEarly = false
     public var elapsedSeconds = 0.0
@@ -52,11 +57,11 @@ public struct RunSummary: Sendable {
     public var inFlight: Int { linesIn - emitted - merged - rejectedTotal - droppedTotal }
     public var isBalanced: Bool { inFlight == 0 }
 
-    /// One line for stderr at the end of a run.
+    /// One line for stderr at the end of a run (the logger adds `sluice: `).
     public var summaryLine: String {
-        var parts = ["sluice: \(linesIn) lines in: \(emitted) emitted, \(merged) merged, \(rejectedTotal) rejected, \(droppedTotal) dropped"]
+        var parts = ["\(linesIn) lines in: \(emitted) emitted, \(merged) merged, \(rejectedTotal) rejected, \(droppedTotal) dropped"]
         if blankLines > 0 { parts.append("\(blankLines) blank skipped") }
-        let outputs = destinations.map { "\($0.name) \($0.records) records in \($0.files.count) file\($0.files.count == 1 ? "" : "s")" }
+        let outputs = destinations.map { "\($0.name) \($0.records) records in \($0.files) file\($0.files == 1 ? "" : "s")" }
         if !outputs.isEmpty { parts.append(outputs.joined(separator: ", ")) }
         if elapsedSeconds > 0 {
             parts.append(String(format3(elapsedSeconds)) + "s, \(Int(Double(linesIn) / max(elapsedSeconds, 1e-9))) lines/s")
@@ -73,6 +78,7 @@ public struct RunSummary: Sendable {
         out.field("rejected", rejectedTotal)
         out.field("dropped", droppedTotal)
         out.field("blank_lines", blankLines)
+        out.field("in_flight", inFlight)
         out.field("balanced", isBalanced)
         out.object("rejected_by_reason", rejected.sorted { $0.key < $1.key }.map { ($0.key.rawValue, $0.value) })
         out.object("dropped_by_reason", dropped.sorted { $0.key < $1.key }.map { ($0.key.rawValue, $0.value) })
@@ -86,7 +92,7 @@ public struct RunSummary: Sendable {
             d.object("refused_by_reason", destination.refused.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
             d.object("not_taken_by_reason", destination.notTaken.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
             d.object("changes", destination.changes.map { ($0.name, $0.value) })
-            d.field("files", destination.files.count)
+            d.field("files", destination.files)
             d.field("uncompressed_bytes", destination.uncompressedBytes)
             d.field("compressed_bytes", destination.compressedBytes)
             destinationsJSON.append(d.text)
@@ -113,7 +119,7 @@ public struct RunSummary: Sendable {
             inputsJSON.append(i.text)
         }
         out.raw("inputs", "[" + inputsJSON.joined(separator: ",") + "]")
-        out.field("reject_files", rejectFiles.count)
+        out.field("reject_files", rejectFiles)
         out.field("stdout_closed_early", stdoutClosedEarly)
         out.raw("elapsed_seconds", format3(elapsedSeconds))
         return out.text

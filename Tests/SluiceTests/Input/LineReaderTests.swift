@@ -4,13 +4,14 @@ import SluiceTestSupport
 
 @Suite struct LineReaderTests {
     /// Reads every line of a file as (text, number), or "TOO LONG n" entries.
-    private func lines(_ path: String, maxLineBytes: Int = 1 << 20) throws -> [String] {
-        let reader = try LineReader.open(path, maxLineBytes: maxLineBytes)
+    private func lines(_ path: String, maxLineBytes: Int = 1 << 20, gate: InputGate? = nil) throws -> [String] {
+        let reader = try LineReader.open(path, maxLineBytes: maxLineBytes, gate: gate)
         var result: [String] = []
         while let line = try reader.next() {
             switch line {
             case let .line(buffer, number): result.append("\(number):" + String(decoding: buffer, as: UTF8.self))
             case let .tooLong(preview, length, number): result.append("\(number):TOO LONG \(length) \(preview.count)")
+            case let .cutShort(buffer, number): result.append("\(number):CUT " + String(decoding: buffer, as: UTF8.self))
             }
         }
         return result
@@ -87,5 +88,34 @@ import SluiceTestSupport
 
     @Test func aMissingFileCannotBeOpened() {
         #expect(throws: InputError.self) { try LineReader.open("/nonexistent/file.ndjson", maxLineBytes: 100) }
+    }
+
+    /// Lets `reads` reads through, then stops the input, as a shutdown does.
+    private final class StopAfter: InputGate {
+        var reads: Int
+        init(reads: Int) { self.reads = reads }
+        func awaitReadable(fd: Int32, mayBlock: Bool) throws {
+            if reads == 0 { throw InputStopped() }
+            reads -= 1
+        }
+    }
+
+    @Test func aStopProcessesWhatWasReadAndCutsThePartialLastLineShort() throws {
+        let directory = TemporaryDirectory()
+        let line = String(repeating: "x", count: 999) + "\n"
+        let path = directory.write("in.ndjson", String(repeating: line, count: 600))
+        // The gzip sniff reads 2 bytes, then one 256 KiB read, then the stop.
+        let result = try lines(path, gate: StopAfter(reads: 2))
+        let whole = result.dropLast()
+        #expect(whole.count == (2 + LineReader.readSize) / 1000)
+        #expect(whole.allSatisfy { $0.hasSuffix(String(repeating: "x", count: 999)) })
+        let cut = try #require(result.last)
+        #expect(cut == "\(whole.count + 1):CUT " + String(repeating: "x", count: (2 + LineReader.readSize) % 1000))
+    }
+
+    @Test func aStopWhileSniffingTheFormatEndsTheInputCleanly() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.write("in.ndjson", "{}\n")
+        #expect(try lines(path, gate: StopAfter(reads: 0)).isEmpty)
     }
 }

@@ -18,7 +18,7 @@ import SluiceTestSupport
         let time = EventTime.parseISO8601("2026-11-20T08:00:00Z")!
         for index in 0..<8 { _ = try out.append(time: time) { $0.append(contentsOf: record(index)); return 1 } }
         let report = try out.finish()
-        #expect(report.files.count == 3)
+        #expect(report.fileCount == 3)
         let files = directory.files()
         #expect(files == ["d/2026-11-20/d-08-0000.ndjson.gz", "d/2026-11-20/d-08-0001.ndjson.gz", "d/2026-11-20/d-08-0002.ndjson.gz"])
         let counts = files.map { TestGzip.decompressFile(directory.file($0))!.filter { $0 == 0x0A }.count }
@@ -34,7 +34,7 @@ import SluiceTestSupport
         let out = try output(directory, rotation)
         let time = EventTime.parseISO8601("2026-11-20T08:00:00Z")!
         for index in 0..<5 { _ = try out.append(time: time) { $0.append(contentsOf: record(index)); return 1 } }
-        #expect(try out.finish().files.count == 3)
+        #expect(try out.finish().fileCount == 3)
     }
 
     @Test func eventsOfDifferentHoursGoToTheirOwnFiles() throws {
@@ -73,7 +73,7 @@ import SluiceTestSupport
     @Test func nothingWrittenMeansNoFile() throws {
         let directory = TemporaryDirectory()
         let out = try output(directory, RotationPolicy())
-        #expect(try out.finish().files.isEmpty)
+        #expect(try out.finish().fileCount == 0)
         #expect(directory.files().isEmpty)
     }
 }

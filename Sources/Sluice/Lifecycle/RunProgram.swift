@@ -1,0 +1,151 @@
+import Logging
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Everything `sluice run` was asked to do.
+public struct RunRequest: Sendable {
+    /// `--pipeline`: nil runs the built-in default pipeline.
+    public var pipelinePath: String?
+    /// The inputs in order; `-` (or none) is stdin.
+    public var inputs: [String] = []
+    public var options = RunOptions()
+    /// `--stats FILE`: the accounting as JSON, written atomically at the end.
+    public var statsPath: String?
+    /// `--metrics FILE`: the accounting as a Prometheus textfile, every flush interval and at the end.
+    public var metricsPath: String?
+    /// `--progress` / `--no-progress`; nil: only when stderr is a terminal.
+    public var progress: Bool?
+    /// `--strict`: exit 65 if any line was rejected.
+    public var strict = false
+    /// `--quiet`: no summary line.
+    public var quiet = false
+    /// `--shutdown-timeout`: how long the drain after SIGTERM/SIGINT may take (default 30s).
+    public var shutdownTimeout: Duration = .seconds(30)
+
+    public init() {}
+}
+
+/// Exit statuses of `sluice run` (sysexits), as the README lists them.
+public enum RunExitStatus {
+    public static let ok: Int32 = 0
+    public static let usage: Int32 = 64
+    public static let dataError: Int32 = 65
+    public static let noInput: Int32 = 66
+    public static let cannotCreate: Int32 = 73
+    public static let ioError: Int32 = 74
+    /// The drain after a signal did not finish (deadline, second SIGINT): `.part` files are left.
+    public static let shutdownIncomplete: Int32 = SignalListener.forcedExitStatus
+    public static let config: Int32 = 78
+
+    public static func forInputError(_ error: InputError) -> Int32 {
+        switch error {
+        case .cannotOpen: return noInput
+        case .readFailed: return ioError
+        case .corruptGzip: return dataError
+        }
+    }
+
+    public static func forOutputError(_ error: OutputError) -> Int32 {
+        if case .cannotCreate = error { return cannotCreate }
+        return ioError
+    }
+}
+
+/// `sluice run` as one library call: signals, the pipeline file, the run,
+/// stats, metrics, progress and the summary, mapped to an exit status. The
+/// executable only parses arguments and calls this.
+public enum RunProgram {
+    /// Runs the request and returns the process's exit status.
+    /// - Parameters:
+    ///   - logger: where messages go (one line each, stderr in the CLI).
+    ///   - console: the stderr writer the progress line shares with the logger.
+    public static func run(_ request: RunRequest, logger: Logger, console: StderrConsole) -> Int32 {
+        // A closed stdout must be an EPIPE we handle, not a signal that kills us;
+        // a file-size limit must be an EFBIG we report, not a core dump.
+        signal(SIGPIPE, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)
+
+        let control = RunControl()
+        let openParts = OpenPartFiles()
+        do {
+            _ = try SignalListener(control: control, openParts: openParts, shutdownTimeout: request.shutdownTimeout,
+                                   outDirectory: request.options.outDirectory, logger: logger)
+        } catch {
+            logger.error("\(error)")
+            return RunExitStatus.ioError
+        }
+
+        let configuration: PipelineConfiguration
+        do {
+            configuration = try request.pipelinePath.map { try PipelineConfiguration.load(path: $0) } ?? PipelineConfiguration.builtIn()
+        } catch let error as ConfigurationError {
+            for line in error.description.split(separator: "\n") { logger.error("\(line)") }
+            return RunExitStatus.config
+        } catch {
+            logger.error("\(error)")
+            return RunExitStatus.config
+        }
+
+        let metrics = request.metricsPath.map { MetricsFileReporter(path: $0, interval: request.options.flushInterval) }
+        let progress = (request.progress ?? (console.isTerminal && !request.quiet)) ? ProgressReporter(console: console) : nil
+        var reporters: [any RunReporter] = []
+        if let metrics { reporters.append(metrics) }
+        if let progress { reporters.append(progress) }
+
+        var summary: RunSummary
+        var status = RunExitStatus.ok
+        do {
+            let runner = try PipelineRunner(configuration: configuration, options: request.options, logger: logger,
+                                            control: control, reporters: reporters, openParts: openParts)
+            summary = try runner.run(inputs: request.inputs)
+        } catch let failure as RunFailure {
+            summary = failure.summary
+            // The runner logged input errors as they happened (the run went on past them).
+            status = exitStatus(for: failure.error, logger: failure.error is InputError ? nil : logger)
+        } catch {
+            return exitStatus(for: error, logger: logger)
+        }
+        progress?.finish()
+
+        if status == RunExitStatus.ok, let stop = control.stopRequested {
+            status = stop.exitStatus
+        }
+        if status == RunExitStatus.ok && request.strict && summary.rejectedTotal > 0 {
+            logger.error("--strict: \(summary.rejectedTotal) lines were rejected")
+            status = RunExitStatus.dataError
+        }
+        if let path = request.statsPath {
+            do {
+                try AtomicFile.write(summary.json, to: path)
+            } catch {
+                logger.error("\(error)")
+                if status == RunExitStatus.ok { status = RunExitStatus.cannotCreate }
+            }
+        }
+        if let metrics {
+            do {
+                try metrics.finish(summary, exitStatus: status)
+            } catch {
+                logger.error("\(error)")
+                if status == RunExitStatus.ok { status = RunExitStatus.cannotCreate }
+            }
+        }
+        logger.info("\(summary.summaryLine)")
+        control.markFinished()
+        return status
+    }
+
+    /// Logs an error (unless `logger` is nil) and gives its exit status.
+    private static func exitStatus(for error: Error, logger: Logger?) -> Int32 {
+        logger?.error("\(error)")
+        switch error {
+        case let error as InputError: return RunExitStatus.forInputError(error)
+        case let error as OutputError: return RunExitStatus.forOutputError(error)
+        case is UsageError: return RunExitStatus.usage
+        default: return RunExitStatus.ioError
+        }
+    }
+}

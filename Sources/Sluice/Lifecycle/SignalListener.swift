@@ -1,0 +1,99 @@
+import CSignalPipe
+import Foundation
+import Logging
+
+/// Turns signals into `RunControl` requests and enforces the shutdown deadline.
+///
+/// The C handler only counts the signal and writes a byte to a pipe; this
+/// thread polls that pipe, so nothing but async-signal-safe code runs in a
+/// handler. The thread is also the watchdog: from the first SIGTERM or SIGINT
+/// it gives the run `shutdownTimeout` to drain; past that, or at a second
+/// SIGINT, it names the `.part` files left behind and exits at once with
+/// `forcedExitStatus`, whatever the other threads are doing.
+///
+/// One per process: signal dispositions are process-wide.
+public final class SignalListener: @unchecked Sendable {
+    /// Exit status of a shutdown that did not drain (deadline passed, second SIGINT): EX_TEMPFAIL.
+    public static let forcedExitStatus: Int32 = 75
+
+    private let control: RunControl
+    private let openParts: OpenPartFiles
+    private let shutdownTimeout: Duration
+    private let outDirectory: String
+    private let logger: Logger
+    private let signalPipe: Int32
+
+    /// Installs the handlers and starts the listening thread.
+    /// - Parameters:
+    ///   - shutdownTimeout: how long a drain may take after SIGTERM/SIGINT.
+    ///   - outDirectory: named in the message that suggests `sluice recover`.
+    public init(control: RunControl, openParts: OpenPartFiles, shutdownTimeout: Duration,
+                outDirectory: String, logger: Logger) throws {
+        self.control = control
+        self.openParts = openParts
+        self.shutdownTimeout = shutdownTimeout
+        self.outDirectory = outDirectory
+        self.logger = logger
+        let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGUSR1]
+        let fd = signals.withUnsafeBufferPointer { sluice_signal_pipe_install($0.baseAddress, Int32($0.count)) }
+        if fd < 0 { throw SignalSetupError(errno: errno) }
+        signalPipe = fd
+        let thread = Thread { [self] in listen() }
+        thread.name = "sluice-signals"
+        thread.start()
+    }
+
+    private func listen() {
+        var deadline: UInt64?
+        var scratch = [UInt8](repeating: 0, count: 64)
+        while true {
+            var descriptor = pollfd(fd: signalPipe, events: Int16(POLLIN), revents: 0)
+            var timeout: Int32 = -1
+            if let deadline {
+                let now = Monotonic.nanoseconds()
+                timeout = now >= deadline ? 0 : Int32(min((deadline - now) / 1_000_000 + 1, UInt64(Int32.max)))
+            }
+            _ = poll(&descriptor, 1, timeout)
+            while read(signalPipe, &scratch, scratch.count) > 0 {}
+
+            if sluice_signal_take(SIGTERM) > 0 {
+                control.requestStop(.terminate)
+                if deadline == nil { deadline = startDeadline(.terminate) }
+            }
+            if sluice_signal_take(SIGINT) > 0 {
+                if sluice_signal_total(SIGINT) >= 2 {
+                    forceExit("a second SIGINT: exiting without finishing the drain")
+                }
+                control.requestStop(.interrupt)
+                if deadline == nil { deadline = startDeadline(.interrupt) }
+            }
+            if sluice_signal_take(SIGHUP) > 0 { control.requestRotation() }
+            if sluice_signal_take(SIGUSR1) > 0 { control.requestStats() }
+
+            if let deadline, Monotonic.nanoseconds() >= deadline, !control.isFinished {
+                forceExit("the shutdown did not finish within --shutdown-timeout \(shutdownTimeout)")
+            }
+        }
+    }
+
+    private func startDeadline(_ reason: RunControl.StopReason) -> UInt64 {
+        logger.info("\(reason.signalName): stopping input, draining (up to \(shutdownTimeout); a second SIGINT exits at once)")
+        return Monotonic.nanoseconds() + UInt64(max(shutdownTimeout.nanoseconds, 0))
+    }
+
+    private func forceExit(_ why: String) -> Never {
+        let parts = openParts.current
+        if parts.isEmpty {
+            logger.error("\(why); no file was left as .part")
+        } else {
+            logger.error("\(why); left as .part: \(parts.joined(separator: ", ")); run `sluice recover \(outDirectory)`")
+        }
+        _exit(SignalListener.forcedExitStatus)
+    }
+}
+
+/// The signal handlers could not be installed.
+public struct SignalSetupError: Error, CustomStringConvertible {
+    public var errno: Int32
+    public var description: String { "cannot install signal handlers: \(String(cString: strerror(errno)))" }
+}

@@ -1,0 +1,30 @@
+/// How a run is set up beyond the pipeline file (the `run` command's options
+/// the runner itself needs; see `RunRequest` for the rest).
+public struct RunOptions: Sendable {
+    /// `--out`: the root that relative output paths are under.
+    public var outDirectory = "out"
+    /// `--stdout NAME`: that destination writes plain NDJSON to stdout instead of files.
+    public var stdoutDestination: String?
+    /// `--flush-interval`: the longest finished data waits in a `.part` file before its gzip member is ended.
+    public var flushInterval: Duration = .seconds(5)
+    /// When set, every destination and the rejects go here instead of files or
+    /// stdout, and `outDirectory` is not touched: `sluice test`'s spy.
+    public var memoryOutputs: MemoryOutputs?
+
+    public init() {}
+}
+
+/// A problem with how the command was called (exit 64).
+public struct UsageError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A run that stopped on an error after finishing what it could: the summary
+/// of what was done, and the error. An input error (corrupt gzip, unreadable
+/// file) still lets the other inputs run and every output finish; an output
+/// error (disk full) stops the run, and the failing destination's files stay `.part`.
+public struct RunFailure: Error, Sendable {
+    public var summary: RunSummary
+    public var error: any Error & Sendable
+}

@@ -1,0 +1,121 @@
+/// The accounting as a Prometheus text exposition, for node_exporter's
+/// textfile collector (`--metrics FILE`, written atomically: a temp file and a
+/// rename, so the collector never reads half a file).
+///
+/// Every name starts with `sluice_`; counters end in `_total`; reasons,
+/// destinations, stages and inputs are labels. The same numbers as `--stats`.
+public enum PrometheusTextfile {
+    /// How the run ended, for the final write: `nil` while it is running.
+    public struct Outcome: Sendable {
+        public var exitStatus: Int32
+        public init(exitStatus: Int32) { self.exitStatus = exitStatus }
+    }
+
+    public static func render(_ summary: RunSummary, outcome: Outcome? = nil) -> String {
+        var out = Exposition()
+        out.metric("sluice_lines_in_total", .counter, "Non-blank input lines read.", [([], summary.linesIn)])
+        out.metric("sluice_lines_emitted_total", .counter, "Lines that reached at least one destination.", [([], summary.emitted)])
+        out.metric("sluice_lines_merged_total", .counter, "Lines folded into another event by a stage.", [([], summary.merged)])
+        out.metric("sluice_lines_rejected_total", .counter, "Lines rejected, by reason.",
+                   summary.rejected.sorted { $0.key < $1.key }.map { ([("reason", $0.key.rawValue)], $0.value) })
+        out.metric("sluice_lines_dropped_total", .counter, "Lines dropped by a rule, by reason.",
+                   summary.dropped.sorted { $0.key < $1.key }.map { ([("reason", $0.key.rawValue)], $0.value) })
+        out.metric("sluice_lines_in_flight", .gauge, "Lines held by a stage, not settled yet (0 once a run has finished).",
+                   [([], summary.inFlight)])
+        out.metric("sluice_blank_lines_total", .counter, "Blank lines skipped (not in lines_in).", [([], summary.blankLines)])
+
+        let destinations = summary.destinations
+        func perDestination(_ value: (RunSummary.DestinationCounts) -> Int) -> [([(String, String)], Int)] {
+            destinations.map { ([("destination", $0.name), ("type", $0.type)], value($0)) }
+        }
+        func perDestinationReason(_ pairs: (RunSummary.DestinationCounts) -> [(String, Int)], label: String) -> [([(String, String)], Int)] {
+            destinations.flatMap { d in pairs(d).map { ([("destination", d.name), (label, $0.0)], $0.1) } }
+        }
+        out.metric("sluice_destination_events_total", .counter, "Events that reached the destination.", perDestination(\.events))
+        out.metric("sluice_destination_records_total", .counter, "Records written to the destination.", perDestination(\.records))
+        out.metric("sluice_destination_refused_total", .counter, "Events the destination refused, by reason.",
+                   perDestinationReason({ $0.refused.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }, label: "reason"))
+        out.metric("sluice_destination_not_taken_total", .counter, "Events routed to the destination that it does not take, by reason.",
+                   perDestinationReason({ $0.notTaken.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }, label: "reason"))
+        out.metric("sluice_destination_changes_total", .counter, "What the destination changed to fit its provider, by kind.",
+                   perDestinationReason({ $0.changes.map { ($0.name, $0.value) } }, label: "change"))
+        out.metric("sluice_destination_files_total", .counter, "Files completed and renamed.", perDestination(\.files))
+        out.metric("sluice_destination_uncompressed_bytes_total", .counter, "Record bytes written.", perDestination(\.uncompressedBytes))
+        out.metric("sluice_destination_compressed_bytes_total", .counter, "Gzip bytes written.", perDestination(\.compressedBytes))
+        out.metric("sluice_reject_files_total", .counter, "Rejects files completed and renamed.", [([], summary.rejectFiles)])
+
+        out.metric("sluice_stage_counter_total", .counter, "Each stage's own counters.",
+                   summary.stages.flatMap { stage in stage.counters.map { ([("stage", stage.name), ("counter", $0.name)], $0.value) } })
+        out.metric("sluice_input_lines_total", .counter, "Lines read from each input.",
+                   summary.inputs.map { ([("input", $0.path)], Int($0.lines)) })
+        out.metric("sluice_input_bytes_total", .counter, "Bytes read from each input (compressed bytes for gzip).",
+                   summary.inputs.map { ([("input", $0.path)], $0.bytes) })
+        out.metric("sluice_run_elapsed_seconds", .gauge, "Seconds since the run started.", [([], summary.elapsedSeconds)])
+        out.metric("sluice_run_finished", .gauge, "1 once the run has ended (then sluice_run_exit_code is set), 0 while it runs.",
+                   [([], outcome == nil ? 0 : 1)])
+        if let outcome {
+            out.metric("sluice_run_exit_code", .gauge, "The run's exit status.", [([], Int(outcome.exitStatus))])
+        }
+        return out.text
+    }
+
+    /// `# HELP`, `# TYPE` and samples, in the text format (version 0.0.4).
+    private struct Exposition {
+        enum Kind: String { case counter, gauge }
+        var text = ""
+
+        mutating func metric(_ name: String, _ kind: Kind, _ help: String, _ samples: [([(String, String)], Int)]) {
+            metric(name, kind, help, samples.map { ($0.0, String($0.1)) })
+        }
+
+        mutating func metric(_ name: String, _ kind: Kind, _ help: String, _ samples: [([(String, String)], Double)]) {
+            metric(name, kind, help, samples.map { ($0.0, format3($0.1)) })
+        }
+
+        private mutating func metric(_ name: String, _ kind: Kind, _ help: String, _ samples: [([(String, String)], String)]) {
+            text += "# HELP \(name) \(help)\n# TYPE \(name) \(kind.rawValue)\n"
+            for (labels, value) in samples {
+                text += name
+                if !labels.isEmpty {
+                    text += "{" + labels.map { "\($0.0)=\"\(escape($0.1))\"" }.joined(separator: ",") + "}"
+                }
+                text += " \(value)\n"
+            }
+        }
+
+        /// Label values escape `\`, `"` and newline.
+        private func escape(_ value: String) -> String {
+            guard value.contains(where: { $0 == "\\" || $0 == "\"" || $0 == "\n" }) else { return value }
+            var result = ""
+            for character in value {
+                switch character {
+                case "\\": result += "\\\\"
+                case "\"": result += "\\\""
+                case "\n": result += "\\n"
+                default: result.append(character)
+                }
+            }
+            return result
+        }
+    }
+}
+
+/// Writes `--metrics FILE` every `--flush-interval` while the run goes on.
+public final class MetricsFileReporter: RunReporter {
+    public let path: String
+    public let interval: Duration
+
+    public init(path: String, interval: Duration) {
+        self.path = path
+        self.interval = interval
+    }
+
+    public func report(_ summary: RunSummary) throws {
+        try AtomicFile.write(PrometheusTextfile.render(summary), to: path)
+    }
+
+    /// The last write, with the exit status.
+    public func finish(_ summary: RunSummary, exitStatus: Int32) throws {
+        try AtomicFile.write(PrometheusTextfile.render(summary, outcome: .init(exitStatus: exitStatus)), to: path)
+    }
+}
