@@ -11,7 +11,8 @@ struct SluiceCommand: ParsableCommand {
           sluice run --pipeline pipelines/default.yaml --out out logs/2026-11-20/*.ndjson.gz
           sluice validate pipelines/*.yaml
           sluice test pipelines/*.yaml
+          sluice recover out
         """,
-        subcommands: [RunCommand.self, ValidateCommand.self, TestCommand.self, GenerateCommand.self]
+        subcommands: [RunCommand.self, ValidateCommand.self, TestCommand.self, GenerateCommand.self, RecoverCommand.self]
     )
 }

@@ -1,0 +1,109 @@
+import CZlib
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How much of a gzip file is whole: the members that decompress completely
+/// with a matching CRC-32 and length, and where the damage starts.
+///
+/// Sluice ends a member at every flush, always between records, so the
+/// complete members of a `.part` left by a crash hold whole records, and
+/// their bytes alone are a valid gzip file.
+public struct GzipMemberScan: Equatable, Sendable {
+    /// Complete members, from the start of the file.
+    public internal(set) var members = 0
+    /// Bytes of the file the complete members take (a prefix of the file).
+    public internal(set) var validBytes = 0
+    /// Newlines in the complete members' data (records).
+    public internal(set) var lines = 0
+    /// Uncompressed bytes in the complete members.
+    public internal(set) var dataBytes = 0
+    /// The file's size.
+    public internal(set) var fileBytes = 0
+    /// What is wrong after `validBytes`, nil when the whole file is complete members.
+    public internal(set) var damage: String?
+
+    public var isComplete: Bool { damage == nil && members > 0 }
+
+    /// Reads `fd` from its start to its end.
+    static func scan(fd: Int32) throws(RecoveryError) -> GzipMemberScan {
+        var result = GzipMemberScan()
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        defer { inflateEnd(stream); stream.deallocate() }
+        _ = sluice_inflateInit2(stream, 16 + MAX_WBITS)
+        let inputSize = 256 * 1024
+        let input = UnsafeMutablePointer<UInt8>.allocate(capacity: inputSize)
+        let output = UnsafeMutablePointer<UInt8>.allocate(capacity: inputSize)
+        defer { input.deallocate(); output.deallocate() }
+
+        var fileOffset = 0          // bytes read from the file
+        var memberStart = 0         // file offset where the current member starts
+        var memberLines = 0
+        var memberData = 0
+        var inMember = false
+        while true {
+            if stream.pointee.avail_in == 0 {
+                let n = pread(fd, input, inputSize, off_t(fileOffset))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw .readFailed(errno: errno)
+                }
+                if n == 0 { break }
+                fileOffset += n
+                stream.pointee.next_in = input
+                stream.pointee.avail_in = uInt(n)
+            }
+            inMember = true
+            stream.pointee.next_out = output
+            stream.pointee.avail_out = uInt(inputSize)
+            let status = inflate(stream, Z_NO_FLUSH)
+            let produced = inputSize - Int(stream.pointee.avail_out)
+            memberData += produced
+            if produced > 0 {
+                var cursor = UnsafeRawPointer(output)
+                var left = produced
+                while left > 0, let found = memchr(cursor, 0x0A, left) {
+                    memberLines += 1
+                    let skip = cursor.distance(to: UnsafeRawPointer(found)) + 1
+                    cursor += skip
+                    left -= skip
+                }
+            }
+            switch status {
+            case Z_STREAM_END:
+                let consumed = fileOffset - Int(stream.pointee.avail_in)
+                result.members += 1
+                result.validBytes = consumed
+                result.lines += memberLines
+                result.dataBytes += memberData
+                memberLines = 0
+                memberData = 0
+                memberStart = consumed
+                inMember = false
+                inflateReset(stream)
+            case Z_OK:
+                continue
+            case Z_BUF_ERROR where stream.pointee.avail_in == 0:
+                continue
+            default:
+                let message = stream.pointee.msg.map { String(cString: $0) } ?? "inflate error \(status)"
+                result.damage = "\(message) in the member at byte \(memberStart)"
+                result.fileBytes = fileSize(fd) ?? fileOffset
+                return result
+            }
+        }
+        result.fileBytes = fileOffset
+        if inMember && fileOffset > result.validBytes {
+            result.damage = "truncated: the member at byte \(memberStart) has no end (unexpected end of file)"
+        }
+        return result
+    }
+
+    private static func fileSize(_ fd: Int32) -> Int? {
+        var info = stat()
+        return fstat(fd, &info) == 0 ? Int(info.st_size) : nil
+    }
+}
