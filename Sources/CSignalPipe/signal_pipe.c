@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -51,6 +52,10 @@ int sluice_signal_pipe_install(const int *signals, int count) {
         if (signals[i] <= 0 || signals[i] >= SLUICE_MAX_SIGNAL) { errno = EINVAL; return -1; }
         if (sigaction(signals[i], &action, NULL) != 0) return -1;
     }
+    // A parent (a supervisor, a test runner) may have started us with these
+    // signals blocked; the mask is inherited across exec. Unblock them in this
+    // thread, so at least one thread takes them.
+    if (pthread_sigmask(SIG_UNBLOCK, &action.sa_mask, NULL) != 0) return -1;
     return pipe_fds[0];
 }
 

@@ -54,6 +54,44 @@ public enum TestGzip {
         return result
     }
 
+    /// Decompresses the complete members at the start of `bytes` and stops
+    /// at the first incomplete or damaged one: what a `.part` left by a crash
+    /// holds up to its last flush.
+    public static func decompressCompleteMembers(_ bytes: [UInt8]) -> (data: [UInt8], members: Int) {
+        var result: [UInt8] = []
+        var members = 0
+        var offset = 0
+        while offset < bytes.count {
+            let rest = Array(bytes[offset...])
+            var stream = z_stream()
+            _ = sluice_inflateInit2(&stream, 16 + MAX_WBITS)
+            defer { inflateEnd(&stream) }
+            var member: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+            var input = rest
+            var status: Int32 = Z_OK
+            let consumed: Int = input.withUnsafeMutableBufferPointer { inBuffer in
+                stream.next_in = inBuffer.baseAddress
+                stream.avail_in = uInt(inBuffer.count)
+                repeat {
+                    let produced: Int = chunk.withUnsafeMutableBufferPointer { outBuffer in
+                        stream.next_out = outBuffer.baseAddress
+                        stream.avail_out = uInt(outBuffer.count)
+                        status = inflate(&stream, Z_NO_FLUSH)
+                        return outBuffer.count - Int(stream.avail_out)
+                    }
+                    member.append(contentsOf: chunk[..<produced])
+                } while status == Z_OK
+                return inBuffer.count - Int(stream.avail_in)
+            }
+            guard status == Z_STREAM_END else { break }
+            result += member
+            members += 1
+            offset += consumed
+        }
+        return (result, members)
+    }
+
     public static func decompressFile(_ path: String) -> [UInt8]? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         return decompress(Array(data))

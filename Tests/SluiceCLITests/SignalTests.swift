@@ -1,0 +1,172 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// End-to-end: the real binary fed through a pipe and sent real signals.
+@Suite struct SignalTests {
+    private func json(_ bytes: [UInt8]) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:]
+    }
+
+    private func generate(_ events: Int, in directory: TemporaryDirectory, malformed: Double = 0) throws -> [[UInt8]] {
+        let result = try SluiceBinary.shell("$SLUICE generate --events \(events) --malformed \(malformed) --duplicates 0 --seed 11 > in.ndjson",
+                                            in: directory.path)
+        #expect(result.status == 0)
+        return ndjsonLines(Array(FileManager.default.contents(atPath: directory.file("in.ndjson"))!))
+    }
+
+    @Test func sigtermMidStreamDrainsExits143AndAccountsForEveryLineRead() throws {
+        let directory = TemporaryDirectory()
+        let input = try generate(30000, in: directory, malformed: 0.02)
+        let sluice = try SluiceProcess(["run", "--flush-interval", "100ms", "--metrics", "m.prom", "--stats", "s.json"],
+                                       in: directory.path)
+        // A writer that keeps the pipe full until sluice stops reading.
+        let writer = Thread {
+            var index = 0
+            while index < input.count, sluice.send(lines: input[index..<min(index + 50, input.count)]) { index += 50 }
+        }
+        writer.start()
+        #expect(waitUntil(timeout: 30) { linesIn(metrics: directory.file("m.prom")) >= 3000 })
+        sluice.signal(SIGTERM)
+        let status = sluice.waitForExit(timeout: 30)
+        sluice.closeInput()
+        #expect(status == 143, "\(sluice.stderr)")
+        #expect(sluice.stderr.contains("SIGTERM: stopping input"))
+        #expect(!directory.files().contains { $0.hasSuffix(".part") })
+
+        let stats = json(Array(FileManager.default.contents(atPath: directory.file("s.json"))!))
+        let read = try #require(stats["lines_in"] as? Int)
+        #expect(read >= 3000 && read < input.count, "the run should have stopped mid-stream")
+        #expect(stats["balanced"] as? Bool == true)
+        #expect((stats["emitted"] as! Int) + (stats["rejected"] as! Int) == read)
+
+        // What was read is exactly the first `read` lines: each delivered once, or rejected with its line number.
+        let delivered = gunzipFiles(directory, under: "out/archive/").flatMap(\.lines)
+        var rejected: [Int: [String: Any]] = [:]
+        for line in gunzipFiles(directory, under: "out/rejects/").flatMap(\.lines) {
+            let record = json(line)
+            rejected[record["line_number"] as! Int] = record
+        }
+        #expect(delivered.count + rejected.count == read)
+        let expected = input[..<read].enumerated().filter { rejected[$0.offset + 1] == nil }.map(\.element)
+        let exactlyTheLinesRead = delivered == expected
+        #expect(exactlyTheLinesRead)
+        #expect(rejected.keys.allSatisfy { $0 >= 1 && $0 <= read })
+        if let cut = rejected[read], cut["reason"] as? String == "cut_by_shutdown" {
+            // The line the stop fell in keeps the bytes that were read.
+            #expect(input[read - 1].starts(with: Array((cut["line"] as! String).utf8)))
+        }
+        let metrics = prometheusSamples(directory.file("m.prom"))
+        #expect(metrics["sluice_run_exit_code"] == 143)
+        #expect(metrics["sluice_lines_in_total"] == Double(read))
+    }
+
+    @Test func sigintWhileWaitingForInputDrainsTheStagesAndExits130() throws {
+        let directory = TemporaryDirectory()
+        let input = try generate(400, in: directory)
+        let sluice = try SluiceProcess(["run", "--pipeline", repositoryRoot + "/pipelines/timed.yaml", "--flush-interval", "100ms",
+                                        "--metrics", "m.prom", "--stats", "s.json"], in: directory.path)
+        sluice.send(lines: input)
+        // The input stays open: sluice is blocked waiting for more when the signal comes.
+        #expect(waitUntil(timeout: 30) { linesIn(metrics: directory.file("m.prom")) == input.count })
+        sluice.signal(SIGINT)
+        #expect(sluice.waitForExit(timeout: 30) == 130, "\(sluice.stderr)")
+        #expect(!directory.files().contains { $0.hasSuffix(".part") })
+        let stats = json(Array(FileManager.default.contents(atPath: directory.file("s.json"))!))
+        #expect(stats["lines_in"] as? Int == input.count)
+        #expect(stats["balanced"] as? Bool == true)
+        // Timers still open were drained as at the end of input, not lost.
+        let timed = (stats["stages"] as! [[String: Any]]).first { $0["stage"] as? String == "timed" }!
+        #expect(timed["abandoned_end_of_input"] as? Int ?? 0 > 0)
+    }
+
+    @Test func sighupClosesTheCurrentFilesAndStartsNewOnesWithoutLosingOrDoublingARecord() throws {
+        let directory = TemporaryDirectory()
+        let input = try generate(600, in: directory, malformed: 0.05)
+        let (first, second) = (Array(input[..<300]), Array(input[300...]))
+        let sluice = try SluiceProcess(["run", "--flush-interval", "100ms", "--metrics", "m.prom"], in: directory.path)
+        sluice.send(lines: first)
+        #expect(waitUntil(timeout: 30) { linesIn(metrics: directory.file("m.prom")) == first.count })
+        #expect(directory.files().filter { $0.hasSuffix(".ndjson.gz") }.isEmpty)
+        sluice.signal(SIGHUP)
+        // The files of the first half are renamed while the input stays open.
+        #expect(waitUntil(timeout: 30) {
+            directory.files().contains { $0.hasPrefix("out/archive/") && $0.hasSuffix(".ndjson.gz") } &&
+                directory.files().contains { $0.hasPrefix("out/rejects/") && $0.hasSuffix(".ndjson.gz") } &&
+                !directory.files().contains { $0.hasSuffix(".part") }
+        })
+        sluice.send(lines: second)
+        sluice.closeInput()
+        #expect(sluice.waitForExit(timeout: 30) == 0, "\(sluice.stderr)")
+
+        let archive = gunzipFiles(directory, under: "out/archive/")
+        let rejects = gunzipFiles(directory, under: "out/rejects/")
+        #expect(archive.map(\.file) == ["out/archive/2026-11-20/archive-08-0000.ndjson.gz", "out/archive/2026-11-20/archive-08-0001.ndjson.gz"])
+        #expect(rejects.count == 2)
+        let rejectedNumbers = rejects.map { $0.lines.map { json($0)["line_number"] as! Int } }
+        // Before the signal in the old files, after it in the new ones; every line once.
+        #expect(rejectedNumbers[0].allSatisfy { $0 <= 300 } && rejectedNumbers[1].allSatisfy { $0 > 300 })
+        let rejectedSet = Set(rejectedNumbers.joined())
+        let firstHalfInOldFile = archive[0].lines == first.enumerated().filter { !rejectedSet.contains($0.offset + 1) }.map(\.element)
+        let secondHalfInNewFile = archive[1].lines == second.enumerated().filter { !rejectedSet.contains($0.offset + 301) }.map(\.element)
+        #expect(firstHalfInOldFile)
+        #expect(secondHalfInNewFile)
+        #expect(rejectedSet.count + archive[0].lines.count + archive[1].lines.count == input.count)
+    }
+
+    @Test func sigusr1PrintsTheStatsSoFarOnStderr() throws {
+        let directory = TemporaryDirectory()
+        let input = try generate(50, in: directory)
+        let sluice = try SluiceProcess(["run", "--flush-interval", "100ms", "--metrics", "m.prom"], in: directory.path)
+        sluice.send(lines: input)
+        #expect(waitUntil(timeout: 30) { linesIn(metrics: directory.file("m.prom")) == 50 })
+        sluice.signal(SIGUSR1)
+        #expect(waitUntil(timeout: 30) { sluice.stderr.contains("stats so far: {\"lines_in\":50,") })
+        sluice.closeInput()
+        #expect(sluice.waitForExit(timeout: 30) == 0)
+        #expect(sluice.stdout.isEmpty)
+        // One message per line, each from sluice.
+        #expect(sluice.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("sluice: ") })
+    }
+
+    /// A drain that cannot finish: one destination goes to a stdout nobody
+    /// reads, so the run blocks in write(2) with another destination's `.part` open.
+    private func stuckRun(_ directory: TemporaryDirectory, extra: [String]) throws -> (SluiceProcess, Pipe) {
+        _ = try generate(3000, in: directory)
+        directory.write("p.yaml", "version: 1\ndestinations:\n  copy: {type: ndjson}\n  archive: {type: ndjson}\n")
+        let stdout = Pipe()
+        let sluice = try SluiceProcess(["run", "--pipeline", "p.yaml", "--stdout", "archive", "--flush-interval", "100ms"] + extra + ["in.ndjson"],
+                                       in: directory.path, stdout: stdout.fileHandleForWriting)
+        try stdout.fileHandleForWriting.close()
+        #expect(waitUntil(timeout: 30) { directory.files().contains { $0.hasPrefix("out/copy/") && $0.hasSuffix(".part") } })
+        return (sluice, stdout)
+    }
+
+    @Test func aSecondSigintExitsAtOnceNamingTheFilesLeftPart() throws {
+        let directory = TemporaryDirectory()
+        let (sluice, stdout) = try stuckRun(directory, extra: [])
+        sluice.signal(SIGINT)
+        #expect(waitUntil(timeout: 30) { sluice.stderr.contains("SIGINT: stopping input") })
+        sluice.signal(SIGINT)
+        #expect(sluice.waitForExit(timeout: 10) == 75)
+        #expect(sluice.stderr.contains("a second SIGINT"))
+        #expect(sluice.stderr.contains("left as .part: out/copy/2026-11-20/copy-08-0000.ndjson.gz.part"))
+        #expect(sluice.stderr.contains("sluice recover out"))
+        _ = stdout
+    }
+
+    @Test func aDrainPastTheShutdownTimeoutExits75NamingTheFilesLeftPart() throws {
+        let directory = TemporaryDirectory()
+        let (sluice, stdout) = try stuckRun(directory, extra: ["--shutdown-timeout", "1s"])
+        let signalled = Date()
+        sluice.signal(SIGTERM)
+        #expect(sluice.waitForExit(timeout: 30) == 75)
+        #expect(Date().timeIntervalSince(signalled) >= 1)
+        #expect(sluice.stderr.contains("did not finish within --shutdown-timeout"))
+        #expect(sluice.stderr.contains("left as .part: out/copy/2026-11-20/copy-08-0000.ndjson.gz.part"))
+        _ = stdout
+    }
+}
