@@ -28,9 +28,9 @@ enum SluiceBinary {
         try runProcess(path, arguments, in: directory, stdin: stdin)
     }
 
-    /// Runs a shell pipeline (bash -c) with `$SLUICE` set to the binary.
-    static func shell(_ script: String, in directory: String) throws -> Result {
-        try runProcess("/bin/bash", ["-c", script], in: directory, stdin: nil, environment: ["SLUICE": path])
+    /// Runs a shell pipeline (bash -c, or another shell) with `$SLUICE` set to the binary.
+    static func shell(_ script: String, in directory: String, shell: String = "/bin/bash") throws -> Result {
+        try runProcess(shell, ["-c", script], in: directory, stdin: nil, environment: ["SLUICE": path])
     }
 
     private static func runProcess(_ executable: String, _ arguments: [String], in directory: String, stdin: String?,

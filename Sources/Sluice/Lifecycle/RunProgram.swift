@@ -103,6 +103,7 @@ public enum RunProgram {
             summary = try runner.run(inputs: request.inputs)
         } catch let failure as RunFailure {
             summary = failure.summary
+            summary.error = "\(failure.error)"
             // The runner logged input errors as they happened (the run went on past them).
             status = exitStatus(for: failure.error, logger: failure.error is InputError ? nil : logger)
         } catch {

@@ -50,6 +50,9 @@ public struct RunSummary: Sendable {
     /// Whether a reader closed stdout early (`| head`): input stopped there.
     public var stdoutClosedEarly = false
     public var elapsedSeconds = 0.0
+    /// The error that stopped the run or failed an input, if any (the counts
+    /// are of what was processed; a destination that failed to write stops at its error).
+    public var error: String?
 
     public var rejectedTotal: Int { rejected.values.reduce(0, +) }
     public var droppedTotal: Int { dropped.values.reduce(0, +) }
@@ -122,6 +125,7 @@ public struct RunSummary: Sendable {
         out.field("reject_files", rejectFiles)
         out.field("stdout_closed_early", stdoutClosedEarly)
         out.raw("elapsed_seconds", format3(elapsedSeconds))
+        if let error { out.field("error", error) }
         return out.text
     }
 }
