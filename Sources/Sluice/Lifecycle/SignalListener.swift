@@ -61,7 +61,7 @@ public final class SignalListener: @unchecked Sendable {
                 if deadline == nil { deadline = startDeadline(.terminate) }
             }
             if sluice_signal_take(SIGINT) > 0 {
-                if sluice_signal_total(SIGINT) >= 2 {
+                if sluice_signal_total(SIGINT) >= 2 && !control.isFinished {
                     forceExit("a second SIGINT: exiting without finishing the drain")
                 }
                 control.requestStop(.interrupt)

@@ -84,3 +84,20 @@ private struct ScriptedStage: Stage {
         #expect(json.find(JSONPath("rejected_by_reason.invalid_json")) != nil)
     }
 }
+
+@Suite struct PipelineRunnerControlTests {
+    @Test func aStopRequestedBeforeTheFirstReadEndsTheRunWithNothingReadAndNoFileLeftOpen() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.write("in.ndjson", #"{"type":"track","event":"a","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"# + "\n")
+        var options = RunOptions()
+        options.outDirectory = directory.file("out")
+        let control = RunControl()
+        control.requestStop(.terminate)
+        let summary = try PipelineRunner(configuration: PipelineConfiguration.builtIn(), options: options, control: control)
+            .run(inputs: [path, path])
+        #expect(summary.linesIn == 0)
+        #expect(summary.inputs.count == 1)
+        #expect(summary.isBalanced)
+        #expect(directory.files() == ["in.ndjson"])
+    }
+}
