@@ -8,8 +8,9 @@ import Glibc
 /// End-to-end: `kill -9` in the middle of a run, then `sluice recover`, then
 /// a check of every file; and a disk that fills up (`ulimit -f`).
 @Suite struct CrashRecoveryTests {
-    private func generate(_ events: Int, in directory: TemporaryDirectory) throws -> [[UInt8]] {
-        let result = try SluiceBinary.shell("$SLUICE generate --events \(events) --duplicates 0 --seed 3 > in.ndjson", in: directory.path)
+    private func generate(_ events: Int, in directory: TemporaryDirectory, start: String = "2026-11-20T08:00:00Z") throws -> [[UInt8]] {
+        let result = try SluiceBinary.shell("$SLUICE generate --events \(events) --duplicates 0 --seed 3 --start \(start) > in.ndjson",
+                                            in: directory.path)
         #expect(result.status == 0)
         return ndjsonLines(Array(FileManager.default.contents(atPath: directory.file("in.ndjson"))!))
     }
@@ -57,12 +58,14 @@ import Glibc
         let renamed = directory.files().filter { $0.hasSuffix(".ndjson.gz") }
         #expect(renamed.allSatisfy { TestGzip.decompressFile(directory.file($0)) != nil })
         let parts = directory.files().filter { $0.hasSuffix(".part") }
+        var flushedInParts = 0
         for part in parts {
             let bytes = Array(FileManager.default.contents(atPath: directory.file(part))!)
             let flushed = TestGzip.decompressCompleteMembers(bytes).data
             #expect(flushed.isEmpty || flushed.last == 0x0A, "\(part): a flush ended mid-record")
+            flushedInParts += flushed.isEmpty ? 0 : ndjsonLines(flushed).count
         }
-        let flushedBefore = checkRecords(directory, input: input)
+        let inRenamedFiles = checkRecords(directory, input: input)
 
         let recover = try SluiceBinary.run(["recover", "out"], in: directory.path)
         #expect(recover.status == 0, "\(recover.stdoutText)\(recover.stderr)")
@@ -71,9 +74,9 @@ import Glibc
         // and none that was on disk before is lost.
         #expect(!directory.files().contains { $0.hasSuffix(".part") && !$0.hasPrefix("out/.quarantine/") })
         #expect(directory.files().filter { $0.hasSuffix(".ndjson.gz") }.allSatisfy { TestGzip.decompressFile(directory.file($0)) != nil })
-        let afterRecovery = checkRecords(directory, input: input)
-        #expect(afterRecovery >= flushedBefore)
-        #expect(afterRecovery >= killAfter - 1500 - 64, "more than the unflushed tail was lost")
+        // Exactly what was flushed survives: the renamed files plus the complete members of the .part files.
+        #expect(checkRecords(directory, input: input) == inRenamedFiles + flushedInParts)
+        #expect(inRenamedFiles + flushedInParts > 0)
 
         // Idempotent: a second run has nothing to do.
         let again = try SluiceBinary.run(["recover", "out"], in: directory.path)
@@ -84,8 +87,9 @@ import Glibc
 
     @Test func aFileSizeLimitStopsTheRunWith74NamingTheFileAndRenamesNothingIncomplete() throws {
         let directory = TemporaryDirectory()
-        let input = try generate(20000, in: directory)
-        // `small` rotates every 100 records (about 6 KB of gzip each); `big` grows past the limit.
+        let hour8 = try generate(20000, in: directory)
+        let hour9 = Array(try generate(50, in: directory, start: "2026-11-20T09:00:00Z"))
+        // `small` rotates every 100 records (a few KB of gzip each); `big` grows past the limit.
         directory.write("p.yaml", """
             version: 1
             destinations:
@@ -93,29 +97,44 @@ import Glibc
               big: {type: ndjson, gzip_level: 0}
             """)
         // dash counts ulimit -f in 512-byte blocks: 64 KiB per file at most. SIGXFSZ is ignored by sluice.
-        let result = try SluiceBinary.shell("ulimit -f 128; exec \"$SLUICE\" run --pipeline p.yaml --stats s.json --flush-interval 50ms in.ndjson",
-                                            in: directory.path, shell: "/bin/sh")
-        #expect(result.status == 74, "\(result.stderr)")
-        #expect(result.stderr.contains("write failed on out/big/2026-11-20/big-08-0000.ndjson.gz.part: File too large"))
-        // The failing file stays .part; nothing of `big` was renamed.
-        #expect(directory.files().contains("out/big/2026-11-20/big-08-0000.ndjson.gz.part"))
-        #expect(!directory.files().contains { $0.hasPrefix("out/big/") && $0.hasSuffix(".ndjson.gz") })
-        // Every renamed file is complete and holds whole records in input order.
+        let sluice = try SluiceProcess(["-c", "ulimit -f 128; exec \"$SLUICE\" run --pipeline p.yaml --stats s.json --metrics m.prom --flush-interval 50ms"],
+                                       in: directory.path, executable: "/bin/sh")
+        // Both of big's files open (hour 08, then 09), then hour 08 outgrows the limit.
+        sluice.send(lines: hour8[..<50])
+        #expect(waitUntil(timeout: 30) { linesIn(metrics: directory.file("m.prom")) == 50 })
+        sluice.send(lines: hour9)
+        #expect(waitUntil(timeout: 30) { directory.files().contains("out/big/2026-11-20/big-09-0000.ndjson.gz.part") })
+        sluice.send(lines: hour8[50...])
+        sluice.closeInput()
+        let status = sluice.waitForExit(timeout: 60)
+        #expect(status == 74, "\(sluice.stderr)")
+        #expect(sluice.stderr.contains("write failed on out/big/2026-11-20/big-08-0000.ndjson.gz.part: File too large"))
+        // The failing file stays .part, and so does the other file `big` had open, which
+        // may lack records sent after the failure: nothing of `big` was renamed.
+        #expect(directory.files().filter { $0.hasPrefix("out/big/") } ==
+            ["out/big/2026-11-20/big-08-0000.ndjson.gz.part", "out/big/2026-11-20/big-09-0000.ndjson.gz.part"])
+        // Every renamed file is complete and holds whole records in input order, 100 a file but each hour's last.
         let small = gunzipFiles(directory, under: "out/small/")
-        #expect(small.count > 3)
-        #expect(small.dropLast().allSatisfy { $0.lines.count == 100 })
-        let smallRecords = small.flatMap(\.lines)
-        let smallIsAPrefix = smallRecords == Array(input.prefix(smallRecords.count))
+        let smallHour8 = small.filter { $0.file.contains("-08-") }
+        #expect(smallHour8.count > 3)
+        #expect(smallHour8.dropLast().allSatisfy { $0.lines.count == 100 })
+        let smallIsAPrefix = smallHour8.flatMap(\.lines) == Array(hour8.prefix(smallHour8.flatMap(\.lines).count))
         #expect(smallIsAPrefix)
+        let smallHour9 = small.filter { $0.file.contains("-09-") }.flatMap(\.lines) == hour9
+        #expect(smallHour9)
         // The stats of a failed run are still written, and name the error.
         let stats = (try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("s.json"))))) as? [String: Any]
         #expect((stats?["error"] as? String)?.contains("big-08-0000.ndjson.gz.part") == true)
+        #expect(prometheusSamples(directory.file("m.prom"))["sluice_run_exit_code"] == 74)
 
-        // recover finishes or quarantines what the failure left.
+        // recover finishes what the failure left: 09 is whole members, 08 keeps what was flushed, if anything.
         let recover = try SluiceBinary.run(["recover", "out"], in: directory.path)
         #expect(recover.status == 0 || recover.status == 65, "\(recover.stdoutText)\(recover.stderr)")
+        #expect(recover.stdoutText.contains("renamed      out/big/2026-11-20/big-09-0000.ndjson.gz.part"))
         #expect(recover.stdoutText.contains("out/big/2026-11-20/big-08-0000.ndjson.gz.part"))
         #expect(!directory.files().contains { $0.hasSuffix(".part") && !$0.hasPrefix("out/.quarantine/") })
         #expect(directory.files().filter { $0.hasSuffix(".ndjson.gz") }.allSatisfy { TestGzip.decompressFile(directory.file($0)) != nil })
+        let big9 = gunzipFiles(directory, under: "out/big/2026-11-20/big-09").flatMap(\.lines) == hour9
+        #expect(big9)
     }
 }

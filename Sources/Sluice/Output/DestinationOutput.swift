@@ -66,6 +66,9 @@ final class DestinationOutput {
     @inline(__always)
     func append(time: EventTime, encode: (inout [UInt8]) -> Int) throws -> Int {
         let batch = batch(for: time)
+        // Room for a whole chunk, taken when a batch is written to, not kept by
+        // idle ones: up to 16 keys per destination would otherwise hold 320 KiB each.
+        if batch.buffer.capacity == 0 { batch.buffer.reserveCapacity(DestinationOutput.chunkBytes + 64 * 1024) }
         let before = batch.buffer.count
         let count = encode(&batch.buffer)
         guard count > 0 else {
@@ -155,7 +158,6 @@ final class DestinationOutput {
         } else {
             if batches.count >= DestinationOutput.maxOpenFiles { evictLeastRecentlyUsed() }
             batch = FileBatch(key: key)
-            batch.buffer.reserveCapacity(DestinationOutput.chunkBytes + 64 * 1024)
             batches[key] = batch
         }
         batch.lastUsed = useCounter
@@ -185,7 +187,6 @@ final class DestinationOutput {
         case let .files(_, worker):
             worker.send(.write(key: batch.key, data: batch.buffer))
             batch.buffer = []
-            batch.buffer.reserveCapacity(DestinationOutput.chunkBytes + 64 * 1024)
         case let .memory(memory):
             memory.append(name, batch.buffer)
             batch.buffer.removeAll(keepingCapacity: true)
