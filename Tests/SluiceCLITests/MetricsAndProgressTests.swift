@@ -41,11 +41,11 @@ import Testing
             #expect(waitUntil(timeout: 30) { linesIn(metrics: directory.file("\(out).prom")) == 30 })
             if shown {
                 // One line a second while the input is open (stderr is a file here, so no redrawing).
-                #expect(waitUntil(timeout: 10) { sluice.stderr.contains("sluice: 30 lines, ") && sluice.stderr.contains(" MB read") })
+                #expect(waitUntil(timeout: 10) { sluice.stderr.contains("sluice: 30 events, ") && sluice.stderr.contains(" MB read") })
             }
             sluice.closeInput()
             #expect(sluice.waitForExit(timeout: 30) == 0)
-            #expect(sluice.stderr.contains("sluice: 30 lines, ") == shown, "\(flag ?? "default"): \(sluice.stderr)")
+            #expect(sluice.stderr.contains("sluice: 30 events, ") == shown, "\(flag ?? "default"): \(sluice.stderr)")
             #expect(sluice.stdout.isEmpty)
         }
     }

@@ -1,8 +1,8 @@
-/// The progress line on stderr (`--progress`): lines read, events per second
-/// over the last interval, bytes read of the total when every input is a
-/// regular file, and the time left at the average rate so far.
+/// The progress line on stderr (`--progress`): events (non-blank lines) read,
+/// events per second over the last interval, bytes read of the total when
+/// every input is a regular file, and the time left at the average byte rate so far.
 ///
-/// `sluice: 1200000 lines, 291000 lines/s, 528.1 of 880.0 MB (60%), ETA 0:01`
+/// `sluice: 1200000 events, 291000 events/s, 528.1 of 880.0 MB (60%), ETA 0:01`
 /// On a terminal the line is redrawn in place; otherwise one line per interval.
 public final class ProgressReporter: RunReporter {
     public let interval: Duration
@@ -16,7 +16,7 @@ public final class ProgressReporter: RunReporter {
 
     public func report(_ summary: RunSummary) throws {
         console.showStatus(Self.line(summary, since: previous))
-        previous = (summary.linesIn + summary.blankLines, summary.elapsedSeconds)
+        previous = (summary.linesIn, summary.elapsedSeconds)
     }
 
     /// Erases the line before the summary is printed.
@@ -25,10 +25,10 @@ public final class ProgressReporter: RunReporter {
     }
 
     static func line(_ summary: RunSummary, since previous: (lines: Int, seconds: Double)) -> String {
-        let lines = summary.linesIn + summary.blankLines
+        let events = summary.linesIn
         let window = summary.elapsedSeconds - previous.seconds
-        let rate = window > 0 ? Double(lines - previous.lines) / window : 0
-        var parts = ["sluice: \(lines) lines", "\(Int(rate.rounded())) lines/s"]
+        let rate = window > 0 ? Double(events - previous.lines) / window : 0
+        var parts = ["sluice: \(events) events", "\(Int(rate.rounded())) events/s"]
         let read = summary.inputs.reduce(0) { $0 + $1.bytes }
         if let total = summary.inputBytesTotal, total > 0 {
             let percent = min(100, read * 100 / total)

@@ -18,7 +18,7 @@ import Testing
         summary.inputs = [RunSummary.InputCounts(path: "a", lines: 3_000_000, bytes: 600_000_000)]
         summary.inputBytesTotal = 1_000_000_000
         let line = ProgressReporter.line(summary, since: (lines: 2_000_000, seconds: 9))
-        #expect(line == "sluice: 3000000 lines, 1000000 lines/s, 600.0 of 1000.0 MB (60%), ETA 0:07")
+        #expect(line == "sluice: 3000000 events, 1000000 events/s, 600.0 of 1000.0 MB (60%), ETA 0:07")
     }
 
     @Test func withoutATotalTheProgressLineShowsBytesRead() {
@@ -27,6 +27,6 @@ import Testing
         summary.blankLines = 2
         summary.elapsedSeconds = 4
         summary.inputs = [RunSummary.InputCounts(path: "<stdin>", lines: 12, bytes: 2_345_678)]
-        #expect(ProgressReporter.line(summary, since: (0, 0)) == "sluice: 12 lines, 3 lines/s, 2.3 MB read")
+        #expect(ProgressReporter.line(summary, since: (0, 0)) == "sluice: 10 events, 3 events/s, 2.3 MB read")
     }
 }
