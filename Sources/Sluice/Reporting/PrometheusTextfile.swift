@@ -46,6 +46,17 @@ public enum PrometheusTextfile {
 
         out.metric("sluice_stage_counter_total", .counter, "Each stage's own counters.",
                    summary.stages.flatMap { stage in stage.counters.map { ([("stage", stage.name), ("counter", $0.name)], $0.value) } })
+        var grouped: [([(String, String)], Int)] = []
+        func flatten(_ group: CounterGroup, stage: String, path: String) {
+            let name = path.isEmpty ? group.name : path + "/" + group.name
+            for counter in group.counters { grouped.append(([("stage", stage), ("group", name), ("counter", counter.name)], counter.value)) }
+            for nested in group.groups { flatten(nested, stage: stage, path: name) }
+        }
+        for (index, stage) in summary.stages.enumerated() where index < summary.stageGroups.count {
+            for group in summary.stageGroups[index] { flatten(group, stage: stage.name, path: "") }
+        }
+        out.metric("sluice_stage_group_counter_total", .counter,
+                   "A stage's nested counters (the plan's per-event counts), by group path (`events/NAME`).", grouped)
         out.metric("sluice_input_lines_total", .counter, "Lines read from each input.",
                    summary.inputs.map { ([("input", $0.path)], Int($0.lines)) })
         out.metric("sluice_input_bytes_total", .counter, "Bytes read from each input (compressed bytes for gzip).",

@@ -12,7 +12,9 @@ import Testing
         archive.records = 7
         archive.refused = ["invalid_event_name": 1]
         summary.destinations = [archive]
-        summary.stages = [("timed", [("completed", 3)])]
+        summary.stages = [("timed", [("completed", 3)]), ("plan", [])]
+        summary.stageGroups = [[], [CounterGroup(name: "events", counters: [],
+                                                 groups: [CounterGroup(name: "movie_tapped", counters: [("checked", 4)])])]]
         summary.inputs = [RunSummary.InputCounts(path: "we\"ird\\path\nname.ndjson", lines: 11, bytes: 900)]
         summary.elapsedSeconds = 1.5
         return summary
@@ -45,6 +47,7 @@ import Testing
         #expect(text.contains("sluice_destination_records_total{destination=\"archive\",type=\"ndjson\"} 7\n"))
         #expect(text.contains("sluice_destination_refused_total{destination=\"archive\",reason=\"invalid_event_name\"} 1\n"))
         #expect(text.contains("sluice_stage_counter_total{stage=\"timed\",counter=\"completed\"} 3\n"))
+        #expect(text.contains("sluice_stage_group_counter_total{stage=\"plan\",group=\"events/movie_tapped\",counter=\"checked\"} 4\n"))
         #expect(text.contains("sluice_run_elapsed_seconds 1.500\n"))
         #expect(text.contains("sluice_run_finished 0\n"))
         #expect(!text.contains("\nsluice_run_exit_code "))
