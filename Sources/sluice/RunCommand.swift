@@ -16,16 +16,23 @@ struct RunCommand: ParsableCommand {
           sluice run --pipeline pipelines/default.yaml --out /data/out logs/*.ndjson.gz
           sluice run --stdout archive < events.ndjson | jq -c .event | head
           tail -F app.log | sluice run --flush-interval 5s --metrics /var/lib/node_exporter/sluice.prom
+          sluice run --pipeline app.yaml --state /var/lib/sluice/app.state logs/hour-09.ndjson.gz
+
+        With --state FILE, open timers, sessions and the dedupe window are restored
+        from FILE at the start (a missing FILE is a first run) and saved there at
+        the end; what is still open is carried to the next run, not let out.
 
         Signals: SIGTERM/SIGINT stop reading, drain, finish every file and exit
         143/130 (a second SIGINT exits at once); SIGHUP closes and renames the
         current files and starts new ones; SIGUSR1 prints the stats so far.
 
         Exit codes: 0 success, 64 usage, 65 data error (--strict and something was
-        rejected, or a corrupt gzip input), 66 an input cannot be opened, 73 an
-        output cannot be created, 74 an I/O error while running, 75 the shutdown
-        did not finish in time (.part files left: run sluice recover), 78
-        pipeline-file error, 130/143 interrupted/terminated after a clean drain.
+        rejected, a corrupt gzip input, or a --state file that is corrupt, of another
+        format version or from another pipeline), 66 an input cannot be opened, 73
+        an output cannot be created, 74 an I/O error while running, 75 the shutdown
+        did not finish in time (.part files left: run sluice recover) or the --state
+        file is in use by another run, 78 pipeline-file error, 130/143
+        interrupted/terminated after a clean drain.
         """
     )
 
@@ -60,11 +67,22 @@ struct RunCommand: ParsableCommand {
             help: ArgumentHelp("How long the drain after SIGTERM/SIGINT may take before exiting 75.", valueName: "duration"))
     var shutdownTimeout: DurationArgument = DurationArgument(.seconds(30))
 
+    @Option(name: .long, help: ArgumentHelp("Carry open timers, sessions and the dedupe window from run to run in this file.",
+                                            valueName: "file"))
+    var state: String?
+
+    @Flag(help: ArgumentHelp("With --state: the last run of a series; let out what is still open instead of carrying it."))
+    var final = false
+
     @Flag(help: "Print nothing on stderr but errors.")
     var quiet = false
 
     @Argument(help: ArgumentHelp("Input files (- for stdin); .gz files are gunzipped.", valueName: "input"))
     var inputs: [String] = []
+
+    func validate() throws {
+        if final && state == nil { throw ValidationError("--final needs --state: it ends a series of runs that carry state") }
+    }
 
     func run() throws {
         var request = RunRequest()
@@ -73,6 +91,8 @@ struct RunCommand: ParsableCommand {
         request.options.outDirectory = out
         request.options.stdoutDestination = stdoutDestination
         request.options.flushInterval = flushInterval.value
+        request.options.statePath = state
+        request.options.finalRun = final
         request.statsPath = stats
         request.metricsPath = metrics
         request.progress = progress

@@ -38,6 +38,8 @@ public enum RunExitStatus {
     public static let ioError: Int32 = 74
     /// The drain after a signal did not finish (deadline, second SIGINT): `.part` files are left.
     public static let shutdownIncomplete: Int32 = SignalListener.forcedExitStatus
+    /// The `--state` file is locked by another run (EX_TEMPFAIL, as `shutdownIncomplete`: try again later).
+    public static let stateInUse: Int32 = 75
     public static let config: Int32 = 78
 
     public static func forInputError(_ error: InputError) -> Int32 {
@@ -45,6 +47,16 @@ public enum RunExitStatus {
         case .cannotOpen: return noInput
         case .readFailed: return ioError
         case .corruptGzip: return dataError
+        }
+    }
+
+    /// A state file that cannot be trusted is a data error: never a silent fresh start.
+    public static func forStateError(_ error: StateError) -> Int32 {
+        switch error {
+        case .notAStateFile, .incompatibleVersion, .corrupt, .differentPipeline: return dataError
+        case .cannotRead: return noInput
+        case let .cannotWrite(_, _, atEnd): return atEnd ? ioError : cannotCreate
+        case .locked: return stateInUse
         }
     }
 
@@ -145,6 +157,7 @@ public enum RunProgram {
         switch error {
         case let error as InputError: return RunExitStatus.forInputError(error)
         case let error as OutputError: return RunExitStatus.forOutputError(error)
+        case let error as StateError: return RunExitStatus.forStateError(error)
         case is UsageError: return RunExitStatus.usage
         default: return RunExitStatus.ioError
         }

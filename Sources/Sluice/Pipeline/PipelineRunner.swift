@@ -104,8 +104,9 @@ public final class PipelineRunner {
     /// closes every file. Inputs that cannot be opened fail before anything is read.
     ///
     /// A stop request (SIGTERM, SIGINT) ends reading at the next read: what
-    /// was read is processed, the stages drain as at the end of input, and
-    /// every file is closed and renamed, so the summary is balanced.
+    /// was read is processed, the stages drain as at the end of input (with
+    /// `--state`: what they hold is carried to the state), and every file is
+    /// closed and renamed, so the summary is balanced.
     /// Throws `RunFailure` (with the summary so far) on an input or output error.
     public func run(inputs: [String]) throws -> RunSummary {
         try run(inputs: inputs.isEmpty ? ["-"] : inputs, contents: nil)
@@ -126,6 +127,15 @@ public final class PipelineRunner {
             throw InputError.cannotOpen(path: path, errno: code)
         }
         inputBytesTotal = contents.map(\.count) ?? Self.totalSize(of: inputs)
+        var state: StateFile?
+        if let statePath = options.statePath {
+            do {
+                state = try restoreState(from: statePath)
+            } catch {
+                _ = try? finishOutputs()
+                throw error
+            }
+        }
         var inputFailure: InputError?
         do {
             for path in inputs where !stopReading {
@@ -137,8 +147,17 @@ public final class PipelineRunner {
                     if inputFailure == nil { inputFailure = error }
                 }
             }
-            try finishStages()
+            if state != nil && !options.finalRun {
+                // What the stages hold goes to the state, not out as `end_of_input`.
+                summary.carried = stages.reduce(0) { $0 + (($1 as? any StatefulStage)?.heldLines ?? 0) }
+            } else {
+                try finishStages()
+            }
             try finishOutputs()
+            // Saved only once every output file is complete: a run that dies before
+            // leaves the previous state, and rerunning its inputs repeats outputs
+            // rather than losing the lines the state carries.
+            try state?.save(stages: stages, sourceNames: sourceNames, latestTime: latestTime)
         } catch {
             _ = try? finishOutputs()
             throw RunFailure(summary: snapshot(), error: error)
@@ -179,6 +198,18 @@ public final class PipelineRunner {
             total += Int(info.st_size)
         }
         return total
+    }
+
+    /// Locks the state file and restores the stages from it (a missing file is a first run).
+    private func restoreState(from path: String) throws(StateError) -> StateFile {
+        summary.usesState = true
+        let state = try StateFile(path: path)
+        if let header = try state.load(into: &stages, sourceBase: Int32(sourceNames.count)) {
+            sourceNames += header.sources
+            latestTime = header.latestTime
+            summary.carriedIn = header.carriedLines
+        }
+        return state
     }
 
     private func read(_ path: String, contents: [UInt8]? = nil) throws {

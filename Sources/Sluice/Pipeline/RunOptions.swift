@@ -10,6 +10,11 @@ public struct RunOptions: Sendable {
     /// When set, every destination and the rejects go here instead of files or
     /// stdout, and `outDirectory` is not touched: `sluice test`'s spy.
     public var memoryOutputs: MemoryOutputs?
+    /// `--state FILE`: restore the stages' state from it at the start, save it there at the end.
+    public var statePath: String?
+    /// `--final` (with `--state`): the last run of a series; what the stages hold is let
+    /// out at the end (as without `--state`) instead of carried; sessions and ids are still saved.
+    public var finalRun = false
 
     public init() {}
 }

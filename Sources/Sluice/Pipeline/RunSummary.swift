@@ -1,6 +1,12 @@
 /// The accounting of a run: every non-blank input line ends in exactly one of
 /// emitted, merged, rejected or dropped, so
 /// `linesIn == emitted + merged + rejected + dropped` once the run has finished.
+///
+/// With `--state`, a line a stage still holds at the end (an open timer's
+/// start) is `carried` to the state file instead of being let out, and the
+/// next run counts it `carriedIn` and settles it like its own lines, so every
+/// run balances as `linesIn + carriedIn == emitted + merged + rejected + dropped + carried`
+/// and over a series of runs each line is settled exactly once.
 public struct RunSummary: Sendable {
     public struct DestinationCounts: Sendable {
         public var name: String
@@ -31,6 +37,12 @@ public struct RunSummary: Sendable {
     }
 
     public var linesIn = 0
+    /// Lines an earlier run carried to the state file, restored at the start (`--state`).
+    public var carriedIn = 0
+    /// Lines the stages still held at the end, saved to the state file (`--state`).
+    public var carried = 0
+    /// Whether the run kept its state in a file (`--state`): the summary line then says what was carried.
+    public var usesState = false
     /// Empty (or whitespace-only) lines: skipped, not counted in `linesIn`.
     public var blankLines = 0
     public var emitted = 0
@@ -57,12 +69,13 @@ public struct RunSummary: Sendable {
     public var rejectedTotal: Int { rejected.values.reduce(0, +) }
     public var droppedTotal: Int { dropped.values.reduce(0, +) }
     /// Lines read whose fate is not settled yet (held by a stage); 0 after a finished run.
-    public var inFlight: Int { linesIn - emitted - merged - rejectedTotal - droppedTotal }
+    public var inFlight: Int { linesIn + carriedIn - emitted - merged - rejectedTotal - droppedTotal - carried }
     public var isBalanced: Bool { inFlight == 0 }
 
     /// One line for stderr at the end of a run (the logger adds `sluice: `).
     public var summaryLine: String {
         var parts = ["\(linesIn) lines in: \(emitted) emitted, \(merged) merged, \(rejectedTotal) rejected, \(droppedTotal) dropped"]
+        if usesState { parts[0] += ", \(carried) carried to the state (\(carriedIn) carried in)" }
         if blankLines > 0 { parts.append("\(blankLines) blank skipped") }
         let outputs = destinations.map { "\($0.name) \($0.records) records in \($0.files) file\($0.files == 1 ? "" : "s")" }
         if !outputs.isEmpty { parts.append(outputs.joined(separator: ", ")) }
@@ -80,6 +93,8 @@ public struct RunSummary: Sendable {
         out.field("merged", merged)
         out.field("rejected", rejectedTotal)
         out.field("dropped", droppedTotal)
+        out.field("carried_in", carriedIn)
+        out.field("carried", carried)
         out.field("blank_lines", blankLines)
         out.field("in_flight", inFlight)
         out.field("balanced", isBalanced)

@@ -25,10 +25,10 @@ public struct MessageDeduplication: Stage {
     public let name = "dedupe"
     public let settings: DedupeSettings
     private let window: Int64?
-    private var table: SeenMessageTable
+    var table: SeenMessageTable
     private var fingerprint: MessageFingerprint
-    private var latest = Int64.min
-    private var stats = Counters()
+    var latest = Int64.min
+    var stats = Counters()
 
     struct Counters {
         var duplicates = 0

@@ -144,6 +144,47 @@ struct SeenMessageTable {
         return id != 0
     }
 
+    // MARK: - Saving and restoring
+
+    /// Calls `body` with every ring position in use, oldest first, taken-out
+    /// ones (id 0) included: replaying them into an empty table with
+    /// `appendRestored` gives one that evicts and expires exactly as this one.
+    func forEachPosition(_ body: (_ id: UInt64, _ payload: UInt64, _ time: Int64) -> Void) {
+        var position = oldest
+        for _ in 0..<used {
+            body(ring[position].id, ring[position].payload, keepsTimes ? times[position] : 0)
+            position = (position + 1) % capacity
+        }
+    }
+
+    /// Appends a position as the newest, as `forEachPosition` gave it (id 0: a
+    /// taken-out one). The table must have room (`used < capacity`).
+    mutating func appendRestored(id: UInt64, payload: UInt64, time: Int64) {
+        precondition(used < capacity, "restoring more positions than the ring holds")
+        if id != 0 {
+            count += 1
+            // Grown before the position is in use, so the rehash does not index it too.
+            if count * 2 > buckets.count { grow() }
+        }
+        let position = (oldest + used) % capacity
+        let entry = Entry(id: id, payload: payload)
+        if position == ring.count {
+            ring.append(entry)
+            if keepsTimes { times.append(time) }
+        } else {
+            ring[position] = entry
+            if keepsTimes { times[position] = time }
+        }
+        used += 1
+        guard id != 0 else { return }
+        var bucket = Int(truncatingIfNeeded: id) & mask
+        while buckets[bucket] != 0 { bucket = (bucket + 1) & mask }
+        buckets[bucket] = Self.bucketValue(id: id, position: position)
+    }
+
+    /// Ring positions in use (live ids and taken-out ones).
+    var usedPositions: Int { used }
+
     // MARK: - Index
 
     private mutating func removeFromIndex(_ position: Int, id: UInt64) {

@@ -96,6 +96,19 @@ struct DeviceTable {
         linkNewest(slot)
     }
 
+    /// Every slot from the least to the most recently touched: adding the
+    /// records in this order to an empty table rebuilds the same recency order.
+    var slotsByRecency: [Int32] {
+        var slots: [Int32] = []
+        slots.reserveCapacity(records.count)
+        var slot = oldest
+        while slot >= 0 {
+            slots.append(slot)
+            slot = records[Int(slot)].newer
+        }
+        return slots
+    }
+
     /// Makes `slot` the most recently touched device.
     mutating func touch(_ slot: Int32) {
         guard slot != newest else { return }

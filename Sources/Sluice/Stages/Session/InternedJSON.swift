@@ -54,6 +54,20 @@ struct InternedJSON {
         return id
     }
 
+    /// Every id held right now, in increasing order, with its text.
+    func forEachHeld(_ body: (UInt32, [UInt8]) -> Void) {
+        for id in 1..<texts.count where references[id] > 0 { body(UInt32(id), texts[id]) }
+    }
+
+    /// Whether `text` is one JSON value, as `intern` requires.
+    static func isOneValue(_ text: [UInt8]) -> Bool {
+        text.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(buffer: buffer)
+            var tape: [JSONNode] = []
+            return (try? parser.parseDocument(into: &tape)) != nil
+        }
+    }
+
     mutating func retain(_ id: UInt32) {
         if id != 0 { references[Int(id)] += 1 }
     }

@@ -91,6 +91,14 @@ struct PastSessions {
         return nil
     }
 
+    /// Calls `body` with every entry in use, in creation order (the queue's):
+    /// pushing them again in this order rebuilds every device's list and the queue.
+    func forEachInCreationOrder(_ body: (Int32) -> Void) {
+        for item in queue[queueHead...] where entries[Int(item.entry)].generation == item.generation {
+            body(item.entry)
+        }
+    }
+
     /// Takes `index` out of the list that starts at `head` (it is usually the last one).
     mutating func unlink(_ index: Int32, head: inout Int32) {
         if head == index {

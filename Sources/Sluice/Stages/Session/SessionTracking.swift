@@ -59,7 +59,7 @@ public struct SessionTracking: Stage {
     var past = PastSessions()
     var settingsPool = InternedJSON()
     var traitsPool = InternedJSON()
-    private var latest = Int64.min
+    var latest = Int64.min
     var stats = Counters()
     private var builder = JSONTapeBuilder()
 

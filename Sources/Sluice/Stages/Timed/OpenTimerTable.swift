@@ -187,6 +187,19 @@ struct OpenTimerTable {
     /// Every live slot, in no particular order.
     var liveSlots: [Int32] { heap.map(\.slot) }
 
+    /// Every live slot from the least to the most recently touched: inserting
+    /// them in this order into an empty table rebuilds the same recency order.
+    var slotsByRecency: [Int32] {
+        var slots: [Int32] = []
+        slots.reserveCapacity(count)
+        var slot = oldest
+        while slot >= 0 {
+            slots.append(slot)
+            slot = entries[Int(slot)].newer
+        }
+        return slots
+    }
+
     /// Drops every entry and gives the memory back.
     mutating func removeAll() {
         self = OpenTimerTable()

@@ -39,13 +39,13 @@ public struct TimedEventPairing: Stage {
     /// The marker's key when it is a top-level field: one member look-up per track.
     private let markerKey: [UInt8]?
     private let expireAfter: Int64
-    private let lateness: Int64
-    private var keys: TimerKeyBuilder
-    private var table = OpenTimerTable()
-    private var latest = Int64.min
-    private var watermark = Int64.min
-    private var arrivals: UInt64 = 0
-    private var stats = Counters()
+    let lateness: Int64
+    var keys: TimerKeyBuilder
+    var table = OpenTimerTable()
+    var latest = Int64.min
+    var watermark = Int64.min
+    var arrivals: UInt64 = 0
+    var stats = Counters()
 
     struct Counters {
         var completed = 0
@@ -190,7 +190,7 @@ public struct TimedEventPairing: Stage {
                 return
             }
         }
-        insert(.start, event, hash: hash, deadline: time > Int64.max - expireAfter ? Int64.max : time + expireAfter, into: &output)
+        insert(.start, event, hash: hash, deadline: deadline(of: .start, at: time), into: &output)
     }
 
     private mutating func stop(_ event: Event, hash: UInt32, into output: inout StageOutput) {
@@ -216,7 +216,7 @@ public struct TimedEventPairing: Stage {
             // Any start for it that was going to arrive has arrived.
             orphan(event, into: &output)
         } else {
-            insert(.heldStop, event, hash: hash, deadline: event.time.microseconds, into: &output)
+            insert(.heldStop, event, hash: hash, deadline: deadline(of: .heldStop, at: event.time.microseconds), into: &output)
         }
     }
 
@@ -274,6 +274,13 @@ public struct TimedEventPairing: Stage {
             }
         }
         stats.openHighWater = max(stats.openHighWater, table.count)
+    }
+
+    /// When an entry is let out once the watermark passes it: a start after
+    /// `expire_after`, a held stop at its own time (µs of event time).
+    func deadline(of kind: OpenTimerTable.Kind, at time: Int64) -> Int64 {
+        guard kind == .start else { return time }
+        return time > Int64.max - expireAfter ? Int64.max : time + expireAfter
     }
 
     /// Lets out every entry whose deadline the watermark has passed, earliest first.

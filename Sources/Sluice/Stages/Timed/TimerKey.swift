@@ -40,8 +40,14 @@ struct TimerKeyBuilder {
                 raw.withUnsafeBytes { append($0) }
             }
         }
+        return bytes.withUnsafeBytes { Self.hash($0) }
+    }
+
+    /// The table hash of a built key. Swift's `Hasher` is seeded per process, so
+    /// it is never saved: a restored entry's hash is computed again from its key.
+    static func hash(_ key: UnsafeRawBufferPointer) -> UInt32 {
         var hasher = Hasher()
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hasher.combine(bytes: key)
         return UInt32(truncatingIfNeeded: hasher.finalize())
     }
 

@@ -1,0 +1,84 @@
+/// The `timed` stage's part of a `--state` file: its clock and every open
+/// start and held stop, so a timer started in one run is stopped in the next.
+///
+/// Section layout (varints unless said otherwise):
+/// ```
+/// latest (zigzag µs) · arrivals · entry count
+/// per entry, least recently touched first:
+///   kind (u8: 1 start, 2 held stop) · time (zigzag µs) · seq · origin · key length
+///   · bytes (key + payload, length-prefixed) · timestamp, properties, marker ranges (6 offsets into bytes)
+/// ```
+/// Entries keep their arrival `seq` (the tie-breaker) and go back in recency
+/// order, so eviction and release order are as if the run had not stopped.
+/// Table hashes are not saved (Swift's `Hasher` is seeded per process); they
+/// are computed again from each key. Deadlines follow from the entry's time
+/// and the current `expire_after`. An entry is its line's bytes plus about 15:
+/// about 450 bytes for a generated event.
+extension TimedEventPairing: StatefulStage {
+    public var stateSignature: String {
+        "{marker: \(settings.marker), correlate: [\(settings.correlate.map(\.description).joined(separator: ", "))], "
+            + "on_abandoned: \(settings.onAbandoned.rawValue)}"
+    }
+
+    public var heldLines: Int { table.count }
+
+    public func saveState(to writer: StateWriter) {
+        writer.zigzag(latest)
+        writer.varint(arrivals)
+        writer.varint(table.count)
+        for slot in table.slotsByRecency {
+            let entry = table[slot]
+            writer.u8(entry.kind.rawValue)
+            writer.zigzag(entry.time.microseconds)
+            writer.varint(entry.seq)
+            writer.origin(entry.origin)
+            writer.varint(UInt64(entry.keyLength))
+            writer.bytes(entry.bytes)
+            for offset in [entry.timestampStart, entry.timestampEnd, entry.propertiesStart, entry.propertiesEnd,
+                           entry.markerStart, entry.markerEnd] {
+                writer.varint(UInt64(offset))
+            }
+        }
+    }
+
+    public mutating func restoreState(from reader: inout StateReader) throws(StateError) {
+        precondition(table.isEmpty && latest == Int64.min, "state is restored into a fresh stage")
+        latest = try reader.zigzag()
+        watermark = latest > Int64.min + lateness ? latest - lateness : Int64.min
+        arrivals = try reader.varint()
+        let count = try reader.count("the timed stage's entry count", minimumBytes: 12)
+        for _ in 0..<count {
+            let kindByte = try reader.u8()
+            guard let kind = OpenTimerTable.Kind(rawValue: kindByte), kind != .free else {
+                throw reader.corrupt("a timed entry has kind \(kindByte)")
+            }
+            let time = try reader.zigzag()
+            let seq = try reader.varint()
+            let origin = try reader.origin()
+            let keyLength = try reader.varint()
+            let bytes = try reader.bytes()
+            guard keyLength <= UInt64(bytes.count), bytes.count < Int(UInt32.max) else {
+                throw reader.corrupt("a timed entry's key is longer than its bytes")
+            }
+            var ranges: [UInt32] = []
+            for _ in 0..<3 {
+                let start = try reader.int(in: Int(keyLength)...bytes.count, "a timed entry's offset")
+                let end = try reader.int(in: start...bytes.count, "a timed entry's offset")
+                ranges += [UInt32(start), UInt32(end)]
+            }
+            // A kept line (every held stop; a start unless on_abandoned: drop) is let out marked: it needs its marker.
+            if (kind == .heldStop || settings.onAbandoned == .emit) && (ranges[4] == ranges[5] || bytes.last != UInt8(ascii: "}")) {
+                throw reader.corrupt("a timed entry keeps a line without its marker")
+            }
+            let hash = bytes.withUnsafeBytes { TimerKeyBuilder.hash(UnsafeRawBufferPointer(rebasing: $0[..<Int(keyLength)])) }
+            let entry = OpenTimerTable.Entry(
+                bytes: bytes, time: EventTime(microseconds: time), seq: seq, line: origin.line, source: origin.source,
+                hash: hash, keyLength: UInt32(keyLength), heapIndex: -1, newer: -1, older: -1,
+                timestampStart: ranges[0], timestampEnd: ranges[1], propertiesStart: ranges[2], propertiesEnd: ranges[3],
+                markerStart: ranges[4], markerEnd: ranges[5], kind: kind)
+            table.insert(entry, deadline: deadline(of: kind, at: time))
+        }
+        // Beyond a lowered max_open, the least recently touched go (evicted) at the next insert.
+        stats.openHighWater = table.count
+    }
+}
