@@ -1,0 +1,253 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// End-to-end: `sluice run --state` as an hourly cron job, through the real
+/// binary, its gzip output read back.
+@Suite struct StateCommandTests {
+    private static let cron = repositoryRoot + "/pipelines/cron.yaml"
+
+    private func json(_ bytes: [UInt8]) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:]
+    }
+
+    private func stats(_ directory: TemporaryDirectory, _ name: String) throws -> [String: Any] {
+        json(Array(try #require(FileManager.default.contents(atPath: directory.file(name)))))
+    }
+
+    private func bytes(_ directory: TemporaryDirectory, _ name: String) -> [UInt8] {
+        Array(FileManager.default.contents(atPath: directory.file(name)) ?? Data())
+    }
+
+    /// Every record under `out/prefix`, by file name without its `{seq}`
+    /// (`archive/2026-11-20/archive-08`), the files of each name concatenated in `{seq}` order.
+    private func recordsByName(_ directory: TemporaryDirectory, out: String, _ prefix: String) -> [String: [[UInt8]]] {
+        var result: [String: [[UInt8]]] = [:]
+        for file in directory.files().filter({ $0.hasPrefix(out + "/" + prefix) }).sorted() {
+            #expect(file.hasSuffix(".ndjson.gz"), "\(file) is finished")
+            guard let bytes = TestGzip.decompressFile(directory.file(file)) else {
+                Issue.record("\(file) is not complete, valid gzip")
+                continue
+            }
+            let name = String(file.dropFirst(out.count + 1).dropLast("-0000.ndjson.gz".count))
+            result[name, default: []] += ndjsonLines(bytes)
+        }
+        return result
+    }
+
+    private func line(_ fields: String, at time: String, id: String) -> String {
+        #"{"type":"track","messageId":"\#(id)","anonymousId":"dev-1","timestamp":"2026-11-20T\#(time)Z",\#(fields)}"#
+    }
+
+    @Test func aTimerStartedInOneHoursLogIsStoppedInTheNextSessionsGoOnAndAResentMessageIsDropped() throws {
+        let directory = TemporaryDirectory()
+        directory.write("hour-08.ndjson", [
+            #"{"type":"identify","messageId":"m0","anonymousId":"dev-1","userId":"u-1","timestamp":"2026-11-20T08:40:00Z","traits":{"plan":"pro"}}"#,
+            line(#""event":"video_playback","timed":"start","timerId":"p1","properties":{"title":"Heat"}"#, at: "08:50:00", id: "m1"),
+            line(#""event":"tap""#, at: "08:55:00", id: "m2"),
+        ].joined(separator: "\n") + "\n")
+        directory.write("hour-09.ndjson", [
+            line(#""event":"tap""#, at: "08:55:00", id: "m2"),  // re-sent by the app after the log rotated
+            line(#""event":"video_playback","timed":"stop","timerId":"p1","properties":{"position":5400}"#, at: "09:05:00", id: "m3"),
+        ].joined(separator: "\n") + "\n")
+
+        let first = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "state/app.state", "--stats", "s1.json",
+                                          "hour-08.ndjson"], in: directory.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("1 carried to the state (0 carried in)"), "\(first.stderr)")
+        let s1 = try stats(directory, "s1.json")
+        #expect(s1["lines_in"] as? Int == 3)
+        #expect(s1["emitted"] as? Int == 2)
+        #expect(s1["carried"] as? Int == 1, "the open timer's start is carried, not abandoned")
+        #expect(s1["balanced"] as? Bool == true)
+        #expect(FileManager.default.fileExists(atPath: directory.file("state/app.state")))
+        #expect(!directory.files().contains { $0.contains(".tmp-") })
+
+        let second = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "state/app.state", "--stats", "s2.json",
+                                           "hour-09.ndjson"], in: directory.path)
+        #expect(second.status == 0, "\(second.stderr)")
+        let s2 = try stats(directory, "s2.json")
+        #expect(s2["lines_in"] as? Int == 2)
+        #expect(s2["carried_in"] as? Int == 1)
+        #expect(s2["merged"] as? Int == 1, "the carried start is merged into its stop")
+        #expect(s2["emitted"] as? Int == 1)
+        #expect((s2["dropped_by_reason"] as? [String: Int])?["duplicate"] == 1)
+        #expect(s2["carried"] as? Int == 0)
+        #expect(s2["balanced"] as? Bool == true)
+
+        let archive = recordsByName(directory, out: "out", "archive/").values.flatMap { $0 }.map(json)
+        #expect(archive.count == 3)
+        let byID = Dictionary(uniqueKeysWithValues: archive.map { ($0["messageId"] as! String, $0) })
+        let completed = try #require(byID["m3"])
+        #expect(completed["timed"] as? String == "completed")
+        #expect(completed["started_at"] as? String == "2026-11-20T08:50:00Z")
+        let properties = try #require(completed["properties"] as? [String: Any])
+        #expect(properties["duration_ms"] as? Int == 900_000)
+        #expect(properties["title"] as? String == "Heat")
+        func session(_ id: String) -> [String: Any] {
+            ((byID[id]?["context"] as? [String: Any])?["session"] as? [String: Any]) ?? [:]
+        }
+        #expect(session("m2")["seq"] as? Int == 2)
+        #expect(session("m3")["id"] as? String == session("m0")["id"] as? String, "the session goes on in the next run")
+        #expect(session("m3")["number"] as? Int == 1)
+        #expect(session("m3")["seq"] as? Int == 3)
+        #expect(session("m3")["authenticated"] as? Bool == true)
+        #expect((session("m3")["traits"] as? [String: Any])?["plan"] as? String == "pro")
+    }
+
+    /// Hourly runs over a day cut in three give the records one run over the whole day gives.
+    @Test func runsChainedThroughTheStateGiveTheOutputOfOneRun() throws {
+        let directory = TemporaryDirectory()
+        let generated = try SluiceBinary.shell("$SLUICE generate --events 12000 --seed 21 --malformed 0.01 --late 0.03 > day.ndjson",
+                                               in: directory.path)
+        #expect(generated.status == 0)
+        let lines = ndjsonLines(bytes(directory, "day.ndjson"))
+        let parts = [lines[..<3500], lines[3500..<8000], lines[8000...]]
+        for (index, part) in parts.enumerated() {
+            directory.write("part-\(index).ndjson", part.map { $0 + [0x0A] }.joined().map { $0 })
+        }
+        let whole = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "whole", "--stats", "whole.json",
+                                          "part-0.ndjson", "part-1.ndjson", "part-2.ndjson"], in: directory.path)
+        #expect(whole.status == 0, "\(whole.stderr)")
+        var carried = 0
+        var totals: [String: Int] = [:]
+        for index in parts.indices {
+            let result = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "hourly", "--state", "app.state",
+                                               "--stats", "s\(index).json", "part-\(index).ndjson"] + (index == 2 ? ["--final"] : []),
+                                              in: directory.path)
+            #expect(result.status == 0, "\(result.stderr)")
+            let run = try stats(directory, "s\(index).json")
+            #expect(run["balanced"] as? Bool == true)
+            #expect(run["carried_in"] as? Int == carried, "run \(index) starts with what the one before carried")
+            carried = run["carried"] as? Int ?? -1
+            for key in ["lines_in", "emitted", "merged", "rejected", "dropped"] { totals[key, default: 0] += run[key] as? Int ?? 0 }
+            if index < 2 { #expect(carried > 0, "the generated day leaves timers open at each cut") }
+        }
+        #expect(carried == 0, "--final lets out what is still open")
+        let single = try stats(directory, "whole.json")
+        for key in ["lines_in", "emitted", "merged", "rejected", "dropped"] {
+            #expect(totals[key] == single[key] as? Int, "\(key): the runs together count what one run counts")
+        }
+        let expected = recordsByName(directory, out: "whole", "")
+        let chained = recordsByName(directory, out: "hourly", "")
+        #expect(expected.keys.sorted() == chained.keys.sorted())
+        #expect(expected.keys.contains { $0.hasPrefix("rejects/") } && expected.keys.contains { $0.hasPrefix("archive/") })
+        #expect(expected.values.reduce(0) { $0 + $1.count } == 12000 - (single["merged"] as? Int ?? 0) - (single["dropped"] as? Int ?? 0))
+        for (name, records) in expected {
+            let got = chained[name] ?? []
+            #expect(records.count == got.count, "\(name)")
+            if let index = zip(records, got).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+                Issue.record("\(name) record \(index) differs:\n\(String(decoding: records[index], as: UTF8.self))\n\(String(decoding: got[index], as: UTF8.self))")
+            }
+        }
+    }
+
+    /// A cron retry: the same input from the same state gives the same bytes, output files and state alike.
+    @Test func aRetryFromTheSameStateWritesByteIdenticalOutputs() throws {
+        let directory = TemporaryDirectory()
+        let generated = try SluiceBinary.shell("$SLUICE generate --events 6000 --seed 5 --malformed 0.01 > day.ndjson", in: directory.path)
+        #expect(generated.status == 0)
+        let lines = ndjsonLines(bytes(directory, "day.ndjson"))
+        directory.write("h1.ndjson", lines[..<2500].map { $0 + [0x0A] }.joined().map { $0 })
+        directory.write("h2.ndjson", lines[2500...].map { $0 + [0x0A] }.joined().map { $0 })
+        let first = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "out1", "--state", "h1.state", "h1.ndjson"],
+                                         in: directory.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        let saved = bytes(directory, "h1.state")
+        for attempt in ["a", "b"] {
+            directory.write("\(attempt).state", saved)
+            // No wall-clock flush during the run: gzip member boundaries then depend on the data alone.
+            let retry = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "out-\(attempt)", "--state", "\(attempt).state",
+                                              "--flush-interval", "1h", "h2.ndjson"], in: directory.path)
+            #expect(retry.status == 0, "\(retry.stderr)")
+        }
+        let filesA = directory.files().filter { $0.hasPrefix("out-a/") }
+        let filesB = directory.files().filter { $0.hasPrefix("out-b/") }
+        #expect(filesA.count >= 2, "archive and rejects files: \(filesA)")
+        #expect(filesA.map { $0.dropFirst(6) } == filesB.map { $0.dropFirst(6) })
+        for (a, b) in zip(filesA, filesB) {
+            #expect(bytes(directory, a) == bytes(directory, b), "\(a) and \(b) differ")
+        }
+        #expect(bytes(directory, "a.state") == bytes(directory, "b.state"), "the saved states are byte-identical")
+        #expect(bytes(directory, "a.state") != saved)
+    }
+
+    private func runWithState(_ directory: TemporaryDirectory, pipeline: String = StateCommandTests.cron,
+                              _ extra: [String] = []) throws -> SluiceBinary.Result {
+        try SluiceBinary.run(["run", "--pipeline", pipeline, "--out", "out2", "--state", "app.state"] + extra + ["in.ndjson"],
+                             in: directory.path)
+    }
+
+    /// A state from a first run over a few generated events.
+    private func stateDirectory() throws -> (TemporaryDirectory, [UInt8]) {
+        let directory = TemporaryDirectory()
+        let generated = try SluiceBinary.shell("$SLUICE generate --events 500 --seed 2 > in.ndjson", in: directory.path)
+        #expect(generated.status == 0)
+        let first = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "out1", "--state", "app.state", "in.ndjson"],
+                                         in: directory.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        return (directory, bytes(directory, "app.state"))
+    }
+
+    /// Refused before anything is read or written: no output, the state left as it was.
+    private func expectRefused(_ result: SluiceBinary.Result, status: Int32, _ message: String, _ directory: TemporaryDirectory,
+                               state: [UInt8]) {
+        #expect(result.status == status, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(!directory.files().contains { $0.hasPrefix("out2/") && $0.hasSuffix(".gz") }, "nothing was written")
+        #expect(bytes(directory, "app.state") == state, "the state file is untouched")
+    }
+
+    @Test func aCorruptStateIsRefusedWithExit65NotReset() throws {
+        let (directory, saved) = try stateDirectory()
+        var damaged = saved
+        damaged[damaged.count / 2] ^= 0x01
+        directory.write("app.state", damaged)
+        expectRefused(try runWithState(directory), status: 65, "--state app.state is corrupt (checksum mismatch", directory, state: damaged)
+        let cut = Array(saved.prefix(saved.count - 10))
+        directory.write("app.state", cut)
+        expectRefused(try runWithState(directory), status: 65, "is corrupt", directory, state: cut)
+    }
+
+    @Test func aStateOfAnotherFormatVersionIsRefusedWithExit65() throws {
+        let (directory, saved) = try stateDirectory()
+        var other = saved
+        other[8] = 9
+        directory.write("app.state", other)
+        expectRefused(try runWithState(directory), status: 65, "has state format 9; this sluice reads format 1", directory, state: other)
+    }
+
+    @Test func aStateFromAnotherPipelineIsRefusedWithExit65() throws {
+        let (directory, saved) = try stateDirectory()
+        expectRefused(try runWithState(directory, pipeline: repositoryRoot + "/pipelines/timed.yaml"), status: 65,
+                      "was written by another pipeline: it was saved with the stages [dedupe, timed, session]; this pipeline has [timed]",
+                      directory, state: saved)
+    }
+
+    @Test func aFileThatIsNotAStateIsRefusedWithExit65() throws {
+        let (directory, _) = try stateDirectory()
+        let notState = Array("{\"type\":\"track\"}\n".utf8)
+        directory.write("app.state", notState)
+        expectRefused(try runWithState(directory), status: 65, "is not a sluice state file", directory, state: notState)
+    }
+
+    @Test func aStateInUseByAnotherRunIsRefusedWithExit75() throws {
+        let (directory, saved) = try stateDirectory()
+        let fd = open(directory.file("app.state.lock"), O_RDWR | O_CREAT, 0o644)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
+        expectRefused(try runWithState(directory), status: 75, "is in use by another sluice run", directory, state: saved)
+    }
+
+    @Test func finalWithoutStateIsAUsageError() throws {
+        let directory = TemporaryDirectory()
+        directory.write("in.ndjson", "")
+        let result = try SluiceBinary.run(["run", "--final", "in.ndjson"], in: directory.path)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--final needs --state"), "\(result.stderr)")
+    }
+}
