@@ -15,7 +15,10 @@ enum InputLine {
 }
 
 /// Splits an input into lines with big reads and `memchr`, never holding more
-/// than `maxLineBytes` of one line in memory.
+/// than `maxLineBytes` + 1 bytes of one line in memory (the one more may be a
+/// `\r` before the `\n`). What it returns does not depend on how the reads
+/// fall: a too-long line has the same length and preview from a file as from
+/// a pipe that delivers a byte at a time (`Fuzz/`, `fuzz-lines`, checks this).
 final class LineReader {
     /// How much of a too-long line is kept for the rejects file.
     static let previewBytes = 1024
@@ -33,8 +36,15 @@ final class LineReader {
     /// Reading was stopped (not the end of the input): a partial last line is cut short.
     private var stopped = false
     private var lineNumber: Int64 = 0
-    /// While skipping a too-long line: its preview and the bytes seen so far.
-    private var skipping: (preview: [UInt8], length: Int)?
+    /// While skipping a too-long line: its first bytes, how many there were, and
+    /// whether the last one seen was a `\r` (not part of the line if `\n` follows).
+    private struct Skipped {
+        var preview: [UInt8] = []
+        var length = 0
+        var endsWithCR = false
+    }
+
+    private var skipping: Skipped?
 
     /// Called before every read that may block, so buffered output can be handed on first.
     var beforeRead: (() throws -> Void)?
@@ -69,16 +79,16 @@ final class LineReader {
         while true {
             if skipping != nil {
                 if let newline = findNewline(from: start) {
-                    let result = finishSkipping(adding: newline - start)
+                    skip(from: start, to: newline)
                     start = newline + 1
                     scanFrom = start
-                    return result
+                    return finishSkipping()
                 }
-                skipping!.length += end - start
+                skip(from: start, to: end)
                 start = 0
                 end = 0
                 scanFrom = 0
-                if try !refill() { return finishSkipping(adding: 0) }
+                if try !refill() { return finishSkipping() }
                 continue
             }
             if let newline = findNewline(from: scanFrom) {
@@ -94,9 +104,11 @@ final class LineReader {
                 return .line(UnsafeBufferPointer(start: buffer + lineStart, count: lineEnd - lineStart), number: lineNumber)
             }
             scanFrom = end
-            if end - start > maxLineBytes {
+            // One byte more than the limit may still be a `\r` before the `\n`, not part of the line.
+            if end - start > maxLineBytes + 1 {
                 // Keep a preview and drop the rest as it streams past.
-                skipping = (preview(start, end - start), end - start)
+                skipping = Skipped()
+                skip(from: start, to: end)
                 start = 0
                 end = 0
                 scanFrom = 0
@@ -114,17 +126,33 @@ final class LineReader {
                 }
                 var lineEnd = end
                 if buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
+                if lineEnd - lineStart > maxLineBytes {
+                    return .tooLong(preview: preview(lineStart, lineEnd - lineStart), length: lineEnd - lineStart, number: lineNumber)
+                }
                 return .line(UnsafeBufferPointer(start: buffer + lineStart, count: lineEnd - lineStart), number: lineNumber)
             }
         }
     }
 
-    private func finishSkipping(adding count: Int) -> InputLine {
+    /// Takes bytes `from..<to` of a too-long line into its count and preview.
+    private func skip(from: Int, to: Int) {
+        guard to > from else { return }
+        let wanted = LineReader.previewBytes - skipping!.preview.count
+        if wanted > 0 {
+            skipping!.preview.append(contentsOf: UnsafeBufferPointer(start: buffer + from, count: min(wanted, to - from)))
+        }
+        skipping!.length += to - from
+        skipping!.endsWithCR = buffer[to - 1] == UInt8(ascii: "\r")
+    }
+
+    /// The too-long line just skipped: its length without a final `\r`, as for
+    /// any other line, and its first bytes, however the reads fell.
+    private func finishSkipping() -> InputLine {
         lineNumber += 1
-        let length = skipping!.length + count
-        let result = InputLine.tooLong(preview: skipping!.preview, length: length, number: lineNumber)
+        let skipped = skipping!
         skipping = nil
-        return result
+        let length = skipped.length - (skipped.endsWithCR ? 1 : 0)
+        return .tooLong(preview: Array(skipped.preview.prefix(length)), length: length, number: lineNumber)
     }
 
     private func preview(_ from: Int, _ count: Int) -> [UInt8] {

@@ -1,0 +1,1 @@
+// No public headers: the entry point is LLVMFuzzerTestOneInput.
