@@ -77,6 +77,9 @@ import Glibc
         #expect((s2["dropped_by_reason"] as? [String: Int])?["duplicate"] == 1)
         #expect(s2["carried"] as? Int == 0)
         #expect(s2["balanced"] as? Bool == true)
+        let state = try #require(s2["state"] as? [String: Any])
+        #expect(state["loaded_bytes"] as? Int == (s1["state"] as? [String: Any])?["saved_bytes"] as? Int)
+        #expect((state["saved_bytes"] as? Int ?? 0) > 12)
 
         let archive = recordsByName(directory, out: "out", "archive/").values.flatMap { $0 }.map(json)
         #expect(archive.count == 3)

@@ -157,7 +157,11 @@ public final class PipelineRunner {
             // Saved only once every output file is complete: a run that dies before
             // leaves the previous state, and rerunning its inputs repeats outputs
             // rather than losing the lines the state carries.
-            try state?.save(stages: stages, sourceNames: sourceNames, latestTime: latestTime)
+            if let state {
+                let saving = Monotonic.nanoseconds()
+                summary.state.savedBytes = try state.save(stages: stages, sourceNames: sourceNames, latestTime: latestTime)
+                summary.state.saveSeconds = Double(Monotonic.nanoseconds() - saving) / 1e9
+            }
         } catch {
             _ = try? finishOutputs()
             throw RunFailure(summary: snapshot(), error: error)
@@ -204,10 +208,13 @@ public final class PipelineRunner {
     private func restoreState(from path: String) throws(StateError) -> StateFile {
         summary.usesState = true
         let state = try StateFile(path: path)
+        let loading = Monotonic.nanoseconds()
         if let header = try state.load(into: &stages, sourceBase: Int32(sourceNames.count)) {
             sourceNames += header.sources
             latestTime = header.latestTime
             summary.carriedIn = header.carriedLines
+            summary.state.loadedBytes = header.fileBytes
+            summary.state.loadSeconds = Double(Monotonic.nanoseconds() - loading) / 1e9
         }
         return state
     }

@@ -43,6 +43,15 @@ public struct RunSummary: Sendable {
     public var carried = 0
     /// Whether the run kept its state in a file (`--state`): the summary line then says what was carried.
     public var usesState = false
+    /// The state file read at the start and written at the end (`--state`): sizes and times.
+    public var state = StateCounts()
+
+    public struct StateCounts: Sendable {
+        public var loadedBytes = 0
+        public var loadSeconds = 0.0
+        public var savedBytes = 0
+        public var saveSeconds = 0.0
+    }
     /// Empty (or whitespace-only) lines: skipped, not counted in `linesIn`.
     public var blankLines = 0
     public var emitted = 0
@@ -137,6 +146,14 @@ public struct RunSummary: Sendable {
             inputsJSON.append(i.text)
         }
         out.raw("inputs", "[" + inputsJSON.joined(separator: ",") + "]")
+        if usesState {
+            var s = JSONObjectWriter()
+            s.field("loaded_bytes", state.loadedBytes)
+            s.raw("load_seconds", format3(state.loadSeconds))
+            s.field("saved_bytes", state.savedBytes)
+            s.raw("save_seconds", format3(state.saveSeconds))
+            out.raw("state", s.text)
+        }
         out.field("reject_files", rejectFiles)
         out.field("stdout_closed_early", stdoutClosedEarly)
         out.raw("elapsed_seconds", format3(elapsedSeconds))

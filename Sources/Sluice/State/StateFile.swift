@@ -74,8 +74,9 @@ public final class StateFile {
         return try StateFormat.decode(UnsafeRawBufferPointer(start: mapped, count: size), path: path, into: &stages, sourceBase: sourceBase)
     }
 
-    /// Writes the state of `stages` atomically over the file.
-    func save(stages: [any Stage], sourceNames: [String], latestTime: EventTime) throws(StateError) {
+    /// Writes the state of `stages` atomically over the file; returns its size.
+    @discardableResult
+    func save(stages: [any Stage], sourceNames: [String], latestTime: EventTime) throws(StateError) -> Int {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 { throw .cannotWrite(path: temporary, errno: errno, atEnd: true) }
@@ -100,5 +101,6 @@ public final class StateFile {
             throw failure
         }
         FileSystem.syncDirectory(FileSystem.directory(of: path))
+        return Int(writer.offset)
     }
 }

@@ -32,6 +32,8 @@ enum StateFormat {
         var carriedLines: Int
         /// The inputs the carried lines came from; the next run adds them to its sources.
         var sources: [String]
+        /// The size of the file.
+        var fileBytes = 0
     }
 
     private struct Section {
@@ -155,7 +157,7 @@ enum StateFormat {
         guard held == carried else {
             throw .corrupt(path: path, detail: "the index says \(carried) lines are carried but the stages hold \(held)")
         }
-        return Header(latestTime: EventTime(microseconds: latest), carriedLines: carried, sources: sources)
+        return Header(latestTime: EventTime(microseconds: latest), carriedLines: carried, sources: sources, fileBytes: size)
     }
 
     private static func hex(_ value: UInt32) -> String {
