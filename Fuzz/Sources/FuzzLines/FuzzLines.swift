@@ -73,6 +73,8 @@ func readAll(_ reader: LineReader) throws -> [ReadLine] {
         case let .tooLong(preview, length, number):
             precondition(number == expectedNumber, "line number \(number), expected \(expectedNumber)")
             result.append(.tooLong(length: length, preview: preview))
+        case .cutShort:
+            preconditionFailure("a line cut short, but nothing stopped the reader")
         }
         expectedNumber += 1
     }

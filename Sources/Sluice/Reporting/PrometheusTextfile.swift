@@ -20,6 +20,12 @@ public enum PrometheusTextfile {
                    summary.rejected.sorted { $0.key < $1.key }.map { ([("reason", $0.key.rawValue)], $0.value) })
         out.metric("sluice_lines_dropped_total", .counter, "Lines dropped by a rule, by reason.",
                    summary.dropped.sorted { $0.key < $1.key }.map { ([("reason", $0.key.rawValue)], $0.value) })
+        if summary.usesState {
+            out.metric("sluice_lines_carried_in_total", .counter, "Lines an earlier run carried to the --state file, restored at the start.",
+                       [([], summary.carriedIn)])
+            out.metric("sluice_lines_carried_total", .counter, "Lines a stage held at the end, carried to the --state file.",
+                       [([], summary.carried)])
+        }
         out.metric("sluice_lines_in_flight", .gauge, "Lines held by a stage, not settled yet (0 once a run has finished).",
                    [([], summary.inFlight)])
         out.metric("sluice_blank_lines_total", .counter, "Blank lines skipped (not in lines_in).", [([], summary.blankLines)])

@@ -54,6 +54,17 @@ import Testing
         #expect(PrometheusTextfile.render(summary, outcome: .init(exitStatus: 143)).contains("sluice_run_exit_code 143\n"))
     }
 
+    @Test func withStateTheCarriedLinesAreCounted() {
+        #expect(!PrometheusTextfile.render(summary).contains("carried"))
+        var withState = summary
+        withState.usesState = true
+        withState.carriedIn = 4
+        withState.carried = 2
+        let text = PrometheusTextfile.render(withState)
+        #expect(text.contains("sluice_lines_carried_in_total 4\n"))
+        #expect(text.contains("sluice_lines_carried_total 2\n"))
+    }
+
     @Test func labelValuesEscapeQuotesBackslashesAndNewlines() {
         let text = PrometheusTextfile.render(summary)
         #expect(text.contains(#"sluice_input_lines_total{input="we\"ird\\path\nname.ndjson"} 11"#))
