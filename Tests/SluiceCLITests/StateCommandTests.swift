@@ -101,6 +101,30 @@ import Glibc
         #expect((session("m3")["traits"] as? [String: Any])?["plan"] as? String == "pro")
     }
 
+    @Test func aRunStoppedBySIGTERMCarriesWhatIsOpenAndTheNextRunPairsIt() throws {
+        let directory = TemporaryDirectory()
+        let sluice = try SluiceProcess(["run", "--pipeline", Self.cron, "--state", "app.state", "--stats", "s1.json",
+                                        "--metrics", "m.prom", "--flush-interval", "100ms"], in: directory.path)
+        #expect(sluice.send(lines: [Array(line(#""event":"upload","timed":"start","timerId":"u1""#, at: "08:00:00", id: "m1").utf8)]))
+        #expect(waitUntil(timeout: 30) { linesIn(metrics: directory.file("m.prom")) >= 1 })
+        sluice.signal(SIGTERM)
+        let status = sluice.waitForExit(timeout: 30)
+        sluice.closeInput()
+        #expect(status == 143, "\(sluice.stderr)")
+        let s1 = try stats(directory, "s1.json")
+        #expect(s1["carried"] as? Int == 1, "a stop carries what is open, as the end of input does")
+        #expect(s1["balanced"] as? Bool == true)
+
+        directory.write("next.ndjson", line(#""event":"upload","timed":"stop","timerId":"u1""#, at: "08:00:09", id: "m2") + "\n")
+        let second = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "app.state", "--stats", "s2.json", "next.ndjson"],
+                                          in: directory.path)
+        #expect(second.status == 0, "\(second.stderr)")
+        let archive = recordsByName(directory, out: "out", "archive/").values.flatMap { $0 }.map(json)
+        #expect(archive.count == 1)
+        #expect(archive.first?["timed"] as? String == "completed")
+        #expect((archive.first?["properties"] as? [String: Any])?["duration_ms"] as? Int == 9000)
+    }
+
     /// Hourly runs over a day cut in three give the records one run over the whole day gives.
     @Test func runsChainedThroughTheStateGiveTheOutputOfOneRun() throws {
         let directory = TemporaryDirectory()
