@@ -10,8 +10,11 @@ public enum OutputTarget: Sendable, Equatable {
 
 /// `input:` settings.
 public struct InputSettings: Sendable {
-    /// `max_line_bytes` (default 1MiB): longer lines are rejected `line_too_long`.
+    /// `max_line_bytes` (default 1MiB, at most 1GiB): longer lines are rejected
+    /// `line_too_long`. A line up to this size is held whole, and the parser's
+    /// tape keeps 32-bit offsets, hence the ceiling.
     public var maxLineBytes = 1 << 20
+    static let maxLineBytesLimit = 1 << 30
 }
 
 /// One entry of `destinations:`, resolved.
@@ -127,7 +130,12 @@ public struct PipelineConfiguration {
     private mutating func readInput(_ node: Node, _ reader: inout ConfigReader) {
         guard let entries = reader.mapping(node, known: ["max_line_bytes"], what: "input") else { return }
         for entry in entries where entry.key == "max_line_bytes" {
-            if let size = reader.size(entry.value, what: "input.max_line_bytes") { input.maxLineBytes = size }
+            guard let size = reader.size(entry.value, what: "input.max_line_bytes") else { continue }
+            if size > InputSettings.maxLineBytesLimit {
+                reader.error(entry.value, "input.max_line_bytes must be at most 1GiB: a line that long is held in memory whole")
+            } else {
+                input.maxLineBytes = size
+            }
         }
     }
 

@@ -111,6 +111,15 @@ import SluiceTestSupport
         #expect(found.contains { $0.hasPrefix("p.yaml:10:1: unknown key 'extra' in the pipeline file") })
     }
 
+    @Test func maxLineBytesIsAtMostOneGiB() {
+        let found = errors("""
+        version: 1
+        input: {max_line_bytes: 5GiB}
+        destinations: {archive: {type: ndjson}}
+        """)
+        #expect(found == ["p.yaml:2:25: input.max_line_bytes must be at most 1GiB: a line that long is held in memory whole"])
+    }
+
     @Test func missingVersionAndDestinationsAreReported() {
         let found = errors("input: {}\n")
         #expect(found.contains { $0.contains("missing `version: 1`") })
