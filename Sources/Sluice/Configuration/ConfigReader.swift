@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Yams
 
 /// One problem in a pipeline file, located as `file:line:column`.
@@ -29,8 +36,25 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 public struct ConfigReader {
     public let file: String
     public private(set) var diagnostics: [ConfigDiagnostic] = []
+    /// Looks up an environment variable (secrets such as the pseudonymization
+    /// key come from the environment, never from the file); injected by tests.
+    public let environment: @Sendable (String) -> String?
 
-    public init(file: String) { self.file = file }
+    public init(file: String, environment: @escaping @Sendable (String) -> String? = ConfigReader.processEnvironment) {
+        self.file = file
+        self.environment = environment
+    }
+
+    /// The process's own environment.
+    public static let processEnvironment: @Sendable (String) -> String? = { name in
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// The directory of the pipeline file, for paths in it that are relative ("." for a built-in text).
+    public var fileDirectory: String {
+        guard let slash = file.lastIndex(of: "/") else { return "." }
+        return slash == file.startIndex ? "/" : String(file[..<slash])
+    }
 
     public mutating func error(_ node: Node?, _ message: String) {
         let mark = node?.mark

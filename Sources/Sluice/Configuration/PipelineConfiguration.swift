@@ -32,6 +32,10 @@ public struct DestinationSettings {
     public var rotation: RotationPolicy
     /// `rename` (default none): event name → the name this destination gets, before its name rules.
     public var rename: [[UInt8]: String] = [:]
+    /// `consent_category` (default: the type's, see `DestinationType.defaultConsentCategory`;
+    /// `null` for none): the consent category the destination is mapped to. The `privacy`
+    /// stage withholds an event from it when the event's `categoryPreferences` deny it.
+    public var consentCategory: String?
     /// The configured adapter.
     public var destination: any Destination
 }
@@ -65,18 +69,21 @@ public struct PipelineConfiguration {
     }
 
     /// Reads and checks a pipeline file; every problem is reported at once.
-    public static func load(path: String) throws -> PipelineConfiguration {
+    public static func load(path: String,
+                            environment: @escaping @Sendable (String) -> String? = ConfigReader.processEnvironment) throws -> PipelineConfiguration {
         let text: String
         do {
             text = try readFile(path)
         } catch {
             throw ConfigurationError(diagnostics: [ConfigDiagnostic(file: path, line: 1, column: 1, message: "\(error)")])
         }
-        return try load(yaml: text, file: path)
+        return try load(yaml: text, file: path, environment: environment)
     }
 
-    public static func load(yaml: String, file: String) throws(ConfigurationError) -> PipelineConfiguration {
-        var reader = ConfigReader(file: file)
+    public static func load(yaml: String, file: String,
+                            environment: @escaping @Sendable (String) -> String? = ConfigReader.processEnvironment)
+        throws(ConfigurationError) -> PipelineConfiguration {
+        var reader = ConfigReader(file: file, environment: environment)
         let root: Node?
         do {
             root = try Yams.compose(yaml: yaml)
@@ -200,7 +207,7 @@ public struct PipelineConfiguration {
     }
 
     private func readDestination(name: String, _ node: Node, _ reader: inout ConfigReader) -> DestinationSettings? {
-        let common = ["type", "events", "path", "gzip_level", "rotate", "rename"]
+        let common = ["type", "events", "path", "gzip_level", "rotate", "rename", "consent_category"]
         // Find the type first: it decides which other keys are known.
         guard let mapping = node.mapping else {
             reader.error(node, "destination '\(name)' must be a mapping with at least `type:`")
@@ -223,6 +230,7 @@ public struct PipelineConfiguration {
         var rotation = type.defaultRotation
         var options: [String: Node] = [:]
         var rename: [[UInt8]: String] = [:]
+        var consentCategory = type.defaultConsentCategory
         let errorsBefore = reader.diagnostics.count
         for entry in entries {
             switch entry.key {
@@ -254,13 +262,19 @@ public struct PipelineConfiguration {
                     }
                     rename[Array(old.utf8)] = new
                 }
+            case "consent_category":
+                if let scalar = entry.value.scalar, ["~", "null", ""].contains(scalar.string), scalar.style == .plain {
+                    consentCategory = nil
+                } else if let text = reader.string(entry.value, what: "destinations.\(name).consent_category") {
+                    consentCategory = text
+                }
             default:
                 options[entry.key] = entry.value
             }
         }
         guard let destination = type.make(name, options, &reader), reader.diagnostics.count == errorsBefore else { return nil }
         return DestinationSettings(name: name, type: type, events: events, target: target, gzipLevel: level,
-                                   rotation: rotation, rename: rename, destination: destination)
+                                   rotation: rotation, rename: rename, consentCategory: consentCategory, destination: destination)
     }
 
     private mutating func readRejects(_ node: Node, _ reader: inout ConfigReader) {
@@ -353,6 +367,11 @@ private func yamlErrorProblem(_ error: Error) -> String {
 
 /// Reads a whole (small) file as UTF-8.
 func readFile(_ path: String) throws -> String {
+    String(decoding: try readFileBytes(path), as: UTF8.self)
+}
+
+/// Reads a whole (small) file's bytes.
+func readFileBytes(_ path: String) throws -> [UInt8] {
     let reader = try FileByteSource.open(path)
     defer { reader.close() }
     var bytes: [UInt8] = []
@@ -362,5 +381,5 @@ func readFile(_ path: String) throws -> String {
         if n == 0 { break }
         bytes.append(contentsOf: chunk[..<n])
     }
-    return String(decoding: bytes, as: UTF8.self)
+    return bytes
 }

@@ -75,15 +75,20 @@ public struct DestinationType {
     public let defaultRotation: RotationPolicy
     /// The reasons its adapter refuses events with (declared in its folder).
     public let rejectReasons: [RejectReason]
+    /// The consent category a destination of this type is mapped to unless its
+    /// `consent_category` says otherwise (Segment's category names: `Analytics`,
+    /// `Advertising`, ...); nil: not subject to category preferences.
+    public let defaultConsentCategory: String?
     public let make: (_ name: String, _ options: [String: Node], inout ConfigReader) -> (any Destination)?
 
     public init(name: String, extraKeys: [String] = [], defaultRotation: RotationPolicy = RotationPolicy(),
-                rejectReasons: [RejectReason] = [],
+                rejectReasons: [RejectReason] = [], defaultConsentCategory: String? = nil,
                 make: @escaping (_ name: String, _ options: [String: Node], inout ConfigReader) -> (any Destination)?) {
         self.name = name
         self.extraKeys = extraKeys
         self.defaultRotation = defaultRotation
         self.rejectReasons = rejectReasons
+        self.defaultConsentCategory = defaultConsentCategory
         self.make = make
     }
 }

@@ -25,6 +25,8 @@ public struct Event: Sendable {
     public var time: EventTime
     /// The routing name, decoded UTF-8.
     public var name: [UInt8]
+    /// Destinations a stage ruled out for this event (consent), honoured by the fan-out; nil for none.
+    public var withheld: WithheldDestinations? = nil
 
     public var nameString: String { String(decoding: name, as: UTF8.self) }
 
@@ -160,6 +162,9 @@ public enum DropReason: String, Sendable, CaseIterable, Comparable {
     case abandonedTimer = "abandoned_timer"
     /// A `messageId` the `dedupe` stage had seen before, with the same payload.
     case duplicate
+    /// The `privacy` stage: the person opted out (`context.consent.analytics: false`), or
+    /// denied the consent category of every destination that would have taken the event.
+    case consent
 
     public static func < (lhs: DropReason, rhs: DropReason) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -66,6 +66,11 @@ public final class PipelineRunner {
         }
         counts = configuration.destinations.map { RunSummary.DestinationCounts(name: $0.name, type: $0.type.name) }
         renames = configuration.destinations.map(\.rename)
+        let descriptors = configuration.destinations.enumerated().map { index, settings in
+            DestinationDescriptor(index: index, name: settings.name, type: settings.type.name,
+                                  consentCategory: settings.consentCategory)
+        }
+        for index in stages.indices { stages[index].prepare(destinations: descriptors) }
         if let name = options.stdoutDestination, !configuration.destinations.contains(where: { $0.name == name }) {
             throw UsageError("--stdout \(name): no destination of that name; the pipeline has " +
                 configuration.destinations.map(\.name).joined(separator: ", "))
@@ -317,8 +322,15 @@ public final class PipelineRunner {
         if event.document.isModified { event.document = event.document.materialized() }
         var delivered = false
         var firstRefusal: Rejection?
+        var withheld = false
         for index in destinations.indices {
             guard routes[index].accepts(event) else { continue }
+            if let mark = event.withheld, mark.contains(index) {
+                // A stage ruled this destination out for this event (consent): counted here, not sent.
+                counts[index].notTaken[mark.reason.rawValue, default: 0] += 1
+                withheld = true
+                continue
+            }
             // `rename:` comes first, so every rule of the destination (its names, Adjust's tokens) sees the new name.
             let outgoing = renamed(event, for: index)
             if let reason = destinations[index].skipReason(for: outgoing) {
@@ -352,6 +364,8 @@ public final class PipelineRunner {
             summary.emitted += 1
         } else if let firstRefusal {
             summary.rejected[firstRefusal.reason, default: 0] += 1
+        } else if withheld, let mark = event.withheld {
+            summary.dropped[mark.reason, default: 0] += 1
         } else {
             summary.dropped[.unrouted, default: 0] += 1
         }

@@ -18,12 +18,16 @@ public protocol Stage {
     /// What `sluice validate` reports about this stage's settings given the
     /// destinations (the tracking plan checks its events against them); default none.
     func lint(destinations: [DestinationSettings]) -> [LintDiagnostic]
+    /// Called once before the first event with the pipeline's destinations, so a
+    /// stage can mark events "not for these" (`Event.withheld`) by index; default nothing.
+    mutating func prepare(destinations: [DestinationDescriptor])
 }
 
 extension Stage {
     public var counters: [(name: String, value: Int)] { [] }
     public var counterGroups: [CounterGroup] { [] }
     public func lint(destinations: [DestinationSettings]) -> [LintDiagnostic] { [] }
+    public mutating func prepare(destinations: [DestinationDescriptor]) {}
 }
 
 /// A named set of counters, possibly nested: one JSON object in `--stats`
@@ -61,8 +65,8 @@ public struct StageOutput {
     public mutating func reject(_ event: Event, _ rejection: Rejection) { settled.append(.rejected(event, rejection)) }
 
     mutating func removeAll() {
-        events.removeAll(keepingCapacity: true)
-        settled.removeAll(keepingCapacity: true)
+        if !events.isEmpty { events.removeAll(keepingCapacity: true) }
+        if !settled.isEmpty { settled.removeAll(keepingCapacity: true) }
     }
 }
 
@@ -84,6 +88,7 @@ public enum StageRegistry {
         MessageDeduplication.type,
         TimedEventPairing.type,
         SessionTracking.type,
+        PrivacyProtection.type,
         TrackingPlan.type,
     ]
 

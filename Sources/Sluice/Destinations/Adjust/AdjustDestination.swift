@@ -23,7 +23,9 @@ public struct AdjustDestination: Destination {
     public static let type = DestinationType(
         name: "adjust", extraKeys: ["app_token", "tokens", "environment", "partner_params"],
         defaultRotation: RotationPolicy(),
-        rejectReasons: [.unsupportedEvent]
+        rejectReasons: [.unsupportedEvent],
+        // Attribution for marketing: Segment's "Advertising" consent category.
+        defaultConsentCategory: "Advertising"
     ) { name, options, reader in
         var ok = true
         var appToken = ""

@@ -24,7 +24,9 @@ public struct AmplitudeDestination: Destination {
             rotation.maxBytes = 1_000_000 - 1024
             return rotation
         }(),
-        rejectReasons: [.missingUserOrDeviceID]
+        rejectReasons: [.missingUserOrDeviceID],
+        // Product analytics: Segment's "Analytics" consent category.
+        defaultConsentCategory: "Analytics"
     ) { name, options, reader in
         var minimum = 5
         if let node = options["min_id_length"],

@@ -33,7 +33,9 @@ public struct GA4Destination: Destination {
             rotation.maxEvents = 2000
             return rotation
         }(),
-        rejectReasons: [.invalidEventName]
+        rejectReasons: [.invalidEventName],
+        // Product analytics: Segment's "Analytics" consent category.
+        defaultConsentCategory: "Analytics"
     ) { name, options, reader in
         func choice<T: RawRepresentable>(_ key: String, _ fallback: T, _ all: [T]) -> T where T.RawValue == String {
             guard let node = options[key] else { return fallback }

@@ -24,7 +24,9 @@ public struct MixpanelDestination: Destination {
             rotation.maxBytes = 2_000_000
             return rotation
         }(),
-        rejectReasons: [.invalidDistinctID, .timeOutOfRange]
+        rejectReasons: [.invalidDistinctID, .timeOutOfRange],
+        // Product analytics: Segment's "Analytics" consent category.
+        defaultConsentCategory: "Analytics"
     ) { name, options, reader in
         MixpanelDestination(naming: ScreenNaming(options: options, destination: name, &reader))
     }

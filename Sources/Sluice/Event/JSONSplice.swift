@@ -1,0 +1,198 @@
+/// A batch of changes written straight into a document's bytes and tape:
+/// scalar values replaced by new scalars, and object members removed.
+///
+/// The result has no pending edits, so the writer still copies the line in one
+/// piece and readers (later stages, destinations) find the new values on the
+/// tape. Cost: one copy of the bytes and one pass over the tape, whatever the
+/// number of changes; nothing is parsed again. This is how a stage that changes
+/// most events (the `privacy` stage truncates every `context.ip`) stays cheap.
+///
+/// Invariants the caller keeps: changes do not overlap (a replaced value is not
+/// inside a removed member), and the document has no pending edits.
+struct JSONSplice {
+    struct Change {
+        /// The byte range of the original text that goes.
+        var start: Int
+        var end: Int
+        /// The replacement text, a range of `text` (empty for a removal).
+        var textStart: Int
+        var textEnd: Int
+        /// The replaced scalar's tape index, or -1 for a removal.
+        var node: Int
+        var kind: JSONKind
+        var flags: UInt8
+        /// The tape indexes that go (a removed member's key and value subtree).
+        var removedStart: Int
+        var removedEnd: Int
+    }
+
+    private(set) var changes: [Change] = []
+    /// Replacement texts, back to back.
+    private(set) var text: [UInt8] = []
+
+    init() {
+        changes.reserveCapacity(8)
+        text.reserveCapacity(256)
+    }
+
+    var isEmpty: Bool { changes.isEmpty }
+
+    mutating func reset() {
+        changes.removeAll(keepingCapacity: true)
+        text.removeAll(keepingCapacity: true)
+    }
+
+    /// Replaces the scalar at `node` by a JSON string whose body `appendBody`
+    /// writes (already escaped as JSON requires); returns false if `node` is not a scalar.
+    @discardableResult
+    mutating func replaceString(_ node: Int, in document: JSONDocument, appendBody: (inout [UInt8]) -> Void) -> Bool {
+        let old = document.tape[node]
+        guard old.kind != .object && old.kind != .array else { return false }
+        let textStart = text.count
+        text.append(UInt8(ascii: "\""))
+        appendBody(&text)
+        text.append(UInt8(ascii: "\""))
+        var flags: UInt8 = 0
+        for index in (textStart + 1)..<(text.count - 1) where text[index] == UInt8(ascii: "\\") {
+            flags = JSONNode.hasEscapes
+            break
+        }
+        changes.append(Change(start: Int(old.start), end: Int(old.end), textStart: textStart, textEnd: text.count,
+                              node: node, kind: .string, flags: flags, removedStart: 0, removedEnd: 0))
+        return true
+    }
+
+    /// Replaces the scalar at `node` by `value` (decoded UTF-8, escaped here).
+    @discardableResult
+    mutating func replaceString(_ node: Int, in document: JSONDocument, with value: some Collection<UInt8>) -> Bool {
+        replaceString(node, in: document) { out in
+            var quoted: [UInt8] = []
+            JSONString.appendQuoted(value, to: &quoted)
+            out.append(contentsOf: quoted[1..<(quoted.count - 1)])
+        }
+    }
+
+    /// Removes the members whose keys are at the tape indexes `keys` (sorted,
+    /// all of the object at `object`) with the commas and whitespace between
+    /// them, so that the members left are still separated by exactly one comma.
+    mutating func removeMembers(_ keys: [Int], of object: Int, in document: JSONDocument) {
+        let tape = document.tape
+        var members: [Int] = []
+        var index = object + 1
+        while index < Int(tape[object].next) {
+            members.append(index)
+            index = Int(tape[index + 1].next)
+        }
+        var position = 0
+        while position < members.count {
+            guard keys.contains(members[position]) else {
+                position += 1
+                continue
+            }
+            // A run of removed members, first..<after.
+            let first = position
+            while position < members.count && keys.contains(members[position]) { position += 1 }
+            let after = position
+            let firstKey = members[first]
+            let lastValueEnd = Int(tape[members[after - 1] + 1].next)
+            var start = Int(tape[firstKey].start)
+            var end = Int(tape[members[after - 1] + 1].end)
+            if first > 0 {
+                // From the end of the member before (its comma goes with the run).
+                start = Int(tape[members[first - 1] + 1].end)
+            } else if after < members.count {
+                // Leading run: up to the next member's key (the comma after the run goes).
+                end = Int(tape[members[after]].start)
+            }
+            changes.append(Change(start: start, end: end, textStart: 0, textEnd: 0, node: -1, kind: .null, flags: 0,
+                                  removedStart: firstKey, removedEnd: lastValueEnd))
+        }
+    }
+
+    /// The document with every change applied. Changes may have been added in any order.
+    func applied(to document: JSONDocument) -> JSONDocument {
+        precondition(!document.isModified, "splice a document with pending edits")
+        guard !changes.isEmpty else { return document }
+        let sorted = changes.count == 1 ? changes : changes.sorted { $0.start < $1.start }
+        // Byte deltas and removed tape counts, cumulative, in byte order.
+        var byteShift = [Int](repeating: 0, count: sorted.count + 1)
+        var removed: [(start: Int, end: Int)] = []
+        for (index, change) in sorted.enumerated() {
+            byteShift[index + 1] = byteShift[index] + (change.textEnd - change.textStart) - (change.end - change.start)
+            if change.removedEnd > change.removedStart { removed.append((change.removedStart, change.removedEnd)) }
+        }
+        removed.sort { $0.start < $1.start }
+        var removedShift = [Int](repeating: 0, count: removed.count + 1)
+        for (index, range) in removed.enumerated() { removedShift[index + 1] = removedShift[index] + range.end - range.start }
+        let removedTotal = removedShift[removed.count]
+
+        /// The byte delta of the changes that start before `position`.
+        func bytesBefore(_ position: Int) -> Int {
+            var low = 0, high = sorted.count
+            while low < high {
+                let middle = (low + high) / 2
+                if sorted[middle].start < position { low = middle + 1 } else { high = middle }
+            }
+            return byteShift[low]
+        }
+        /// The number of removed tape nodes below `index`.
+        func nodesBefore(_ index: Int) -> Int {
+            var low = 0, high = removed.count
+            while low < high {
+                let middle = (low + high) / 2
+                if removed[middle].start < index { low = middle + 1 } else { high = middle }
+            }
+            return removedShift[low]
+        }
+
+        let oldBytes = document.bytes
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(oldBytes.count + byteShift[sorted.count] + 1)
+        var copied = 0
+        for change in sorted {
+            bytes.append(contentsOf: oldBytes[copied..<change.start])
+            bytes.append(contentsOf: text[change.textStart..<change.textEnd])
+            copied = change.end
+        }
+        bytes.append(contentsOf: oldBytes[copied...])
+
+        let oldTape = document.tape
+        let count = oldTape.count - removedTotal
+        let tape = [JSONNode](unsafeUninitializedCapacity: count) { buffer, written in
+            var out = 0
+            var nextRemoved = 0
+            // Scalars sit on the tape in byte order, so replaced nodes come up in the order of `sorted`.
+            var nextReplaced = 0
+            func skipRemovals() { while nextReplaced < sorted.count && sorted[nextReplaced].node < 0 { nextReplaced += 1 } }
+            skipRemovals()
+            var index = 0
+            while index < oldTape.count {
+                if nextRemoved < removed.count && index == removed[nextRemoved].start {
+                    index = removed[nextRemoved].end
+                    nextRemoved += 1
+                    continue
+                }
+                var node = oldTape[index]
+                if nextReplaced < sorted.count && sorted[nextReplaced].node == index {
+                    let change = sorted[nextReplaced]
+                    let start = change.start + byteShift[nextReplaced]
+                    nextReplaced += 1
+                    skipRemovals()
+                    node.start = UInt32(start)
+                    node.end = UInt32(start + change.textEnd - change.textStart)
+                    node.kind = change.kind
+                    node.flags = change.flags
+                } else {
+                    node.start = UInt32(Int(node.start) + bytesBefore(Int(node.start)))
+                    node.end = UInt32(Int(node.end) + bytesBefore(Int(node.end)))
+                }
+                node.next = UInt32(Int(node.next) - nodesBefore(Int(node.next)))
+                buffer[out] = node
+                out += 1
+                index += 1
+            }
+            written = out
+        }
+        return JSONDocument(bytes: bytes, tape: tape, hasInsignificantWhitespace: document.hasInsignificantWhitespace)
+    }
+}

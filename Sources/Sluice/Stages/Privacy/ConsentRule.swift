@@ -1,0 +1,68 @@
+/// Rule 1 of the `privacy` stage: consent.
+///
+/// - The opt-out flag (`consent.field`, default `context.consent.analytics`)
+///   set to `false` (or `"false"`, `0`): the person opted out of analytics; the
+///   event is dropped, reason `consent`, before any other rule reads it.
+/// - Segment-style category preferences (`consent.categories`, default
+///   `context.consent.categoryPreferences`, an object of category → boolean):
+///   a destination mapped to a category (its `consent_category`) gets the event
+///   only if that category is `true` there (compared case-insensitively); a
+///   category the object does not list is denied (`unlisted: deny`, Segment's
+///   rule) unless `unlisted: allow`. The event is marked (`Event.withheld`) and
+///   the fan-out skips those destinations, counting `consent` for each; an event
+///   that no destination may take is dropped `consent` there. An event without
+///   the object, and a destination with no category, are not filtered.
+struct ConsentRule {
+    let settings: PrivacySettings.Consent
+    /// Destinations with a category: their index and the category's name, lowercased.
+    private var mapped: [(index: Int, category: [UInt8])] = []
+
+    init(settings: PrivacySettings.Consent) {
+        self.settings = settings
+    }
+
+    mutating func prepare(destinations: [DestinationDescriptor]) {
+        mapped = destinations.compactMap { destination in
+            destination.consentCategory.map { (destination.index, Array($0.lowercased().utf8)) }
+        }
+    }
+
+    /// Whether the person opted out of analytics altogether.
+    func optedOut(_ document: JSONDocument) -> Bool {
+        guard let field = settings.field, let node = document.find(field) else { return false }
+        switch document.tape[node].kind {
+        case .false: return true
+        case .number:
+            let raw = document.rawBytes(node)
+            return raw.allSatisfy { $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+        case .string:
+            return document.withString(node) { text in
+                text.count == 5 && zip(text, "false".utf8).allSatisfy { ($0 | 0x20) == $1 }
+            } ?? false
+        default:
+            return false
+        }
+    }
+
+    /// The destinations the event's category preferences rule out, or nil when none are.
+    func withheld(_ document: JSONDocument) -> WithheldDestinations? {
+        guard !mapped.isEmpty, let path = settings.categories, let preferences = document.find(path),
+              document.tape[preferences].kind == .object else { return nil }
+        let members = document.members(of: preferences)
+        var result: WithheldDestinations?
+        for destination in mapped {
+            var granted: Bool?
+            for (key, value) in members {
+                let matches = document.withString(key) { name in
+                    name.count == destination.category.count
+                        && zip(name, destination.category).allSatisfy { (TextBytes.isASCIILetter($0) ? $0 | 0x20 : $0) == $1 }
+                } ?? false
+                if matches { granted = document.tape[value].kind == .true }
+            }
+            if granted ?? settings.unlistedAllowed { continue }
+            if result == nil { result = WithheldDestinations(reason: .consent) }
+            result!.insert(destination.index)
+        }
+        return result
+    }
+}

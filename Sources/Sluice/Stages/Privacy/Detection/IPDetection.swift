@@ -1,0 +1,211 @@
+/// Finds IPv4 and IPv6 addresses in free text, and parses and formats them for
+/// truncation.
+///
+/// IPv4: four dotted decimal octets (0-255) standing alone: `v1.2.3.4`,
+/// `1.2.3.4.5` and `1.2.3.4-beta` are versions, not addresses. IPv6 (RFC 4291
+/// text forms): eight groups, or fewer with one `::`, optionally ending in a
+/// dotted IPv4; at least two groups and one decimal digit, so `::1` (the
+/// loopback) and words such as `dead::beef` are left alone, and times
+/// (`08:00:07`) and MAC addresses (six groups) never parse.
+enum IPDetection {
+    // MARK: - Scanning
+
+    static func scanIPv4(_ text: UnsafeBufferPointer<UInt8>, _ found: (Int, Int) -> Void) {
+        var index = 0
+        let count = text.count
+        while index < count {
+            guard TextBytes.isDigit(text[index]), TextBytes.startsToken(text, index),
+                  index == 0 || text[index - 1] != UInt8(ascii: ".") else {
+                index += 1
+                continue
+            }
+            if let end = ipv4End(text, from: index), TextBytes.endsToken(text, end),
+               end == count || !(text[end] == UInt8(ascii: ".") && end + 1 < count && TextBytes.isDigit(text[end + 1])) {
+                found(index, end)
+                index = end
+            } else {
+                while index < count && TextBytes.isDigit(text[index]) { index += 1 }
+            }
+        }
+    }
+
+    /// The end of `d.d.d.d` (octets 0-255) at `start`, or nil.
+    static func ipv4End(_ text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        var index = start
+        for octet in 0..<4 {
+            if octet > 0 {
+                guard index < text.count, text[index] == UInt8(ascii: ".") else { return nil }
+                index += 1
+            }
+            var value = 0
+            var digits = 0
+            while index < text.count && TextBytes.isDigit(text[index]) && digits < 4 {
+                value = value * 10 + Int(text[index] - 0x30)
+                digits += 1
+                index += 1
+            }
+            guard digits >= 1 && digits <= 3 && value <= 255 else { return nil }
+        }
+        return index
+    }
+
+    static func scanIPv6(_ text: UnsafeBufferPointer<UInt8>, _ found: (Int, Int) -> Void) {
+        var index = 0
+        let count = text.count
+        while index < count {
+            let byte = text[index]
+            guard TextBytes.isHexDigit(byte) || byte == UInt8(ascii: ":") else {
+                index += 1
+                continue
+            }
+            var end = index
+            while end < count && (TextBytes.isHexDigit(text[end]) || text[end] == UInt8(ascii: ":") || text[end] == UInt8(ascii: ".")) {
+                end += 1
+            }
+            var candidateEnd = end
+            // A sentence may end right after the address.
+            while candidateEnd > index && text[candidateEnd - 1] == UInt8(ascii: ".") { candidateEnd -= 1 }
+            if (index == 0 || !(TextBytes.isWord(text[index - 1]) || text[index - 1] == UInt8(ascii: "."))),
+               candidateEnd == count || !TextBytes.isWord(text[candidateEnd]),
+               let address = parseIPv6(UnsafeBufferPointer(rebasing: text[index..<candidateEnd])), address.groups >= 2,
+               text[index..<candidateEnd].contains(where: TextBytes.isDigit) {
+                found(index, candidateEnd)
+            }
+            index = end
+        }
+    }
+
+    // MARK: - Parsing
+
+    /// An IPv6 address: its 16 bytes and how many groups its text had.
+    struct IPv6 {
+        var bytes: [UInt8]
+        var groups: Int
+    }
+
+    /// Parses an IPv6 text form (a trailing dotted IPv4 counts as two groups); nil if it is not one.
+    static func parseIPv6(_ text: UnsafeBufferPointer<UInt8>) -> IPv6? {
+        var head: [UInt16] = []
+        var tail: [UInt16] = []
+        var sawGap = false
+        var index = 0
+        let count = text.count
+        guard count >= 2 else { return nil }
+        if text[0] == UInt8(ascii: ":") {
+            guard text[1] == UInt8(ascii: ":") else { return nil }
+            sawGap = true
+            index = 2
+        }
+        while index < count {
+            // A group, or a dotted IPv4 as the last two groups.
+            var end = index
+            var value = 0
+            while end < count && TextBytes.isHexDigit(text[end]) && end - index < 5 {
+                value = value << 4 | Int(TextBytes.hexValue(text[end]))
+                end += 1
+            }
+            if end < count && text[end] == UInt8(ascii: ".") {
+                guard let v4End = ipv4End(text, from: index), v4End == count else { return nil }
+                let v4 = parseIPv4(UnsafeBufferPointer(rebasing: text[index..<v4End]))!
+                let words = [UInt16(v4[0]) << 8 | UInt16(v4[1]), UInt16(v4[2]) << 8 | UInt16(v4[3])]
+                if sawGap { tail += words } else { head += words }
+                index = count
+                break
+            }
+            guard end > index && end - index <= 4 else { return nil }
+            if sawGap { tail.append(UInt16(value)) } else { head.append(UInt16(value)) }
+            index = end
+            if index == count { break }
+            guard text[index] == UInt8(ascii: ":") else { return nil }
+            index += 1
+            if index < count && text[index] == UInt8(ascii: ":") {
+                guard !sawGap else { return nil }
+                sawGap = true
+                index += 1
+            } else if index == count {
+                return nil  // a single trailing colon
+            }
+        }
+        let groups = head.count + tail.count
+        if sawGap { guard groups <= 7 else { return nil } } else { guard groups == 8 else { return nil } }
+        var words = head
+        words += [UInt16](repeating: 0, count: 8 - groups)
+        words += tail
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        for word in words {
+            bytes.append(UInt8(word >> 8))
+            bytes.append(UInt8(word & 0xFF))
+        }
+        return IPv6(bytes: bytes, groups: groups)
+    }
+
+    /// The four octets of a dotted IPv4 text that is exactly one address, or nil.
+    static func parseIPv4(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard let end = ipv4End(text, from: 0), end == text.count else { return nil }
+        var octets: [UInt8] = []
+        var value = 0
+        for byte in text {
+            if byte == UInt8(ascii: ".") {
+                octets.append(UInt8(value))
+                value = 0
+            } else {
+                value = value * 10 + Int(byte - 0x30)
+            }
+        }
+        octets.append(UInt8(value))
+        return octets
+    }
+
+    // MARK: - Formatting
+
+    static func appendIPv4(_ octets: some Collection<UInt8>, to out: inout [UInt8]) {
+        for (index, octet) in octets.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ".")) }
+            out.append(contentsOf: String(octet).utf8)
+        }
+    }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// RFC 5952 text: lowercase, no leading zeros, the longest run (two or more)
+    /// of zero groups as `::`; an IPv4-mapped address (`::ffff:a.b.c.d`) keeps its dotted tail.
+    static func appendIPv6(_ bytes: [UInt8], to out: inout [UInt8]) {
+        var words = [Int](repeating: 0, count: 8)
+        for index in 0..<8 { words[index] = Int(bytes[2 * index]) << 8 | Int(bytes[2 * index + 1]) }
+        if words[0..<5].allSatisfy({ $0 == 0 }) && words[5] == 0xFFFF {
+            out.append(contentsOf: "::ffff:".utf8)
+            appendIPv4(bytes[12..<16], to: &out)
+            return
+        }
+        var bestStart = -1, bestLength = 0, runStart = -1
+        for index in 0...8 {
+            if index < 8 && words[index] == 0 {
+                if runStart < 0 { runStart = index }
+            } else if runStart >= 0 {
+                if index - runStart > bestLength { bestStart = runStart; bestLength = index - runStart }
+                runStart = -1
+            }
+        }
+        if bestLength < 2 { bestStart = -1 }
+        var index = 0
+        while index < 8 {
+            if index == bestStart {
+                out.append(contentsOf: "::".utf8)
+                index += bestLength
+                continue
+            }
+            if index > 0 && index != bestStart + bestLength { out.append(UInt8(ascii: ":")) }
+            let word = words[index]
+            var started = false
+            for shift in stride(from: 12, through: 0, by: -4) {
+                let nibble = (word >> shift) & 0xF
+                if nibble != 0 || started || shift == 0 {
+                    out.append(hex[nibble])
+                    started = true
+                }
+            }
+            index += 1
+        }
+    }
+}

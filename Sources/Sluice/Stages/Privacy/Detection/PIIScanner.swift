@@ -1,0 +1,121 @@
+/// The built-in detectors of the `privacy` stage, in the order they claim text:
+/// an email is claimed before the digits in it can look like a phone, an IP
+/// before its octets can look like a phone.
+public enum PIIDetector: Int, CaseIterable, Sendable {
+    case email, urlEmail, ip, iban, card, phone
+
+    /// The name in `redact:`, in the counters and in the audit.
+    public var name: String {
+        switch self {
+        case .email: return "email"
+        case .urlEmail: return "url_email"
+        case .ip: return "ip"
+        case .iban: return "iban"
+        case .card: return "card"
+        case .phone: return "phone"
+        }
+    }
+
+    /// What a match becomes unless `redact.tokens` says otherwise.
+    public var defaultToken: String {
+        switch self {
+        case .email, .urlEmail: return "[email]"
+        case .ip: return "[ip]"
+        case .iban: return "[iban]"
+        case .card: return "[card]"
+        case .phone: return "[phone]"
+        }
+    }
+}
+
+/// One match: a byte range of the scanned text and who found it (a
+/// `PIIDetector` raw value, or `PIIDetector.allCases.count + n` for custom pattern n).
+struct PIIMatch: Equatable {
+    var start: Int
+    var end: Int
+    var detector: Int
+}
+
+/// Runs the enabled detectors over one string's bytes.
+///
+/// The fast reject: one pass over the bytes ORs their classes together and
+/// counts digits; a string with no `@`, no `%`, fewer than two `:` and fewer
+/// than four digits (most strings: names, words, enum values) is done after
+/// that pass. Each detector runs only on the strings its own pre-condition
+/// lets through (an `@` for emails, 13 digits for cards, ...).
+struct PIIScanner {
+    let enabled: Set<PIIDetector>
+    let patterns: [PatternProgram]
+    private let email, urlEmail, ip, iban, card, phone: Bool
+    private var groups: [NumberDetection.Group] = []
+    private var patternScratch = PatternProgram.Scratch()
+
+    init(enabled: Set<PIIDetector>, patterns: [PatternProgram]) {
+        self.enabled = enabled
+        self.patterns = patterns
+        email = enabled.contains(.email)
+        urlEmail = enabled.contains(.urlEmail)
+        ip = enabled.contains(.ip)
+        iban = enabled.contains(.iban)
+        card = enabled.contains(.card)
+        phone = enabled.contains(.phone)
+        groups.reserveCapacity(24)
+    }
+
+    var isEmpty: Bool { enabled.isEmpty && patterns.isEmpty }
+
+    private static let classes: [UInt8] = {
+        var table = [UInt8](repeating: 0, count: 256)
+        for byte in UInt8(ascii: "0")...UInt8(ascii: "9") { table[Int(byte)] = 1 }
+        table[Int(UInt8(ascii: "@"))] = 2
+        table[Int(UInt8(ascii: "%"))] = 4
+        table[Int(UInt8(ascii: ":"))] = 8
+        return table
+    }()
+
+    /// Appends the matches in `text` to `matches`, in text order, none overlapping.
+    mutating func scan(_ text: UnsafeBufferPointer<UInt8>, into matches: inout [PIIMatch]) {
+        let first = matches.count
+        var seen: UInt8 = 0
+        var digits = 0
+        var colons = 0
+        Self.classes.withUnsafeBufferPointer { table in
+            for byte in text {
+                let kind = table[Int(byte)]
+                seen |= kind
+                digits &+= Int(kind & 1)
+                colons &+= Int(kind >> 3)
+            }
+        }
+        if seen == 0 && patterns.isEmpty { return }
+        func claim(_ detector: PIIDetector, _ start: Int, _ end: Int) {
+            PIIScanner.add(PIIMatch(start: start, end: end, detector: detector.rawValue), to: &matches, from: first)
+        }
+        if email && seen & 2 != 0 { EmailDetection.scanPlain(text) { claim(.email, $0, $1) } }
+        if urlEmail && seen & 4 != 0 { EmailDetection.scanEncoded(text) { claim(.urlEmail, $0, $1) } }
+        if ip && colons >= 2 { IPDetection.scanIPv6(text) { claim(.ip, $0, $1) } }
+        if digits >= 4 {
+            if ip { IPDetection.scanIPv4(text) { claim(.ip, $0, $1) } }
+            if iban { IBANDetection.scan(text) { claim(.iban, $0, $1) } }
+            if card && digits >= 13 { NumberDetection.scanCards(text, groups: &groups) { claim(.card, $0, $1) } }
+            if phone && digits >= 7 { NumberDetection.scanPhones(text, groups: &groups) { claim(.phone, $0, $1) } }
+        }
+        for (index, pattern) in patterns.enumerated() {
+            var from = 0
+            while let found = pattern.firstMatch(text, from: from, scratch: &patternScratch) {
+                PIIScanner.add(PIIMatch(start: found.start, end: found.end, detector: PIIDetector.allCases.count + index),
+                               to: &matches, from: first)
+                from = found.end
+            }
+        }
+        if matches.count - first > 1 { matches[first...].sort { $0.start < $1.start } }
+    }
+
+    /// Adds `match` unless it overlaps one claimed before (an earlier detector wins).
+    private static func add(_ match: PIIMatch, to matches: inout [PIIMatch], from first: Int) {
+        for index in first..<matches.count where matches[index].start < match.end && match.start < matches[index].end {
+            return
+        }
+        matches.append(match)
+    }
+}

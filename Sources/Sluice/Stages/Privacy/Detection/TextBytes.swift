@@ -1,0 +1,100 @@
+/// Byte classes and token boundaries the PII detectors share.
+///
+/// The detectors work on UTF-8 bytes, never on `String`. A match must stand on
+/// its own: not glued to letters or digits, and not the tail or head of a
+/// hyphenated or dotted token. That one rule keeps timestamps
+/// (`2026-11-20T08:00:07Z`), UUIDs, hex ids and `v1.2.3.4` away from the
+/// number detectors.
+enum TextBytes {
+    @inline(__always)
+    static func isDigit(_ byte: UInt8) -> Bool { byte &- 0x30 < 10 }
+
+    @inline(__always)
+    static func isASCIILetter(_ byte: UInt8) -> Bool { (byte | 0x20) &- 0x61 < 26 }
+
+    @inline(__always)
+    static func isASCIIAlnum(_ byte: UInt8) -> Bool { isDigit(byte) || isASCIILetter(byte) }
+
+    @inline(__always)
+    static func isHexDigit(_ byte: UInt8) -> Bool { isDigit(byte) || (byte | 0x20) &- 0x61 < 6 }
+
+    @inline(__always)
+    static func hexValue(_ byte: UInt8) -> UInt8 { isDigit(byte) ? byte - 0x30 : (byte | 0x20) - 0x61 + 10 }
+
+    /// A byte of a word: ASCII letters, digits and `_`.
+    @inline(__always)
+    static func isWord(_ byte: UInt8) -> Bool { isASCIIAlnum(byte) || byte == UInt8(ascii: "_") }
+
+    /// Whether a number-like match may start at `index`: not after a word byte,
+    /// and not after a `-` or `.` that follows one (`dev-000123`, `a716-4466…`, `1.5`).
+    @inline(__always)
+    static func startsToken(_ text: UnsafeBufferPointer<UInt8>, _ index: Int) -> Bool {
+        guard index > 0 else { return true }
+        let previous = text[index - 1]
+        if isWord(previous) { return false }
+        if (previous == UInt8(ascii: "-") || previous == UInt8(ascii: ".")) && index >= 2 && isWord(text[index - 2]) {
+            return false
+        }
+        return true
+    }
+
+    /// Whether a number-like match may end just before `end`: not before a word
+    /// byte, and not before a `-` or `.` that leads to one (`…20T08`, `1.2.3.4-beta`, `12.50`).
+    @inline(__always)
+    static func endsToken(_ text: UnsafeBufferPointer<UInt8>, _ end: Int) -> Bool {
+        guard end < text.count else { return true }
+        let following = text[end]
+        if isWord(following) { return false }
+        if (following == UInt8(ascii: "-") || following == UInt8(ascii: ".")) && end + 1 < text.count && isWord(text[end + 1]) {
+            return false
+        }
+        return true
+    }
+
+    /// A character an email's local part may hold (RFC 5322 atext, less the
+    /// URL delimiters `/ = ? & #` so that `?email=jane@x.com` keeps `email=`;
+    /// non-ASCII allowed, RFC 6531).
+    @inline(__always)
+    static func isLocalPart(_ byte: UInt8) -> Bool {
+        isASCIIAlnum(byte) || byte >= 0x80 || localPunctuation[Int(byte)]
+    }
+
+    private static let localPunctuation: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
+        for byte in "._%+-'!$*^`{|}~".utf8 { table[Int(byte)] = true }
+        return table
+    }()
+
+    /// A character of a domain name (letters, digits, `-`, `.`, non-ASCII for IDNs).
+    @inline(__always)
+    static func isDomain(_ byte: UInt8) -> Bool {
+        isASCIIAlnum(byte) || byte >= 0x80 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+    }
+
+    /// Whether `text[start..<end]` is a domain with at least two labels and an
+    /// alphabetic top-level label of two or more characters (`localhost`, `x.c`
+    /// and `1.2.3.4` are not).
+    static func isEmailDomain(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        guard end > start else { return false }
+        var labelStart = start
+        var labels = 0
+        var index = start
+        while index <= end {
+            if index == end || text[index] == UInt8(ascii: ".") {
+                if index == labelStart { return false }  // an empty label
+                if text[labelStart] == UInt8(ascii: "-") || text[index - 1] == UInt8(ascii: "-") { return false }
+                labels += 1
+                if index == end {
+                    guard labels >= 2, index - labelStart >= 2 else { return false }
+                    for position in labelStart..<index where !(isASCIILetter(text[position]) || text[position] >= 0x80) {
+                        return false
+                    }
+                    return true
+                }
+                labelStart = index + 1
+            }
+            index += 1
+        }
+        return false
+    }
+}

@@ -1,0 +1,164 @@
+/// A field path with wildcards, as the `privacy` stage's rules name fields:
+/// `context.ip`, `properties.*_email`, `**.password`.
+///
+/// Components are object keys joined by `.`; `*` and `?` are globs within one
+/// key (`*_email` matches `user_email`), and a component that is exactly `**`
+/// matches any number of keys (none included). Array elements have their
+/// array's path: `properties.targets` names every element of that array.
+public struct FieldPattern: Sendable, Hashable, CustomStringConvertible {
+    enum Component: Sendable, Hashable {
+        case key([UInt8])
+        case glob([UInt8])
+        case anyDepth
+    }
+
+    let components: [Component]
+    public let description: String
+
+    /// Parses `text`; nil when it has an empty component (`a..b`, `.a`).
+    public init?(_ text: String) {
+        guard !text.isEmpty else { return nil }
+        var components: [Component] = []
+        for part in text.split(separator: ".", omittingEmptySubsequences: false) {
+            guard !part.isEmpty else { return nil }
+            if part == "**" {
+                components.append(.anyDepth)
+            } else if part.contains("*") || part.contains("?") {
+                components.append(.glob(Array(part.utf8)))
+            } else {
+                components.append(.key(Array(part.utf8)))
+            }
+        }
+        self.components = components
+        description = text
+    }
+
+    /// Whether every component is a plain key (found with one look-up per component).
+    var isLiteral: Bool {
+        components.allSatisfy { if case .key = $0 { return true } else { return false } }
+    }
+
+    /// The literal path, when `isLiteral`.
+    var literalPath: JSONPath? {
+        isLiteral ? JSONPath(description) : nil
+    }
+
+    // MARK: - Matching a path being walked
+
+    /// Whether the path made of the keys at tape indexes `keys` is named by this
+    /// pattern, or lies below a field it names (`context` covers `context.ip`).
+    func covers(_ keys: ArraySlice<Int>, in document: JSONDocument) -> Bool {
+        covers(from: 0, keys, document)
+    }
+
+    private func covers(from component: Int, _ keys: ArraySlice<Int>, _ document: JSONDocument) -> Bool {
+        if component == components.count { return true }
+        switch components[component] {
+        case .anyDepth:
+            if covers(from: component + 1, keys, document) { return true }
+            guard !keys.isEmpty else { return false }
+            return covers(from: component, keys.dropFirst(), document)
+        case .key(let key):
+            guard let first = keys.first,
+                  key.withUnsafeBytes({ document.stringEquals(document.tape[first], $0) }) else { return false }
+            return covers(from: component + 1, keys.dropFirst(), document)
+        case .glob(let glob):
+            guard let first = keys.first,
+                  document.withString(first, { Glob.matches(glob, Array($0)) }) == true else { return false }
+            return covers(from: component + 1, keys.dropFirst(), document)
+        }
+    }
+
+    /// Whether this pattern names something strictly below the path of `keys`
+    /// (`properties.cart.total` leads below `properties.cart`).
+    func leadsBelow(_ keys: ArraySlice<Int>, in document: JSONDocument) -> Bool {
+        leadsBelow(from: 0, keys, document)
+    }
+
+    private func leadsBelow(from component: Int, _ keys: ArraySlice<Int>, _ document: JSONDocument) -> Bool {
+        guard let first = keys.first else { return component < components.count }
+        guard component < components.count else { return false }
+        switch components[component] {
+        case .anyDepth:
+            return true
+        case .key(let key):
+            guard key.withUnsafeBytes({ document.stringEquals(document.tape[first], $0) }) else { return false }
+        case .glob(let glob):
+            guard document.withString(first, { Glob.matches(glob, Array($0)) }) == true else { return false }
+        }
+        return leadsBelow(from: component + 1, keys.dropFirst(), document)
+    }
+
+    // MARK: - Finding fields
+
+    /// One field the pattern names: the object holding it, its key's and its value's tape indexes.
+    struct Field {
+        var object: Int
+        var key: Int
+        var value: Int
+    }
+
+    /// Calls `body` for every field of `document` this pattern names, in document
+    /// order, with the tape indexes of the keys on the way (the last is the field's).
+    func forEachField(in document: JSONDocument, _ body: (Field, [Int]) -> Void) {
+        var keys: [Int] = []
+        visit(0, from: 0, document, &keys, body)
+    }
+
+    private func visit(_ node: Int, from component: Int, _ document: JSONDocument, _ keys: inout [Int],
+                       _ body: (Field, [Int]) -> Void) {
+        let tape = document.tape
+        switch tape[node].kind {
+        case .array:
+            for element in document.elements(of: node) { visit(element, from: component, document, &keys, body) }
+            return
+        case .object:
+            break
+        default:
+            return
+        }
+        guard component < components.count else { return }
+        let isLast = component == components.count - 1
+        switch components[component] {
+        case .key(let key):
+            guard let value = key.withUnsafeBytes({ document.member($0, of: node) }) else { return }
+            keys.append(value - 1)
+            if isLast { body(Field(object: node, key: value - 1, value: value), keys) }
+            else { visit(value, from: component + 1, document, &keys, body) }
+            keys.removeLast()
+        case .glob(let glob):
+            for (key, value) in document.members(of: node) where document.withString(key, { Glob.matches(glob, Array($0)) }) == true {
+                keys.append(key)
+                if isLast { body(Field(object: node, key: key, value: value), keys) }
+                else { visit(value, from: component + 1, document, &keys, body) }
+                keys.removeLast()
+            }
+        case .anyDepth:
+            if isLast {
+                // `a.**` names everything below `a`: its members.
+                for (key, value) in document.members(of: node) {
+                    keys.append(key)
+                    body(Field(object: node, key: key, value: value), keys)
+                    keys.removeLast()
+                }
+                return
+            }
+            visit(node, from: component + 1, document, &keys, body)
+            for (key, value) in document.members(of: node) where tape[value].kind == .object || tape[value].kind == .array {
+                keys.append(key)
+                visit(value, from: component, document, &keys, body)
+                keys.removeLast()
+            }
+        }
+    }
+
+    /// The dotted path of a field from its keys' tape indexes (for the audit: keys only, never values).
+    static func path(_ keys: some Collection<Int>, in document: JSONDocument) -> String {
+        var text: [UInt8] = []
+        for key in keys {
+            if !text.isEmpty { text.append(UInt8(ascii: ".")) }
+            _ = document.withString(key) { text.append(contentsOf: $0) }
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}

@@ -1,0 +1,267 @@
+/// A custom pattern compiled to a Thompson NFA and run as a Pike VM on bytes:
+/// leftmost-longest matches in time linear in the text (no backtracking, so no
+/// pattern can make a hostile string slow).
+///
+/// Kept off the fast path: `candidateStart` finds where a match could begin
+/// (the pattern's literal prefix with `memmem`-style search, else the set of
+/// bytes it can start with), strings shorter than `minLength` are skipped, and
+/// the VM only runs from those positions.
+struct PatternProgram: Sendable {
+    enum Op: Sendable {
+        case bytes(Int)
+        case split(Int, Int)
+        case jump(Int)
+        case assertion(PatternAssertion)
+        case match
+    }
+
+    private(set) var ops: [Op] = []
+    private(set) var sets: [ByteSet] = []
+    /// Bytes every match starts with (after leading anchors).
+    private(set) var prefix: [UInt8] = []
+    /// Bytes a match can start with.
+    private(set) var firstBytes = ByteSet()
+    /// The fewest bytes a match has.
+    private(set) var minLength = 0
+    static let maxOps = 20_000
+
+    enum CompileError: Error { case emptyMatch, tooLarge }
+
+    init(_ node: PatternNode) throws(CompileError) {
+        minLength = PatternProgram.minLength(node)
+        guard minLength > 0 else { throw .emptyMatch }
+        try emit(node)
+        ops.append(.match)
+        prefix = PatternProgram.literalPrefix(node)
+        firstBytes = PatternProgram.firstBytes(node) ?? ByteSet(range: 0...255)
+    }
+
+    // MARK: - Compiling
+
+    private mutating func emit(_ node: PatternNode) throws(CompileError) {
+        if ops.count > PatternProgram.maxOps { throw .tooLarge }
+        switch node {
+        case .bytes(let set):
+            if let existing = sets.firstIndex(of: set) {
+                ops.append(.bytes(existing))
+            } else {
+                sets.append(set)
+                ops.append(.bytes(sets.count - 1))
+            }
+        case .sequence(let items):
+            for item in items { try emit(item) }
+        case .alternation(let branches):
+            var jumps: [Int] = []
+            for (index, branch) in branches.enumerated() {
+                if index < branches.count - 1 {
+                    let split = ops.count
+                    ops.append(.split(split + 1, 0))
+                    try emit(branch)
+                    jumps.append(ops.count)
+                    ops.append(.jump(0))
+                    ops[split] = .split(split + 1, ops.count)
+                } else {
+                    try emit(branch)
+                }
+            }
+            for jump in jumps { ops[jump] = .jump(ops.count) }
+        case let .repetition(inner, min, max):
+            for _ in 0..<min { try emit(inner) }
+            if let max {
+                // Optional copies, nested: x{2,4} = xx(x(x)?)?
+                var exits: [Int] = []
+                for _ in min..<max {
+                    let split = ops.count
+                    ops.append(.split(split + 1, 0))
+                    exits.append(split)
+                    try emit(inner)
+                }
+                for split in exits { ops[split] = .split(split + 1, ops.count) }
+            } else {
+                let split = ops.count
+                ops.append(.split(split + 1, 0))
+                try emit(inner)
+                ops.append(.jump(split))
+                ops[split] = .split(split + 1, ops.count)
+            }
+        case .assertion(let assertion):
+            ops.append(.assertion(assertion))
+        }
+    }
+
+    private static func minLength(_ node: PatternNode) -> Int {
+        switch node {
+        case .bytes: return 1
+        case .sequence(let items): return items.reduce(0) { $0 + minLength($1) }
+        case .alternation(let branches): return branches.map(minLength).min() ?? 0
+        case let .repetition(inner, min, _): return min * minLength(inner)
+        case .assertion: return 0
+        }
+    }
+
+    private static func literalPrefix(_ node: PatternNode) -> [UInt8] {
+        var prefix: [UInt8] = []
+        func walk(_ node: PatternNode) -> Bool {  // false once the prefix ends
+            switch node {
+            case .bytes(let set):
+                guard let byte = set.single else { return false }
+                prefix.append(byte)
+                return true
+            case .sequence(let items):
+                for item in items where !walk(item) { return false }
+                return true
+            case .assertion: return true
+            case let .repetition(inner, min, max):
+                guard min >= 1 else { return false }
+                for _ in 0..<min where !walk(inner) { return false }
+                return max == min
+            case .alternation: return false
+            }
+        }
+        _ = walk(node)
+        return prefix
+    }
+
+    /// The bytes a match can start with; nil when the node can match empty (so the next node decides too).
+    private static func firstBytes(_ node: PatternNode) -> ByteSet? {
+        switch node {
+        case .bytes(let set): return set
+        case .assertion: return nil
+        case .sequence(let items):
+            var result = ByteSet()
+            for item in items {
+                if let set = firstBytes(item) {
+                    result.formUnion(set)
+                    if minLength(item) > 0 { return result }
+                }
+            }
+            return nil
+        case .alternation(let branches):
+            var result = ByteSet()
+            for branch in branches {
+                guard let set = firstBytes(branch) else { return nil }
+                result.formUnion(set)
+            }
+            return result
+        case let .repetition(inner, min, _):
+            guard let set = firstBytes(inner) else { return nil }
+            return min > 0 ? set : nil
+        }
+    }
+
+    // MARK: - Matching
+
+    /// Reusable thread lists, so matching allocates nothing after warm-up.
+    struct Scratch {
+        var current: [(pc: Int32, start: Int32)] = []
+        var next: [(pc: Int32, start: Int32)] = []
+        var marks: [UInt32] = []
+        var stamp: UInt32 = 0
+    }
+
+    /// The first position at or after `from` where a match could start, or nil.
+    func candidateStart(_ text: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        let count = text.count
+        guard count - from >= minLength else { return nil }
+        if let first = prefix.first {
+            var position = from
+            let last = count - prefix.count
+            while position <= last {
+                if text[position] == first {
+                    var offset = 1
+                    while offset < prefix.count && text[position + offset] == prefix[offset] { offset += 1 }
+                    if offset == prefix.count { return position }
+                }
+                position += 1
+            }
+            return nil
+        }
+        var position = from
+        while position < count {
+            if firstBytes.contains(text[position]) { return position }
+            position += 1
+        }
+        return nil
+    }
+
+    /// The leftmost-longest match at or after `from`.
+    func firstMatch(_ text: UnsafeBufferPointer<UInt8>, from: Int, scratch: inout Scratch) -> (start: Int, end: Int)? {
+        guard var position = candidateStart(text, from: from) else { return nil }
+        if scratch.marks.count < ops.count { scratch.marks = [UInt32](repeating: 0, count: ops.count) }
+        scratch.current.removeAll(keepingCapacity: true)
+        scratch.next.removeAll(keepingCapacity: true)
+        var best: (start: Int, end: Int)?
+        newStep(&scratch)
+        add(&scratch.current, pc: 0, start: position, at: position, text, &scratch.marks, scratch.stamp)
+        while true {
+            newStep(&scratch)
+            for thread in scratch.current {
+                if let found = best, Int(thread.start) > found.start { break }
+                switch ops[Int(thread.pc)] {
+                case .match:
+                    if best == nil || position > best!.end { best = (Int(thread.start), position) }
+                case .bytes(let set):
+                    if position < text.count && sets[set].contains(text[position]) {
+                        add(&scratch.next, pc: Int(thread.pc) + 1, start: Int(thread.start), at: position + 1, text,
+                            &scratch.marks, scratch.stamp)
+                    }
+                default:
+                    break
+                }
+            }
+            if position >= text.count { break }
+            position += 1
+            if best == nil && scratch.next.isEmpty {
+                guard let start = candidateStart(text, from: position) else { break }
+                position = start
+            }
+            if best == nil && (prefix.isEmpty ? position < text.count && firstBytes.contains(text[position])
+                                : candidateStart(text, from: position) == position) {
+                add(&scratch.next, pc: 0, start: position, at: position, text, &scratch.marks, scratch.stamp)
+            }
+            if scratch.next.isEmpty { break }
+            swap(&scratch.current, &scratch.next)
+            scratch.next.removeAll(keepingCapacity: true)
+        }
+        return best
+    }
+
+    private func newStep(_ scratch: inout Scratch) {
+        scratch.stamp &+= 1
+        if scratch.stamp == 0 {
+            for index in scratch.marks.indices { scratch.marks[index] = 0 }
+            scratch.stamp = 1
+        }
+    }
+
+    /// Adds the thread at `pc` and everything reachable from it without reading a byte.
+    private func add(_ list: inout [(pc: Int32, start: Int32)], pc: Int, start: Int, at position: Int,
+                     _ text: UnsafeBufferPointer<UInt8>, _ marks: inout [UInt32], _ stamp: UInt32) {
+        if marks[pc] == stamp { return }
+        marks[pc] = stamp
+        switch ops[pc] {
+        case .jump(let target):
+            add(&list, pc: target, start: start, at: position, text, &marks, stamp)
+        case let .split(first, second):
+            add(&list, pc: first, start: start, at: position, text, &marks, stamp)
+            add(&list, pc: second, start: start, at: position, text, &marks, stamp)
+        case .assertion(let assertion):
+            if PatternProgram.holds(assertion, text, position) {
+                add(&list, pc: pc + 1, start: start, at: position, text, &marks, stamp)
+            }
+        case .bytes, .match:
+            list.append((Int32(pc), Int32(start)))
+        }
+    }
+
+    private static func holds(_ assertion: PatternAssertion, _ text: UnsafeBufferPointer<UInt8>, _ position: Int) -> Bool {
+        switch assertion {
+        case .start: return position == 0
+        case .end: return position == text.count
+        case .wordBoundary, .notWordBoundary:
+            let before = position > 0 && TextBytes.isWord(text[position - 1])
+            let after = position < text.count && TextBytes.isWord(text[position])
+            return (before != after) == (assertion == .wordBoundary)
+        }
+    }
+}

@@ -1,0 +1,34 @@
+/// Where the `privacy` stage found what it changed: hits per rule per field
+/// path, for `--stats` (`hits_by_path`). Paths only, never values: a key that
+/// was itself redacted appears as its token (`properties.[email]`).
+///
+/// Dynamic keys could make paths unbounded, so each rule keeps at most
+/// `maxPathsPerRule` paths; later new paths are counted under `(other paths)`.
+struct PrivacyAudit {
+    static let maxPathsPerRule = 1000
+    static let overflowPath = "(other paths)"
+
+    /// Rule names in the order they were first hit... kept in the stage's rule order instead.
+    private let ruleNames: [String]
+    private var counts: [[String: Int]]
+
+    init(rules: [String]) {
+        ruleNames = rules
+        counts = Array(repeating: [:], count: rules.count)
+    }
+
+    mutating func count(rule: Int, path: String, hits: Int = 1) {
+        if counts[rule][path] != nil || counts[rule].count < PrivacyAudit.maxPathsPerRule {
+            counts[rule][path, default: 0] += hits
+        } else {
+            counts[rule][PrivacyAudit.overflowPath, default: 0] += hits
+        }
+    }
+
+    /// The rules that were hit, in rule order, each with its paths.
+    var entries: [(rule: String, paths: [(path: String, hits: Int)])] {
+        zip(ruleNames, counts).compactMap { name, paths in
+            paths.isEmpty ? nil : (name, paths.map { ($0.key, $0.value) })
+        }
+    }
+}

@@ -1,0 +1,279 @@
+/// The `privacy` stage: makes sure no personal data reaches any destination,
+/// and shows where it found some.
+///
+/// Rules, in this order (each configurable, see `PrivacySettings`):
+/// 1. consent (`ConsentRule`): opted-out events are dropped `consent`; category
+///    preferences withhold the event from the destinations they deny;
+/// 2. `drop`: fields removed by path;
+/// 3. `allow`: only the listed paths stay in the objects the list names;
+/// 4. `ip`: IP fields truncated (`IPTruncation`);
+/// 5. `pseudonymize`: fields replaced by their HMAC-SHA-256 (`Pseudonymizer`);
+/// 6. `redact`: every remaining string value and key searched by the detectors
+///    and the custom patterns (`RedactionWalk`). Fields rules 4 and 5 rewrote are
+///    not searched again (a pseudonym is hex, and may hold a Luhn-valid run).
+///
+/// Changes are written into the event's bytes and tape in one splice
+/// (`JSONSplice`), so a changed event is still written with one copy and an
+/// event with nothing to change is passed on as it came, not copied. Put the
+/// stage last among the stages: a later stage that rebuilds events from stored
+/// bytes would not carry the consent mark.
+public struct PrivacyProtection: Stage {
+    public static let type = StageType(key: "privacy") { node, reader in
+        PrivacySettingsReader.read(node, &reader).map { PrivacyProtection(settings: $0) }
+    }
+
+    public let name = "privacy"
+    public let settings: PrivacySettings
+    private var consent: ConsentRule?
+    private let ipTruncation: IPTruncation?
+    private var pseudonymizer: Pseudonymizer?
+    private var redaction: RedactionWalk?
+    private var splice = JSONSplice()
+    private var handled: [Int] = []
+    private var scratch: [UInt8] = []
+    private var stats: Counters
+    private var auditLog: PrivacyAudit
+
+    struct Counters {
+        var optedOut = 0
+        var withheld = 0
+        var fieldsDropped = 0
+        var fieldsNotAllowed = 0
+        var ipTruncated = 0
+        var ipUnparsed = 0
+        var pseudonymized = 0
+        var redacted: [Int]
+        var eventsChanged = 0
+    }
+
+    /// Audit rule indexes: the fixed rules, then one per detector and pattern.
+    enum Rule: Int { case consent, drop, allow, ip, pseudonymize }
+    private static let fixedRules = ["consent", "drop", "allow", "ip", "pseudonymize"]
+
+    public init(settings: PrivacySettings = PrivacySettings()) {
+        self.settings = settings
+        consent = settings.consent.map(ConsentRule.init)
+        ipTruncation = settings.ip.map(IPTruncation.init)
+        pseudonymizer = settings.pseudonymize.map(Pseudonymizer.init)
+        let walk = settings.redact.map { RedactionWalk(settings: $0, patterns: settings.patterns) }
+        redaction = walk?.isEmpty == false ? walk : nil
+        let detectorNames = PIIDetector.allCases.map(\.name) + settings.patterns.map(\.name)
+        stats = Counters(redacted: Array(repeating: 0, count: detectorNames.count))
+        auditLog = PrivacyAudit(rules: Self.fixedRules + detectorNames)
+    }
+
+    public mutating func prepare(destinations: [DestinationDescriptor]) {
+        consent?.prepare(destinations: destinations)
+    }
+
+    public var counters: [(name: String, value: Int)] {
+        var result: [(name: String, value: Int)] = [
+            ("consent_opted_out", stats.optedOut),
+            ("consent_withheld", stats.withheld),
+            ("fields_dropped", stats.fieldsDropped),
+            ("fields_not_allowed", stats.fieldsNotAllowed),
+            ("ip_truncated", stats.ipTruncated),
+            ("ip_unparsed", stats.ipUnparsed),
+            ("pseudonymized", stats.pseudonymized),
+        ]
+        let names = PIIDetector.allCases.map(\.name) + settings.patterns.map(\.name)
+        for (index, name) in names.enumerated() { result.append(("redacted_\(name)", stats.redacted[index])) }
+        result.append(("events_changed", stats.eventsChanged))
+        return result
+    }
+
+    public var audit: [(rule: String, paths: [(path: String, hits: Int)])] { auditLog.entries }
+
+    public mutating func process(_ event: Event, into output: inout StageOutput) {
+        var event = event
+        if event.document.isModified { event.document = event.document.materialized() }
+        if let consent {
+            if consent.optedOut(event.document) {
+                stats.optedOut += 1
+                auditLog.count(rule: Rule.consent.rawValue, path: consent.settings.field?.description ?? "")
+                output.drop(event.origin, .consent)
+                return
+            }
+            if let withheld = consent.withheld(event.document) {
+                stats.withheld += 1
+                auditLog.count(rule: Rule.consent.rawValue, path: consent.settings.categories?.description ?? "")
+                event.withheld = withheld
+            }
+        }
+        var changed = false
+        if !settings.drop.isEmpty || settings.allow != nil {
+            splice.reset()
+            removeFields(event.document)
+            if !splice.isEmpty {
+                event.document = splice.applied(to: event.document)
+                changed = true
+            }
+        }
+        splice.reset()
+        handled.removeAll(keepingCapacity: true)
+        if ipTruncation != nil { truncateAddresses(event.document) }
+        if pseudonymizer != nil { pseudonymize(event.document) }
+        if redaction != nil { redact(event.document) }
+        if !splice.isEmpty {
+            event.document = splice.applied(to: event.document)
+            changed = true
+        }
+        if changed {
+            stats.eventsChanged += 1
+            refreshName(&event)
+        }
+        output.emit(event)
+    }
+
+    public mutating func finish(into output: inout StageOutput) {}
+
+    // MARK: - Rules 2 and 3
+
+    private mutating func removeFields(_ document: JSONDocument) {
+        var removals: [(object: Int, key: Int)] = []
+        for pattern in settings.drop {
+            pattern.forEachField(in: document) { field, keys in
+                removals.append((field.object, field.key))
+                stats.fieldsDropped += 1
+                auditLog.count(rule: Rule.drop.rawValue, path: FieldPattern.path(keys, in: document))
+            }
+        }
+        if let allow = settings.allow {
+            // Each object the list names the top of keeps only what the list reaches.
+            var roots: [[UInt8]] = []
+            for pattern in allow { if case .key(let key) = pattern.components[0], !roots.contains(key) { roots.append(key) } }
+            for root in roots {
+                guard let node = root.withUnsafeBytes({ document.member($0, of: 0) }), document.tape[node].kind == .object
+                else { continue }
+                var keys = [node - 1]
+                prune(node, keys: &keys, allow, document, &removals)
+            }
+        }
+        guard !removals.isEmpty else { return }
+        // Outermost first; a member inside one already going is not removed twice.
+        removals.sort { $0.key < $1.key }
+        var kept: [(object: Int, key: Int)] = []
+        var coveredUntil = 0
+        for removal in removals where removal.key >= coveredUntil {
+            kept.append(removal)
+            coveredUntil = Int(document.tape[removal.key + 1].next)
+        }
+        var index = 0
+        while index < kept.count {
+            let object = kept[index].object
+            var keys: [Int] = []
+            for removal in kept where removal.object == object { keys.append(removal.key) }
+            splice.removeMembers(keys, of: object, in: document)
+            while index < kept.count && kept[index].object == object { index += 1 }
+        }
+    }
+
+    /// Collects the members of the object at `node` that no allow pattern reaches.
+    private mutating func prune(_ node: Int, keys: inout [Int], _ allow: [FieldPattern], _ document: JSONDocument,
+                                _ removals: inout [(object: Int, key: Int)]) {
+        for (key, value) in document.members(of: node) {
+            keys.append(key)
+            defer { keys.removeLast() }
+            // Kept whole when a pattern names it (or an ancestor); pruned inside when it only leads to one.
+            if allow.contains(where: { $0.covers(keys[...], in: document) }) { continue }
+            if document.tape[value].kind == .object && allow.contains(where: { $0.leadsBelow(keys[...], in: document) }) {
+                prune(value, keys: &keys, allow, document, &removals)
+                continue
+            }
+            removals.append((node, key))
+            stats.fieldsNotAllowed += 1
+            auditLog.count(rule: Rule.allow.rawValue, path: FieldPattern.path(keys, in: document))
+        }
+    }
+
+    // MARK: - Rules 4 and 5
+
+    private mutating func truncateAddresses(_ document: JSONDocument) {
+        guard let truncation = ipTruncation, let fields = settings.ip?.fields else { return }
+        for pattern in fields {
+            pattern.forEachField(in: document) { field, keys in
+                let node = field.value
+                guard document.tape[node].kind == .string, !handled.contains(node) else { return }
+                scratch.removeAll(keepingCapacity: true)
+                let ok = document.withString(node) { raw in
+                    raw.withMemoryRebound(to: UInt8.self) { truncation.truncated($0, into: &scratch) }
+                } ?? false
+                guard ok else {
+                    // Not one address: left to the detectors, which redact any address inside.
+                    stats.ipUnparsed += 1
+                    return
+                }
+                let text = scratch
+                splice.replaceString(node, in: document) { $0.append(contentsOf: text) }
+                handled.append(node)
+                stats.ipTruncated += 1
+                auditLog.count(rule: Rule.ip.rawValue, path: pattern.isLiteral ? pattern.description : FieldPattern.path(keys, in: document))
+            }
+        }
+    }
+
+    private mutating func pseudonymize(_ document: JSONDocument) {
+        guard let fields = settings.pseudonymize?.fields else { return }
+        for pattern in fields {
+            pattern.forEachField(in: document) { field, keys in
+                var values: [Int] = []
+                switch document.tape[field.value].kind {
+                case .string, .number: values = [field.value]
+                case .array: values = document.elements(of: field.value).filter { [.string, .number].contains(document.tape[$0].kind) }
+                default: return
+                }
+                for node in values where !handled.contains(node) {
+                    scratch.removeAll(keepingCapacity: true)
+                    if document.tape[node].kind == .string {
+                        _ = document.withString(node) { pseudonymizer!.appendPseudonym(of: $0, to: &scratch) }
+                    } else {
+                        document.rawBytes(node).withUnsafeBytes { pseudonymizer!.appendPseudonym(of: $0, to: &scratch) }
+                    }
+                    let text = scratch
+                    splice.replaceString(node, in: document) { $0.append(contentsOf: text) }
+                    handled.append(node)
+                    stats.pseudonymized += 1
+                    auditLog.count(rule: Rule.pseudonymize.rawValue,
+                                path: pattern.isLiteral ? pattern.description : FieldPattern.path(keys, in: document))
+                }
+            }
+        }
+    }
+
+    // MARK: - Rule 6
+
+    private mutating func redact(_ document: JSONDocument) {
+        var hits: [RedactionWalk.Hit] = []
+        redaction!.run(document, handled: handled, splice: &splice) { hits.append($0) }
+        guard !hits.isEmpty else { return }
+        for hit in hits {
+            stats.redacted[hit.detector] += 1
+            auditLog.count(rule: Self.fixedRules.count + hit.detector, path: auditPath(hit, document))
+        }
+    }
+
+    /// The hit's field path, with any key that was itself redacted shown as its new text.
+    private func auditPath(_ hit: RedactionWalk.Hit, _ document: JSONDocument) -> String {
+        var text: [UInt8] = []
+        for key in hit.keys {
+            if !text.isEmpty { text.append(UInt8(ascii: ".")) }
+            if let change = splice.changes.first(where: { $0.node == key }) {
+                text.append(contentsOf: splice.text[(change.textStart + 1)..<(change.textEnd - 1)])
+            } else {
+                _ = document.withString(key) { text.append(contentsOf: $0) }
+            }
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The routing name again, if a rule changed `event` or `name`.
+    private func refreshName(_ event: inout Event) {
+        let key: String
+        switch event.type {
+        case .track: key = "event"
+        case .screen, .page: key = "name"
+        default: return
+        }
+        event.name = event.document.member(key).flatMap { node in event.document.withString(node) { Array($0) } } ?? []
+    }
+}

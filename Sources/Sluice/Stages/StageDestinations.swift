@@ -1,0 +1,45 @@
+/// What a stage may know of the pipeline's destinations: enough to mark an
+/// event "not for these", never how to reach them. The runner hands every
+/// stage this list before the first event (`Stage.prepare(destinations:)`).
+public struct DestinationDescriptor: Sendable, Equatable {
+    /// The destination's position in the pipeline file: the index a `WithheldDestinations` mark uses.
+    public var index: Int
+    public var name: String
+    /// The `type:` (`mixpanel`, `ndjson`, ...).
+    public var type: String
+    /// `consent_category`: the consent category the destination is mapped to, or nil for none.
+    public var consentCategory: String?
+
+    public init(index: Int, name: String, type: String, consentCategory: String?) {
+        self.index = index
+        self.name = name
+        self.type = type
+        self.consentCategory = consentCategory
+    }
+}
+
+/// A per-event mark: the destinations that must not receive this event, and why.
+///
+/// The fan-out honours it without knowing which stage set it: a marked
+/// destination that would have taken the event counts it under
+/// `not_taken_by_reason` (the reason's name), and an event that no destination
+/// takes because of the mark is dropped with `reason` rather than `unrouted`.
+public struct WithheldDestinations: Sendable, Equatable {
+    public var reason: DropReason
+    private var bits: [UInt64] = []
+
+    public init(reason: DropReason) { self.reason = reason }
+
+    public mutating func insert(_ index: Int) {
+        let word = index >> 6
+        if bits.count <= word { bits.append(contentsOf: repeatElement(0, count: word + 1 - bits.count)) }
+        bits[word] |= 1 << UInt64(index & 63)
+    }
+
+    public func contains(_ index: Int) -> Bool {
+        let word = index >> 6
+        return word < bits.count && bits[word] & (1 << UInt64(index & 63)) != 0
+    }
+
+    public var isEmpty: Bool { bits.allSatisfy { $0 == 0 } }
+}
