@@ -50,7 +50,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceTests",
-            dependencies: ["Sluice", "SluiceTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Sluice", "SluiceTestSupport", .product(name: "Logging", package: "swift-log")],
+            // Read from the source tree by PrivacyCorpusTests, not bundled.
+            exclude: ["Stages/Privacy/Corpus"]
         ),
         .testTarget(
             name: "SluiceCLITests",

@@ -62,6 +62,18 @@ struct JSONSplice {
         return true
     }
 
+    /// Replaces the string at tape index `node`, spanning bytes `start..<end`
+    /// (quotes included), by a string with the body `body` (escaped JSON).
+    mutating func replaceString(node: Int, start: Int, end: Int, body: some Collection<UInt8>) {
+        let textStart = text.count
+        text.append(UInt8(ascii: "\""))
+        text.append(contentsOf: body)
+        text.append(UInt8(ascii: "\""))
+        let flags = body.contains(UInt8(ascii: "\\")) ? JSONNode.hasEscapes : 0
+        changes.append(Change(start: start, end: end, textStart: textStart, textEnd: text.count,
+                              node: node, kind: .string, flags: flags, removedStart: 0, removedEnd: 0))
+    }
+
     /// Replaces the scalar at `node` by `value` (decoded UTF-8, escaped here).
     @discardableResult
     mutating func replaceString(_ node: Int, in document: JSONDocument, with value: some Collection<UInt8>) -> Bool {
@@ -165,6 +177,8 @@ struct JSONSplice {
             var nextReplaced = 0
             func skipRemovals() { while nextReplaced < sorted.count && sorted[nextReplaced].node < 0 { nextReplaced += 1 } }
             skipRemovals()
+            // Changes before the current node's start: starts only grow along the tape.
+            var before = 0
             var index = 0
             while index < oldTape.count {
                 if nextRemoved < removed.count && index == removed[nextRemoved].start {
@@ -173,6 +187,7 @@ struct JSONSplice {
                     continue
                 }
                 var node = oldTape[index]
+                while before < sorted.count && sorted[before].start < Int(node.start) { before += 1 }
                 if nextReplaced < sorted.count && sorted[nextReplaced].node == index {
                     let change = sorted[nextReplaced]
                     let start = change.start + byteShift[nextReplaced]
@@ -182,11 +197,18 @@ struct JSONSplice {
                     node.end = UInt32(start + change.textEnd - change.textStart)
                     node.kind = change.kind
                     node.flags = change.flags
-                } else {
-                    node.start = UInt32(Int(node.start) + bytesBefore(Int(node.start)))
+                    node.next = UInt32(Int(node.next) - removedShift[nextRemoved])
+                } else if node.kind == .object || node.kind == .array {
+                    node.start = UInt32(Int(node.start) + byteShift[before])
                     node.end = UInt32(Int(node.end) + bytesBefore(Int(node.end)))
+                    node.next = UInt32(Int(node.next) - nodesBefore(Int(node.next)))
+                } else {
+                    // No change lies inside a scalar; the removed nodes below it are those already skipped.
+                    let shift = byteShift[before]
+                    node.start = UInt32(Int(node.start) + shift)
+                    node.end = UInt32(Int(node.end) + shift)
+                    node.next = UInt32(Int(node.next) - removedShift[nextRemoved])
                 }
-                node.next = UInt32(Int(node.next) - nodesBefore(Int(node.next)))
                 buffer[out] = node
                 out += 1
                 index += 1

@@ -22,9 +22,14 @@ struct IPTruncation {
         while start < end && text[start] == UInt8(ascii: " ") { start += 1 }
         while end > start && text[end - 1] == UInt8(ascii: " ") { end -= 1 }
         let address = UnsafeBufferPointer(rebasing: text[start..<end])
-        if var octets = IPDetection.parseIPv4(address) {
-            IPTruncation.zero(&octets, keeping: v4KeepBits)
-            IPDetection.appendIPv4(octets, to: &out)
+        if let value = IPTruncation.ipv4Value(address) {
+            // The common case, without allocating: 32 bits, masked, written back.
+            let mask: UInt32 = v4KeepBits == 0 ? 0 : ~UInt32(0) << UInt32(32 - v4KeepBits)
+            let kept = value & mask
+            for shift in [24, 16, 8, 0] as [UInt32] {
+                if shift != 24 { out.append(UInt8(ascii: ".")) }
+                IPTruncation.appendDecimal(UInt8(truncatingIfNeeded: kept >> shift), to: &out)
+            }
             return true
         }
         if var bytes = IPDetection.parseIPv6(address)?.bytes {
@@ -39,6 +44,38 @@ struct IPTruncation {
             return true
         }
         return false
+    }
+
+    /// A dotted IPv4 text that is exactly one address, as 32 bits.
+    @inline(__always)
+    static func ipv4Value(_ text: UnsafeBufferPointer<UInt8>) -> UInt32? {
+        var value: UInt32 = 0
+        var octet: UInt32 = 0
+        var digits = 0
+        var dots = 0
+        for byte in text {
+            if TextBytes.isDigit(byte) {
+                octet = octet * 10 + UInt32(byte - 0x30)
+                digits += 1
+                if digits > 3 || octet > 255 { return nil }
+            } else if byte == UInt8(ascii: ".") && digits > 0 && dots < 3 {
+                value = value << 8 | octet
+                octet = 0
+                digits = 0
+                dots += 1
+            } else {
+                return nil
+            }
+        }
+        guard dots == 3 && digits > 0 else { return nil }
+        return value << 8 | octet
+    }
+
+    @inline(__always)
+    static func appendDecimal(_ value: UInt8, to out: inout [UInt8]) {
+        if value >= 100 { out.append(0x30 + value / 100) }
+        if value >= 10 { out.append(0x30 + value / 10 % 10) }
+        out.append(0x30 + value % 10)
     }
 
     /// Zeroes every bit after the first `bits`.

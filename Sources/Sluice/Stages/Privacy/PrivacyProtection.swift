@@ -33,6 +33,9 @@ public struct PrivacyProtection: Stage {
     private var scratch: [UInt8] = []
     private var stats: Counters
     private var auditLog: PrivacyAudit
+    /// The `ip` fields that are plain paths (`context.ip`): found with one look-up per key, each with its audit slot.
+    private var literalIPFields: [(path: JSONPath, slot: Int)] = []
+    private var patternIPFields: [FieldPattern] = []
 
     struct Counters {
         var optedOut = 0
@@ -189,27 +192,34 @@ public struct PrivacyProtection: Stage {
     // MARK: - Rules 4 and 5
 
     private mutating func truncateAddresses(_ document: JSONDocument) {
-        guard let truncation = ipTruncation, let fields = settings.ip?.fields else { return }
-        for pattern in fields {
+        for field in literalIPFields {
+            if let node = document.find(field.path), truncateAddress(node, document) { auditLog.count(slot: field.slot) }
+        }
+        for pattern in patternIPFields {
             pattern.forEachField(in: document) { field, keys in
-                let node = field.value
-                guard document.tape[node].kind == .string, !handled.contains(node) else { return }
-                scratch.removeAll(keepingCapacity: true)
-                let ok = document.withString(node) { raw in
-                    raw.withMemoryRebound(to: UInt8.self) { truncation.truncated($0, into: &scratch) }
-                } ?? false
-                guard ok else {
-                    // Not one address: left to the detectors, which redact any address inside.
-                    stats.ipUnparsed += 1
-                    return
+                if truncateAddress(field.value, document) {
+                    auditLog.count(rule: Rule.ip.rawValue, path: FieldPattern.path(keys, in: document))
                 }
-                let text = scratch
-                splice.replaceString(node, in: document) { $0.append(contentsOf: text) }
-                handled.append(node)
-                stats.ipTruncated += 1
-                auditLog.count(rule: Rule.ip.rawValue, path: pattern.isLiteral ? pattern.description : FieldPattern.path(keys, in: document))
             }
         }
+    }
+
+    /// Truncates the address at `node`; false when it is not a string holding one address.
+    private mutating func truncateAddress(_ node: Int, _ document: JSONDocument) -> Bool {
+        guard document.tape[node].kind == .string, !handled.contains(node), let truncation = ipTruncation else { return false }
+        scratch.removeAll(keepingCapacity: true)
+        let ok = document.withString(node) { raw in
+            raw.withMemoryRebound(to: UInt8.self) { truncation.truncated($0, into: &scratch) }
+        } ?? false
+        guard ok else {
+            // Not one address: left to the detectors, which redact any address inside.
+            stats.ipUnparsed += 1
+            return false
+        }
+        splice.replaceString(node, in: document) { $0.append(contentsOf: scratch) }
+        handled.append(node)
+        stats.ipTruncated += 1
+        return true
     }
 
     private mutating func pseudonymize(_ document: JSONDocument) {
@@ -243,8 +253,7 @@ public struct PrivacyProtection: Stage {
     // MARK: - Rule 6
 
     private mutating func redact(_ document: JSONDocument) {
-        var hits: [RedactionWalk.Hit] = []
-        redaction!.run(document, handled: handled, splice: &splice) { hits.append($0) }
+        let hits = redaction!.run(document, handled: handled, splice: &splice)
         guard !hits.isEmpty else { return }
         for hit in hits {
             stats.redacted[hit.detector] += 1

@@ -1,11 +1,13 @@
 /// Rule 6 of the `privacy` stage: walks an event's tape and replaces what the
 /// detectors find in string values (and keys) by tokens, as splice changes.
 ///
-/// The walk reads the document's bytes in place. A string is only scanned
+/// The walk reads the document's bytes in place. Exempt fields given as plain
+/// paths (`messageId`, `context.app.version`) are skipped as the walk reaches
+/// them (`ExemptKeys`), without scanning; a string is only scanned
 /// (`PIIScanner`, with its fast reject) and never copied unless something is
-/// found; a field's path is only built for the audit when it had a hit; the
-/// exemption list is only consulted then too. A string with JSON escapes is
-/// decoded before scanning, so `\u0040` hides nothing.
+/// found; a field's path is only built for the audit, and wildcard exemptions
+/// only consulted, when it had a hit. A string with JSON escapes is decoded
+/// before scanning, so `\u0040` hides nothing.
 struct RedactionWalk {
     struct Hit {
         var detector: Int
@@ -21,10 +23,14 @@ struct RedactionWalk {
     /// `paths`, when every one is literal: walk only below them. Nil: walk everything.
     private let literalScope: [JSONPath]?
     private let everywhere: Bool
+    private let exemptKeys: ExemptKeys
+    /// The exemptions with wildcards, checked on a hit.
+    private let exemptPatterns: [FieldPattern]
     private var matches: [PIIMatch] = []
     private var keys: [Int] = []
     private var decoded: [UInt8] = []
     private var body: [UInt8] = []
+    private var hits: [Hit] = []
 
     init(settings: PrivacySettings.Redaction, patterns: [PrivacySettings.Pattern]) {
         self.settings = settings
@@ -38,6 +44,8 @@ struct RedactionWalk {
         }
         everywhere = settings.paths.contains { $0.components.first == .anyDepth && $0.components.count == 1 }
         literalScope = !everywhere && settings.paths.allSatisfy(\.isLiteral) ? settings.paths.compactMap(\.literalPath) : nil
+        exemptKeys = ExemptKeys(settings.exempt.compactMap(\.literalPath))
+        exemptPatterns = settings.exempt.filter { !$0.isLiteral }
         matches.reserveCapacity(8)
         keys.reserveCapacity(16)
     }
@@ -45,74 +53,87 @@ struct RedactionWalk {
     var isEmpty: Bool { scanner.isEmpty }
 
     /// Adds a change to `splice` for every string with a hit, skipping the tape
-    /// indexes in `handled` (fields truncated or pseudonymized), and reports each hit.
-    mutating func run(_ document: JSONDocument, handled: [Int], splice: inout JSONSplice, _ report: (Hit) -> Void) {
+    /// indexes in `handled` (fields truncated or pseudonymized); returns the hits.
+    mutating func run(_ document: JSONDocument, handled: [Int], splice: inout JSONSplice) -> [Hit] {
         keys.removeAll(keepingCapacity: true)
+        hits.removeAll(keepingCapacity: true)
         if let literalScope {
             for path in literalScope {
                 var node = 0
-                var found = true
+                var exempt = 0
                 for component in path.components {
-                    guard let next = component.withUnsafeBytes({ document.member($0, of: node) }) else { found = false; break }
+                    guard let next = component.withUnsafeBytes({ document.member($0, of: node) }) else { node = -1; break }
                     keys.append(next - 1)
+                    exempt = exemptKeys.child(of: exempt, document.bytes, document.tape[next - 1])
                     node = next
+                    if exempt == ExemptKeys.skip { break }
                 }
-                if found { walk(node, document, handled, checkScope: false, &splice, report) }
+                if node >= 0 && exempt != ExemptKeys.skip {
+                    walk(node, exempt: exempt, document, handled, checkScope: false, &splice)
+                }
                 keys.removeAll(keepingCapacity: true)
             }
         } else {
-            walk(0, document, handled, checkScope: !everywhere, &splice, report)
+            walk(0, exempt: 0, document, handled, checkScope: !everywhere, &splice)
         }
+        return hits
     }
 
-    private mutating func walk(_ node: Int, _ document: JSONDocument, _ handled: [Int], checkScope: Bool,
-                               _ splice: inout JSONSplice, _ report: (Hit) -> Void) {
-        let tape = document.tape
-        switch tape[node].kind {
+    private mutating func walk(_ node: Int, exempt: Int, _ document: JSONDocument, _ handled: [Int], checkScope: Bool,
+                               _ splice: inout JSONSplice) {
+        let kind = document.tape[node].kind
+        switch kind {
         case .object:
-            let end = Int(tape[node].next)
+            let end = Int(document.tape[node].next)
             var key = node + 1
             while key < end {
                 let value = key + 1
+                let following = Int(document.tape[value].next)
+                let childExempt = exempt == ExemptKeys.none ? ExemptKeys.none
+                    : exemptKeys.child(of: exempt, document.bytes, document.tape[key])
+                if childExempt == ExemptKeys.skip {
+                    key = following
+                    continue
+                }
                 keys.append(key)
-                if settings.keys { scan(key, document, isKey: true, checkScope: checkScope, &splice, report) }
-                switch tape[value].kind {
+                if settings.keys { scan(key, document, isKey: true, checkScope: checkScope, &splice) }
+                switch document.tape[value].kind {
                 case .string:
                     if handled.isEmpty || !handled.contains(value) {
-                        scan(value, document, isKey: false, checkScope: checkScope, &splice, report)
+                        scan(value, document, isKey: false, checkScope: checkScope, &splice)
                     }
                 case .object, .array:
-                    walk(value, document, handled, checkScope: checkScope, &splice, report)
+                    walk(value, exempt: childExempt, document, handled, checkScope: checkScope, &splice)
                 default:
                     break
                 }
                 keys.removeLast()
-                key = Int(tape[value].next)
+                key = following
             }
         case .array:
-            let end = Int(tape[node].next)
+            let end = Int(document.tape[node].next)
             var element = node + 1
             while element < end {
-                if tape[element].kind == .string {
+                let following = Int(document.tape[element].next)
+                if document.tape[element].kind == .string {
                     if handled.isEmpty || !handled.contains(element) {
-                        scan(element, document, isKey: false, checkScope: checkScope, &splice, report)
+                        scan(element, document, isKey: false, checkScope: checkScope, &splice)
                     }
                 } else {
-                    walk(element, document, handled, checkScope: checkScope, &splice, report)
+                    walk(element, exempt: exempt, document, handled, checkScope: checkScope, &splice)
                 }
-                element = Int(tape[element].next)
+                element = following
             }
         case .string:
             if handled.isEmpty || !handled.contains(node) {
-                scan(node, document, isKey: false, checkScope: checkScope, &splice, report)
+                scan(node, document, isKey: false, checkScope: checkScope, &splice)
             }
         default:
             break
         }
     }
 
-    private mutating func scan(_ node: Int, _ document: JSONDocument, isKey: Bool, checkScope: Bool,
-                               _ splice: inout JSONSplice, _ report: (Hit) -> Void) {
+    private mutating func scan(_ node: Int, _ document: JSONDocument, isKey: Bool, checkScope: Bool, _ splice: inout JSONSplice) {
         let string = document.tape[node]
         let escaped = string.flags & JSONNode.hasEscapes != 0
         matches.removeAll(keepingCapacity: true)
@@ -127,7 +148,7 @@ struct RedactionWalk {
         guard !matches.isEmpty else { return }
         let path = keys[...]
         if checkScope && !settings.paths.contains(where: { $0.covers(path, in: document) }) { return }
-        if settings.exempt.contains(where: { $0.covers(path, in: document) }) { return }
+        if exemptPatterns.contains(where: { $0.covers(path, in: document) }) { return }
         // The new text: the original with each match replaced by its token.
         body.removeAll(keepingCapacity: true)
         if escaped {
@@ -152,8 +173,56 @@ struct RedactionWalk {
             }
             body.append(contentsOf: document.bytes[(base + copied)..<(Int(string.end) - 1)])
         }
-        let newBody = body
-        splice.replaceString(node, in: document) { $0.append(contentsOf: newBody) }
-        for match in matches { report(Hit(detector: match.detector, keys: path, isKey: isKey)) }
+        splice.replaceString(node: node, start: Int(string.start), end: Int(string.end), body: body)
+        for match in matches { hits.append(Hit(detector: match.detector, keys: path, isKey: isKey)) }
+    }
+}
+
+/// The exempt fields given as plain paths, as a tree of keys the walk follows
+/// down: a member whose key completes an exempt path is skipped whole.
+struct ExemptKeys {
+    /// No exempt path continues below here.
+    static let none = -1
+    /// The member is exempt.
+    static let skip = -2
+
+    private var keys: [[UInt8]] = [[]]
+    private var children: [[Int]] = [[]]
+    private var terminal: [Bool] = [false]
+
+    init(_ paths: [JSONPath]) {
+        for path in paths {
+            var node = 0
+            for component in path.components {
+                if let next = children[node].first(where: { keys[$0] == component }) {
+                    node = next
+                } else {
+                    keys.append(component)
+                    children.append([])
+                    terminal.append(false)
+                    children[node].append(keys.count - 1)
+                    node = keys.count - 1
+                }
+            }
+            terminal[node] = true
+        }
+    }
+
+    /// The tree node for the member with key `key` below `node`: `skip` when exempt, `none` when off every path.
+    @inline(__always)
+    func child(of node: Int, _ bytes: [UInt8], _ key: JSONNode) -> Int {
+        guard node >= 0 else { return ExemptKeys.none }
+        let start = Int(key.start) + 1
+        let length = Int(key.end) - 1 - start
+        for child in children[node] where keys[child].count == length {
+            let candidate = keys[child]
+            var equal = true
+            for offset in 0..<length where bytes[start + offset] != candidate[offset] {
+                equal = false
+                break
+            }
+            if equal { return terminal[child] ? ExemptKeys.skip : child }
+        }
+        return ExemptKeys.none
     }
 }

@@ -162,7 +162,7 @@ enum IPDetection {
     static func appendIPv4(_ octets: some Collection<UInt8>, to out: inout [UInt8]) {
         for (index, octet) in octets.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ".")) }
-            out.append(contentsOf: String(octet).utf8)
+            IPTruncation.appendDecimal(octet, to: &out)
         }
     }
 

@@ -41,29 +41,38 @@ enum NumberDetection {
             }
             let runEnd = position
             if TextBytes.endsToken(text, runEnd) || groups.count > 1 {
-                var first = 0
-                while first < groups.count {
-                    var best = -1
-                    var digits = 0
-                    for last in first..<groups.count {
-                        digits += groups[last].digits
-                        if digits > 19 { break }
-                        // A window ending inside the run is cut at a separator; one ending the run must end the token.
-                        if digits >= 13 && (last < groups.count - 1 || TextBytes.endsToken(text, runEnd))
-                            && isCard(text, groups[first].start, groups[last].end) {
-                            best = last
-                        }
-                    }
-                    if best >= 0 {
-                        found(groups[first].start, groups[best].end)
-                        first = best + 1
-                    } else {
-                        first += 1
-                    }
-                }
+                claimCards(text, groups: groups, runEnd: runEnd, found)
             }
             index = runEnd
         }
+    }
+
+    /// Card lengths, most common first: a run that holds several valid windows
+    /// (`4111 1111 1111 1111 12`) gives the one of the most usual length.
+    private static let lengthRank: [Int: Int] = [16: 0, 15: 1, 19: 2, 14: 3, 13: 4, 17: 5, 18: 6]
+
+    /// Reports the windows of whole groups that are card numbers, best first, none overlapping.
+    private static func claimCards(_ text: UnsafeBufferPointer<UInt8>, groups: [Group], runEnd: Int, _ found: (Int, Int) -> Void) {
+        var windows: [(first: Int, last: Int, rank: Int)] = []
+        for first in groups.indices {
+            var digits = 0
+            for last in first..<groups.count {
+                digits += groups[last].digits
+                if digits > 19 { break }
+                // A window ending inside the run is cut at a separator; one ending the run must end the token.
+                if digits >= 13 && (last < groups.count - 1 || TextBytes.endsToken(text, runEnd))
+                    && isCard(text, groups[first].start, groups[last].end) {
+                    windows.append((first, last, lengthRank[digits] ?? 9))
+                }
+            }
+        }
+        guard !windows.isEmpty else { return }
+        windows.sort { ($0.rank, $0.first) < ($1.rank, $1.first) }
+        var taken: [(first: Int, last: Int)] = []
+        for window in windows where !taken.contains(where: { $0.first <= window.last && window.first <= $0.last }) {
+            taken.append((window.first, window.last))
+        }
+        for window in taken.sorted(by: { $0.first < $1.first }) { found(groups[window.first].start, groups[window.last].end) }
     }
 
     /// Whether the digits in `text[start..<end]` (separators skipped) are a card number.
@@ -153,10 +162,9 @@ enum NumberDetection {
             }
             if TextBytes.endsToken(text, end) && isPhone(groups, text, international: international) {
                 found(index, end)
-                index = end
-            } else {
-                index = groups[0].end
             }
+            // A candidate that is not a phone is skipped whole: its tail is not tried as one.
+            index = end
         }
     }
 
@@ -176,8 +184,10 @@ enum NumberDetection {
         var dots = 0
         for (index, group) in groups.enumerated() {
             if group.separator == UInt8(ascii: ".") { dots += 1 }
-            // After the first group, groups of one digit are versions or lists, except a `(0)` trunk.
-            if index > 0 && group.digits < 2 && !(group.parenthesized && text[group.start] == UInt8(ascii: "0")) { return false }
+            // After the first group, groups of one digit are versions or lists, except a `(0)` trunk
+            // and, after a `+` and country code, a one-digit area code (`+33 6 12 34 56 78`).
+            if index > 0 && group.digits < 2 && !(group.parenthesized && text[group.start] == UInt8(ascii: "0"))
+                && !(international && index == 1) { return false }
         }
         if dots > 0 && groups.count < 3 { return false }
         if groups.count == 2 && !international && groups.allSatisfy({ $0.digits == 4 && isYear(text, $0.start) }) { return false }

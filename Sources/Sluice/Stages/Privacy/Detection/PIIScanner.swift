@@ -75,6 +75,7 @@ struct PIIScanner {
 
     /// Appends the matches in `text` to `matches`, in text order, none overlapping.
     mutating func scan(_ text: UnsafeBufferPointer<UInt8>, into matches: inout [PIIMatch]) {
+        if patterns.isEmpty && !PIIScanner.mayHoldPII(text) { return }
         let first = matches.count
         var seen: UInt8 = 0
         var digits = 0
@@ -109,6 +110,33 @@ struct PIIScanner {
             }
         }
         if matches.count - first > 1 { matches[first...].sort { $0.start < $1.start } }
+    }
+
+    /// Whether `text` holds a digit, `:`, `@` or `%` at all: eight bytes at a
+    /// time (SWAR bit tricks), so the usual word or name is rejected in a few steps.
+    @inline(__always)
+    static func mayHoldPII(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = text.baseAddress else { return false }
+        let raw = UnsafeRawPointer(base)
+        let count = text.count
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func hasZero(_ word: UInt64) -> Bool { (word &- ones) & ~word & high != 0 }
+        var index = 0
+        while index + 8 <= count {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            // A byte in 0x30...0x3A (digits and `:`), for bytes below 0x80 (Warren, "hasbetween").
+            let low = word & 0x7F7F_7F7F_7F7F_7F7F
+            let between = (ones &* (127 + 0x3B) &- low) & ~word & (low &+ ones &* (127 - 0x2F)) & high
+            if between != 0 || hasZero(word ^ (ones &* 0x40)) || hasZero(word ^ (ones &* 0x25)) { return true }
+            index += 8
+        }
+        while index < count {
+            let byte = base[index]
+            if (byte &- 0x30) < 11 || byte == 0x40 || byte == 0x25 { return true }
+            index += 1
+        }
+        return false
     }
 
     /// Adds `match` unless it overlaps one claimed before (an earlier detector wins).
