@@ -50,7 +50,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceTests",
-            dependencies: ["Sluice", "SluiceTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Sluice", "SluiceTestSupport", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "Crypto", package: "swift-crypto")],
             // Read from the source tree by PrivacyCorpusTests, not bundled.
             exclude: ["Stages/Privacy/Corpus"]
         ),

@@ -121,22 +121,33 @@ struct JSONSplice {
         }
     }
 
+    /// Cumulative byte deltas and removed-node counts, kept between calls so applying allocates only the result.
+    private var byteShift: [Int] = []
+    private var removed: [(start: Int, end: Int)] = []
+    private var removedShift: [Int] = []
+
     /// The document with every change applied. Changes may have been added in any order.
-    func applied(to document: JSONDocument) -> JSONDocument {
+    mutating func applied(to document: JSONDocument) -> JSONDocument {
         precondition(!document.isModified, "splice a document with pending edits")
         guard !changes.isEmpty else { return document }
-        let sorted = changes.count == 1 ? changes : changes.sorted { $0.start < $1.start }
+        if changes.count > 1 { changes.sort { $0.start < $1.start } }
+        let sorted = changes
         // Byte deltas and removed tape counts, cumulative, in byte order.
-        var byteShift = [Int](repeating: 0, count: sorted.count + 1)
-        var removed: [(start: Int, end: Int)] = []
+        byteShift.removeAll(keepingCapacity: true)
+        byteShift.append(0)
+        removed.removeAll(keepingCapacity: true)
         for (index, change) in sorted.enumerated() {
-            byteShift[index + 1] = byteShift[index] + (change.textEnd - change.textStart) - (change.end - change.start)
+            byteShift.append(byteShift[index] + (change.textEnd - change.textStart) - (change.end - change.start))
             if change.removedEnd > change.removedStart { removed.append((change.removedStart, change.removedEnd)) }
         }
-        removed.sort { $0.start < $1.start }
-        var removedShift = [Int](repeating: 0, count: removed.count + 1)
-        for (index, range) in removed.enumerated() { removedShift[index + 1] = removedShift[index] + range.end - range.start }
+        if removed.count > 1 { removed.sort { $0.start < $1.start } }
+        removedShift.removeAll(keepingCapacity: true)
+        removedShift.append(0)
+        for (index, range) in removed.enumerated() { removedShift.append(removedShift[index] + range.end - range.start) }
         let removedTotal = removedShift[removed.count]
+        let byteShift = self.byteShift
+        let removed = self.removed
+        let removedShift = self.removedShift
 
         /// The byte delta of the changes that start before `position`.
         func bytesBefore(_ position: Int) -> Int {

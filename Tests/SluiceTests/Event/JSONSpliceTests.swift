@@ -85,7 +85,8 @@ import Testing
 
     @Test func aDocumentWithoutChangesIsReturnedAsItIs() throws {
         let document = try JSONDocument.parse(Array(#"{"a":"b"}"#.utf8))
-        let result = JSONSplice().applied(to: document)
+        var splice = JSONSplice()
+        let result = splice.applied(to: document)
         let same = document.bytes.withUnsafeBufferPointer { a in result.bytes.withUnsafeBufferPointer { $0.baseAddress == a.baseAddress } }
         #expect(same)
     }

@@ -26,7 +26,7 @@ struct IPTruncation {
             // The common case, without allocating: 32 bits, masked, written back.
             let mask: UInt32 = v4KeepBits == 0 ? 0 : ~UInt32(0) << UInt32(32 - v4KeepBits)
             let kept = value & mask
-            for shift in [24, 16, 8, 0] as [UInt32] {
+            for shift in stride(from: UInt32(24), through: 0, by: -8) {
                 if shift != 24 { out.append(UInt8(ascii: ".")) }
                 IPTruncation.appendDecimal(UInt8(truncatingIfNeeded: kept >> shift), to: &out)
             }

@@ -63,6 +63,13 @@ public struct PrivacyProtection: Stage {
         let detectorNames = PIIDetector.allCases.map(\.name) + settings.patterns.map(\.name)
         stats = Counters(redacted: Array(repeating: 0, count: detectorNames.count))
         auditLog = PrivacyAudit(rules: Self.fixedRules + detectorNames)
+        for pattern in settings.ip?.fields ?? [] {
+            if let path = pattern.literalPath {
+                literalIPFields.append((path, auditLog.register(rule: Rule.ip.rawValue, path: pattern.description)))
+            } else {
+                patternIPFields.append(pattern)
+            }
+        }
     }
 
     public mutating func prepare(destinations: [DestinationDescriptor]) {
@@ -161,13 +168,10 @@ public struct PrivacyProtection: Stage {
             kept.append(removal)
             coveredUntil = Int(document.tape[removal.key + 1].next)
         }
-        var index = 0
-        while index < kept.count {
-            let object = kept[index].object
-            var keys: [Int] = []
-            for removal in kept where removal.object == object { keys.append(removal.key) }
-            splice.removeMembers(keys, of: object, in: document)
-            while index < kept.count && kept[index].object == object { index += 1 }
+        var objects: [Int] = []
+        for removal in kept where !objects.contains(removal.object) {
+            objects.append(removal.object)
+            splice.removeMembers(kept.filter { $0.object == removal.object }.map(\.key), of: removal.object, in: document)
         }
     }
 
@@ -275,14 +279,24 @@ public struct PrivacyProtection: Stage {
         return String(decoding: text, as: UTF8.self)
     }
 
-    /// The routing name again, if a rule changed `event` or `name`.
+    private static let eventKey = Array("event".utf8)
+    private static let nameKey = Array("name".utf8)
+
+    /// The routing name again, if a rule changed `event` or `name` (read without copying when it did not).
     private func refreshName(_ event: inout Event) {
-        let key: String
+        let key: [UInt8]
         switch event.type {
-        case .track: key = "event"
-        case .screen, .page: key = "name"
+        case .track: key = Self.eventKey
+        case .screen, .page: key = Self.nameKey
         default: return
         }
-        event.name = event.document.member(key).flatMap { node in event.document.withString(node) { Array($0) } } ?? []
+        guard let node = key.withUnsafeBytes({ event.document.member($0) }) else {
+            if !event.name.isEmpty { event.name = [] }
+            return
+        }
+        let current = event.name
+        if event.document.withString(node, { $0.elementsEqual(current) }) != true {
+            event.name = event.document.withString(node) { Array($0) } ?? []
+        }
     }
 }

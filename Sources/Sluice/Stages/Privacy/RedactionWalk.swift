@@ -55,8 +55,8 @@ struct RedactionWalk {
     /// Adds a change to `splice` for every string with a hit, skipping the tape
     /// indexes in `handled` (fields truncated or pseudonymized); returns the hits.
     mutating func run(_ document: JSONDocument, handled: [Int], splice: inout JSONSplice) -> [Hit] {
-        keys.removeAll(keepingCapacity: true)
-        hits.removeAll(keepingCapacity: true)
+        if !keys.isEmpty { keys.removeAll(keepingCapacity: true) }
+        if !hits.isEmpty { hits.removeAll(keepingCapacity: true) }
         if let literalScope {
             for path in literalScope {
                 var node = 0
@@ -136,7 +136,7 @@ struct RedactionWalk {
     private mutating func scan(_ node: Int, _ document: JSONDocument, isKey: Bool, checkScope: Bool, _ splice: inout JSONSplice) {
         let string = document.tape[node]
         let escaped = string.flags & JSONNode.hasEscapes != 0
-        matches.removeAll(keepingCapacity: true)
+        if !matches.isEmpty { matches.removeAll(keepingCapacity: true) }
         if escaped {
             decoded = JSONString.unescape(document.bytes[Int(string.start + 1)..<Int(string.end - 1)])
             decoded.withUnsafeBufferPointer { scanner.scan($0, into: &matches) }
@@ -180,49 +180,64 @@ struct RedactionWalk {
 
 /// The exempt fields given as plain paths, as a tree of keys the walk follows
 /// down: a member whose key completes an exempt path is skipped whole.
+///
+/// Flat storage (one byte buffer, ranges), so following it retains nothing.
 struct ExemptKeys {
     /// No exempt path continues below here.
     static let none = -1
     /// The member is exempt.
     static let skip = -2
 
-    private var keys: [[UInt8]] = [[]]
-    private var children: [[Int]] = [[]]
-    private var terminal: [Bool] = [false]
+    private struct Entry {
+        var keyStart: Int
+        var keyLength: Int
+        var terminal: Bool
+        var parent: Int
+    }
+
+    private var bytes: [UInt8] = []
+    /// Entry 0 is the root; entries are in insertion order, children found by `parent`.
+    private var entries = [Entry(keyStart: 0, keyLength: 0, terminal: false, parent: -1)]
 
     init(_ paths: [JSONPath]) {
         for path in paths {
             var node = 0
             for component in path.components {
-                if let next = children[node].first(where: { keys[$0] == component }) {
+                if let next = entries.indices.first(where: { index in
+                    entries[index].parent == node && Array(bytes[entries[index].keyStart..<(entries[index].keyStart + entries[index].keyLength)]) == component
+                }) {
                     node = next
                 } else {
-                    keys.append(component)
-                    children.append([])
-                    terminal.append(false)
-                    children[node].append(keys.count - 1)
-                    node = keys.count - 1
+                    entries.append(Entry(keyStart: bytes.count, keyLength: component.count, terminal: false, parent: node))
+                    bytes.append(contentsOf: component)
+                    node = entries.count - 1
                 }
             }
-            terminal[node] = true
+            entries[node].terminal = true
         }
     }
 
     /// The tree node for the member with key `key` below `node`: `skip` when exempt, `none` when off every path.
     @inline(__always)
-    func child(of node: Int, _ bytes: [UInt8], _ key: JSONNode) -> Int {
+    func child(of node: Int, _ document: [UInt8], _ key: JSONNode) -> Int {
         guard node >= 0 else { return ExemptKeys.none }
         let start = Int(key.start) + 1
         let length = Int(key.end) - 1 - start
-        for child in children[node] where keys[child].count == length {
-            let candidate = keys[child]
-            var equal = true
-            for offset in 0..<length where bytes[start + offset] != candidate[offset] {
-                equal = false
-                break
+        return entries.withUnsafeBufferPointer { entries in
+            bytes.withUnsafeBufferPointer { own in
+                document.withUnsafeBufferPointer { text in
+                    for index in 1..<entries.count where entries[index].parent == node && entries[index].keyLength == length {
+                        let offset = entries[index].keyStart
+                        var equal = true
+                        for position in 0..<length where text[start + position] != own[offset + position] {
+                            equal = false
+                            break
+                        }
+                        if equal { return entries[index].terminal ? ExemptKeys.skip : index }
+                    }
+                    return ExemptKeys.none
+                }
             }
-            if equal { return terminal[child] ? ExemptKeys.skip : child }
         }
-        return ExemptKeys.none
     }
 }
