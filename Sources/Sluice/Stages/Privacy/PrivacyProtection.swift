@@ -51,7 +51,7 @@ public struct PrivacyProtection: Stage {
 
     /// Audit rule indexes: the fixed rules, then one per detector and pattern.
     enum Rule: Int { case consent, drop, allow, ip, pseudonymize }
-    private static let fixedRules = ["consent", "drop", "allow", "ip", "pseudonymize"]
+    private static let fixedRules = ["consent", "drop", "allow", "truncate_ip", "pseudonymize"]
 
     public init(settings: PrivacySettings = PrivacySettings()) {
         self.settings = settings
@@ -120,17 +120,19 @@ public struct PrivacyProtection: Stage {
             }
         }
         splice.reset()
-        handled.removeAll(keepingCapacity: true)
+        if !handled.isEmpty { handled.removeAll(keepingCapacity: true) }
         if ipTruncation != nil { truncateAddresses(event.document) }
-        if pseudonymizer != nil { pseudonymize(event.document) }
-        if redaction != nil { redact(event.document) }
+        // Only these rules can change the routing name (`event`, `name`); an IP field cannot.
+        var mayRename = changed
+        if pseudonymizer != nil { mayRename = pseudonymize(event.document) || mayRename }
+        if redaction != nil { mayRename = redact(event.document) || mayRename }
         if !splice.isEmpty {
             event.document = splice.applied(to: event.document)
             changed = true
         }
         if changed {
             stats.eventsChanged += 1
-            refreshName(&event)
+            if mayRename { refreshName(&event) }
         }
         output.emit(event)
     }
@@ -226,8 +228,10 @@ public struct PrivacyProtection: Stage {
         return true
     }
 
-    private mutating func pseudonymize(_ document: JSONDocument) {
-        guard let fields = settings.pseudonymize?.fields else { return }
+    /// Returns whether it changed anything.
+    private mutating func pseudonymize(_ document: JSONDocument) -> Bool {
+        guard let fields = settings.pseudonymize?.fields else { return false }
+        let before = stats.pseudonymized
         for pattern in fields {
             pattern.forEachField(in: document) { field, keys in
                 var values: [Int] = []
@@ -252,17 +256,20 @@ public struct PrivacyProtection: Stage {
                 }
             }
         }
+        return stats.pseudonymized != before
     }
 
     // MARK: - Rule 6
 
-    private mutating func redact(_ document: JSONDocument) {
+    /// Returns whether it changed anything.
+    private mutating func redact(_ document: JSONDocument) -> Bool {
         let hits = redaction!.run(document, handled: handled, splice: &splice)
-        guard !hits.isEmpty else { return }
+        guard !hits.isEmpty else { return false }
         for hit in hits {
             stats.redacted[hit.detector] += 1
             auditLog.count(rule: Self.fixedRules.count + hit.detector, path: auditPath(hit, document))
         }
+        return true
     }
 
     /// The hit's field path, with any key that was itself redacted shown as its new text.

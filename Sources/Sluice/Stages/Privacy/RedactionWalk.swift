@@ -57,53 +57,63 @@ struct RedactionWalk {
     mutating func run(_ document: JSONDocument, handled: [Int], splice: inout JSONSplice) -> [Hit] {
         if !keys.isEmpty { keys.removeAll(keepingCapacity: true) }
         if !hits.isEmpty { hits.removeAll(keepingCapacity: true) }
-        if let literalScope {
-            for path in literalScope {
-                var node = 0
-                var exempt = 0
-                for component in path.components {
-                    guard let next = component.withUnsafeBytes({ document.member($0, of: node) }) else { node = -1; break }
-                    keys.append(next - 1)
-                    exempt = exemptKeys.child(of: exempt, document.bytes, document.tape[next - 1])
-                    node = next
-                    if exempt == ExemptKeys.skip { break }
+        document.tape.withUnsafeBufferPointer { tape in
+            document.bytes.withUnsafeBufferPointer { bytes in
+                let view = View(document: document, tape: tape, bytes: bytes, handled: handled)
+                if let literalScope {
+                    for path in literalScope {
+                        var node = 0
+                        var exempt = 0
+                        for component in path.components {
+                            guard let next = component.withUnsafeBytes({ document.member($0, of: node) }) else { node = -1; break }
+                            keys.append(next - 1)
+                            exempt = exemptKeys.child(of: exempt, bytes, tape[next - 1])
+                            node = next
+                            if exempt == ExemptKeys.skip { break }
+                        }
+                        if node >= 0 && exempt != ExemptKeys.skip { walk(node, exempt: exempt, view, checkScope: false, &splice) }
+                        keys.removeAll(keepingCapacity: true)
+                    }
+                } else {
+                    walk(0, exempt: 0, view, checkScope: !everywhere, &splice)
                 }
-                if node >= 0 && exempt != ExemptKeys.skip {
-                    walk(node, exempt: exempt, document, handled, checkScope: false, &splice)
-                }
-                keys.removeAll(keepingCapacity: true)
             }
-        } else {
-            walk(0, exempt: 0, document, handled, checkScope: !everywhere, &splice)
         }
         return hits
     }
 
-    private mutating func walk(_ node: Int, exempt: Int, _ document: JSONDocument, _ handled: [Int], checkScope: Bool,
-                               _ splice: inout JSONSplice) {
-        let kind = document.tape[node].kind
-        switch kind {
+    /// What the walk reads, in place: the tape and bytes of one document.
+    private struct View {
+        let document: JSONDocument
+        let tape: UnsafeBufferPointer<JSONNode>
+        let bytes: UnsafeBufferPointer<UInt8>
+        let handled: [Int]
+
+        @inline(__always)
+        func isHandled(_ node: Int) -> Bool { !handled.isEmpty && handled.contains(node) }
+    }
+
+    private mutating func walk(_ node: Int, exempt: Int, _ view: View, checkScope: Bool, _ splice: inout JSONSplice) {
+        let tape = view.tape
+        switch tape[node].kind {
         case .object:
-            let end = Int(document.tape[node].next)
+            let end = Int(tape[node].next)
             var key = node + 1
             while key < end {
                 let value = key + 1
-                let following = Int(document.tape[value].next)
-                let childExempt = exempt == ExemptKeys.none ? ExemptKeys.none
-                    : exemptKeys.child(of: exempt, document.bytes, document.tape[key])
+                let following = Int(tape[value].next)
+                let childExempt = exempt < 0 ? ExemptKeys.none : exemptKeys.child(of: exempt, view.bytes, tape[key])
                 if childExempt == ExemptKeys.skip {
                     key = following
                     continue
                 }
                 keys.append(key)
-                if settings.keys { scan(key, document, isKey: true, checkScope: checkScope, &splice) }
-                switch document.tape[value].kind {
+                if settings.keys { scan(key, view, isKey: true, checkScope: checkScope, &splice) }
+                switch tape[value].kind {
                 case .string:
-                    if handled.isEmpty || !handled.contains(value) {
-                        scan(value, document, isKey: false, checkScope: checkScope, &splice)
-                    }
+                    if !view.isHandled(value) { scan(value, view, isKey: false, checkScope: checkScope, &splice) }
                 case .object, .array:
-                    walk(value, exempt: childExempt, document, handled, checkScope: checkScope, &splice)
+                    walk(value, exempt: childExempt, view, checkScope: checkScope, &splice)
                 default:
                     break
                 }
@@ -111,41 +121,36 @@ struct RedactionWalk {
                 key = following
             }
         case .array:
-            let end = Int(document.tape[node].next)
+            let end = Int(tape[node].next)
             var element = node + 1
             while element < end {
-                let following = Int(document.tape[element].next)
-                if document.tape[element].kind == .string {
-                    if handled.isEmpty || !handled.contains(element) {
-                        scan(element, document, isKey: false, checkScope: checkScope, &splice)
-                    }
+                let following = Int(tape[element].next)
+                if tape[element].kind == .string {
+                    if !view.isHandled(element) { scan(element, view, isKey: false, checkScope: checkScope, &splice) }
                 } else {
-                    walk(element, exempt: exempt, document, handled, checkScope: checkScope, &splice)
+                    walk(element, exempt: exempt, view, checkScope: checkScope, &splice)
                 }
                 element = following
             }
         case .string:
-            if handled.isEmpty || !handled.contains(node) {
-                scan(node, document, isKey: false, checkScope: checkScope, &splice)
-            }
+            if !view.isHandled(node) { scan(node, view, isKey: false, checkScope: checkScope, &splice) }
         default:
             break
         }
     }
 
-    private mutating func scan(_ node: Int, _ document: JSONDocument, isKey: Bool, checkScope: Bool, _ splice: inout JSONSplice) {
-        let string = document.tape[node]
+    private mutating func scan(_ node: Int, _ view: View, isKey: Bool, checkScope: Bool, _ splice: inout JSONSplice) {
+        let string = view.tape[node]
         let escaped = string.flags & JSONNode.hasEscapes != 0
         if !matches.isEmpty { matches.removeAll(keepingCapacity: true) }
         if escaped {
-            decoded = JSONString.unescape(document.bytes[Int(string.start + 1)..<Int(string.end - 1)])
+            decoded = JSONString.unescape(view.document.bytes[Int(string.start + 1)..<Int(string.end - 1)])
             decoded.withUnsafeBufferPointer { scanner.scan($0, into: &matches) }
         } else {
-            document.bytes.withUnsafeBufferPointer { all in
-                scanner.scan(UnsafeBufferPointer(rebasing: all[Int(string.start + 1)..<Int(string.end - 1)]), into: &matches)
-            }
+            scanner.scan(UnsafeBufferPointer(rebasing: view.bytes[Int(string.start + 1)..<Int(string.end - 1)]), into: &matches)
         }
         guard !matches.isEmpty else { return }
+        let document = view.document
         let path = keys[...]
         if checkScope && !settings.paths.contains(where: { $0.covers(path, in: document) }) { return }
         if exemptPatterns.contains(where: { $0.covers(path, in: document) }) { return }
@@ -219,24 +224,22 @@ struct ExemptKeys {
 
     /// The tree node for the member with key `key` below `node`: `skip` when exempt, `none` when off every path.
     @inline(__always)
-    func child(of node: Int, _ document: [UInt8], _ key: JSONNode) -> Int {
+    func child(of node: Int, _ text: UnsafeBufferPointer<UInt8>, _ key: JSONNode) -> Int {
         guard node >= 0 else { return ExemptKeys.none }
         let start = Int(key.start) + 1
         let length = Int(key.end) - 1 - start
         return entries.withUnsafeBufferPointer { entries in
             bytes.withUnsafeBufferPointer { own in
-                document.withUnsafeBufferPointer { text in
-                    for index in 1..<entries.count where entries[index].parent == node && entries[index].keyLength == length {
-                        let offset = entries[index].keyStart
-                        var equal = true
-                        for position in 0..<length where text[start + position] != own[offset + position] {
-                            equal = false
-                            break
-                        }
-                        if equal { return entries[index].terminal ? ExemptKeys.skip : index }
+                for index in 1..<entries.count where entries[index].parent == node && entries[index].keyLength == length {
+                    let offset = entries[index].keyStart
+                    var equal = true
+                    for position in 0..<length where text[start + position] != own[offset + position] {
+                        equal = false
+                        break
                     }
-                    return ExemptKeys.none
+                    if equal { return entries[index].terminal ? ExemptKeys.skip : index }
                 }
+                return ExemptKeys.none
             }
         }
     }

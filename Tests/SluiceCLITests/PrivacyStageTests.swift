@@ -1,0 +1,159 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+
+/// End to end: the generated stream through `pipelines/privacy.yaml`
+/// (`privacy: {}` in front of all six destination types), every output file
+/// gunzipped and searched for personal data by checks of its own (regexes,
+/// Luhn, inet_pton), not by the stage's detectors.
+@Suite struct PrivacyStageTests {
+    /// Every string (values and keys) in every record of every file under `out/NAME/`.
+    private func strings(_ directory: TemporaryDirectory, _ destination: String) -> [String] {
+        var result: [String] = []
+        func collect(_ value: Any) {
+            switch value {
+            case let text as String: result.append(text)
+            case let object as [String: Any]:
+                for (key, member) in object {
+                    result.append(key)
+                    collect(member)
+                }
+            case let array as [Any]: array.forEach(collect)
+            default: break
+            }
+        }
+        for file in directory.files() where file.hasPrefix("out/\(destination)/") {
+            guard let bytes = TestGzip.decompressFile(directory.file(file)) else {
+                Issue.record("\(file) is not complete, valid gzip")
+                continue
+            }
+            for line in ndjsonLines(bytes) {
+                guard let record = try? JSONSerialization.jsonObject(with: Data(line)) else {
+                    Issue.record("\(file): a record is not JSON")
+                    continue
+                }
+                collect(record)
+            }
+        }
+        return result
+    }
+
+    private static func luhn(_ digits: [Int]) -> Bool {
+        var sum = 0
+        for (index, digit) in digits.reversed().enumerated() {
+            let doubled = index % 2 == 1 ? digit * 2 : digit
+            sum += doubled > 9 ? doubled - 9 : doubled
+        }
+        return sum % 10 == 0
+    }
+
+    /// What the independent checks find in one string: a description per finding.
+    private static func personalData(in text: String) throws -> [String] {
+        var found: [String] = []
+        let range = NSRange(text.startIndex..., in: text)
+        func matches(_ pattern: String) throws -> [String] {
+            try NSRegularExpression(pattern: pattern).matches(in: text, range: range).map { (text as NSString).substring(with: $0.range) }
+        }
+        found += try matches(#"[A-Za-z0-9._%+'-]+(@|%40)[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"#).map { "email \($0)" }
+        found += try matches(#"\+\d{1,3}[ .-]?\(?\d{1,4}\)?([ .-]?\d{2,4}){2,}"#).map { "phone \($0)" }
+        found += try matches(#"(?<![\w.-])\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}(?![\w.-])"#).map { "phone \($0)" }
+        // Digit runs standing alone (not inside a hyphenated id such as `dev-000217-96679752-4`).
+        for candidate in try matches(#"(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])"#) {
+            // A payment card starts with 2-6 (ISO/IEC 7812 major industry identifiers of the card networks).
+            let digits = candidate.compactMap { $0.wholeNumberValue }
+            if (2...6).contains(digits[0]) && luhn(digits) { found.append("card \(candidate)") }
+        }
+        for candidate in try matches(#"(?<![\w.])\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\w.])"#) {
+            var address = in_addr()
+            if inet_pton(AF_INET, candidate, &address) == 1 && !candidate.hasSuffix(".0") { found.append("ip \(candidate)") }
+        }
+        for candidate in try matches(#"(?<![\w:.])[0-9A-Fa-f]{0,4}(:[0-9A-Fa-f]{0,4}){2,7}(?![\w:])"#) where candidate.contains("::") || candidate.filter({ $0 == ":" }).count == 7 {
+            var address = in6_addr()
+            guard inet_pton(AF_INET6, candidate, &address) == 1 else { continue }
+            // Unmasked: any bit set beyond the first 48.
+            let tail = withUnsafeBytes(of: &address) { Array($0[6..<16]) }
+            if tail.contains(where: { $0 != 0 }) { found.append("ip \(candidate)") }
+        }
+        return found
+    }
+
+    @Test func noDestinationReceivesPersonalDataAndTheAccountingBalances() throws {
+        let directory = TemporaryDirectory()
+        // The generated stream, plus messages with consent category preferences.
+        let consent = [
+            #"{"type":"track","event":"purchase_completed","anonymousId":"c1","timestamp":"2026-11-20T09:00:00Z","context":{"consent":{"categoryPreferences":{"Analytics":true,"Advertising":false}}},"properties":{"price":1}}"#,
+            #"{"type":"track","event":"purchase_completed","anonymousId":"c2","timestamp":"2026-11-20T09:00:01Z","context":{"consent":{"categoryPreferences":{"Analytics":false,"Advertising":true}}},"properties":{"price":2}}"#,
+        ]
+        directory.write("consent.ndjson", consent.joined(separator: "\n") + "\n")
+        let run = try SluiceBinary.shell("""
+            $SLUICE generate --events 12000 --seed 11 --malformed 0.01 > in.ndjson && \
+            $SLUICE run --pipeline \(repositoryRoot)/pipelines/privacy.yaml --stats stats.json in.ndjson consent.ndjson
+            """, in: directory.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(!directory.files().contains { $0.hasSuffix(".part") })
+
+        let stats = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("stats.json")))) as? [String: Any])
+        #expect(stats["balanced"] as? Bool == true)
+        #expect(stats["lines_in"] as? Int == 12002)
+        let emitted = stats["emitted"] as? Int ?? 0, merged = stats["merged"] as? Int ?? 0
+        let rejected = stats["rejected"] as? Int ?? 0, dropped = stats["dropped"] as? Int ?? 0
+        #expect(emitted + merged + rejected + dropped == 12002)
+        let privacy = try #require((stats["stages"] as? [[String: Any]])?.first { $0["stage"] as? String == "privacy" })
+        #expect((privacy["ip_truncated"] as? Int ?? 0) > 10000)
+        for detector in ["email", "phone", "card", "ip"] { #expect((privacy["redacted_\(detector)"] as? Int ?? 0) > 0, "\(detector)") }
+        let audit = try #require(privacy["hits_by_path"] as? [String: [String: Int]])
+        #expect(audit["email"]?["properties.text"] ?? 0 > 0 && audit["email"]?["traits.email"] ?? 0 > 0)
+        #expect(audit["truncate_ip"]?["context.ip"] == privacy["ip_truncated"] as? Int)
+        // Opted-out users (in the generated stream) are dropped; the two messages with preferences still reach some.
+        let droppedByReason = try #require(stats["dropped_by_reason"] as? [String: Int])
+        #expect(droppedByReason["consent"] == privacy["consent_opted_out"] as? Int && droppedByReason["consent", default: 0] > 0)
+        #expect(privacy["consent_withheld"] as? Int == 2)
+        let destinations = try #require(stats["destinations"] as? [[String: Any]])
+        func withheld(_ name: String) -> Int {
+            ((destinations.first { $0["name"] as? String == name }?["not_taken_by_reason"]) as? [String: Int])?["consent"] ?? 0
+        }
+        // c1 denies Advertising (adjust), c2 Analytics (mixpanel, amplitude, ga4); archive and segment have no category.
+        #expect(withheld("adjust") == 1 && withheld("mixpanel") == 1 && withheld("amplitude") == 1 && withheld("ga4") == 1)
+        #expect(withheld("archive") == 0 && withheld("segment") == 0)
+
+        var checked = 0
+        for destination in ["archive", "mixpanel", "amplitude", "ga4", "adjust", "segment"] {
+            let texts = strings(directory, destination)
+            #expect(!texts.isEmpty, "\(destination) wrote nothing")
+            checked += texts.count
+            // Each distinct string once; only those that could hold any of it go through the regexes.
+            for text in Set(texts) where text.contains(where: { $0.isNumber || $0 == "@" || $0 == "%" }) {
+                let found = try Self.personalData(in: text)
+                #expect(found.isEmpty, "\(destination): \(found) in \"\(text)\"")
+            }
+        }
+        #expect(checked > 100_000)
+        // The checks are not blind: on the input they find every kind.
+        let input = try String(contentsOfFile: directory.file("in.ndjson"), encoding: .utf8)
+        var kinds: Set<String> = []
+        for line in input.split(separator: "\n").prefix(3000) {
+            for finding in try Self.personalData(in: String(line)) { kinds.insert(String(finding.prefix { $0 != " " })) }
+        }
+        #expect(kinds == ["email", "phone", "card", "ip"])
+    }
+
+    @Test func pseudonymizationWithoutItsKeyStopsTheRunAtStartup() throws {
+        let directory = TemporaryDirectory()
+        directory.write("p.yaml", """
+            version: 1
+            stages:
+              - privacy: {pseudonymize: {fields: [userId], key_env: SLUICE_TEST_NO_SUCH_KEY}}
+            destinations: {archive: {type: ndjson}}
+            """)
+        let result = try SluiceBinary.shell("env -u SLUICE_TEST_NO_SUCH_KEY $SLUICE run --pipeline p.yaml < /dev/null", in: directory.path)
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("p.yaml:3:") && result.stderr.contains("SLUICE_TEST_NO_SUCH_KEY"))
+        #expect(!directory.files().contains { $0.hasPrefix("out/") })
+        let keyed = try SluiceBinary.shell(
+            "echo '{\"type\":\"track\",\"event\":\"e\",\"userId\":\"u\",\"timestamp\":\"2026-11-20T08:00:00Z\"}' | "
+                + "SLUICE_TEST_NO_SUCH_KEY=0123456789abcdef0123 $SLUICE run --pipeline p.yaml --stdout archive", in: directory.path)
+        #expect(keyed.status == 0, "\(keyed.stderr)")
+        let userId = try #require((try JSONSerialization.jsonObject(with: Data(keyed.stdout)) as? [String: Any])?["userId"] as? String)
+        #expect(userId.count == 64 && userId.allSatisfy(\.isHexDigit))
+    }
+}
