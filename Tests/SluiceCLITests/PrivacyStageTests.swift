@@ -131,7 +131,7 @@ import Testing
         // The checks are not blind: on the input they find every kind.
         let input = String(decoding: try Data(contentsOf: URL(fileURLWithPath: directory.file("in.ndjson"))), as: UTF8.self)
         var kinds: Set<String> = []
-        for line in input.split(separator: "\n").prefix(3000) {
+        for line in input.split(separator: "\n").filter({ $0.contains("feedback_sent") }).prefix(80) {
             for finding in try Self.personalData(in: String(line)) { kinds.insert(String(finding.prefix { $0 != " " })) }
         }
         #expect(kinds == ["email", "phone", "card", "ip"])

@@ -145,10 +145,36 @@ struct JSONSplice {
         removedShift.append(0)
         for (index, range) in removed.enumerated() { removedShift.append(removedShift[index] + range.end - range.start) }
         let removedTotal = removedShift[removed.count]
-        let byteShift = self.byteShift
-        let removed = self.removed
-        let removedShift = self.removedShift
+        let oldBytes = document.bytes
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(oldBytes.count + byteShift[sorted.count] + 1)
+        var copied = 0
+        for change in sorted {
+            bytes.append(contentsOf: oldBytes[copied..<change.start])
+            bytes.append(contentsOf: text[change.textStart..<change.textEnd])
+            copied = change.end
+        }
+        bytes.append(contentsOf: oldBytes[copied...])
 
+        let tape = sorted.withUnsafeBufferPointer { sorted in
+            byteShift.withUnsafeBufferPointer { byteShift in
+                removed.withUnsafeBufferPointer { removed in
+                    removedShift.withUnsafeBufferPointer { removedShift in
+                        document.tape.withUnsafeBufferPointer { oldTape in
+                            JSONSplice.shiftedTape(oldTape, count: oldTape.count - removedTotal, sorted: sorted,
+                                                   byteShift: byteShift, removed: removed, removedShift: removedShift)
+                        }
+                    }
+                }
+            }
+        }
+        return JSONDocument(bytes: bytes, tape: tape, hasInsignificantWhitespace: document.hasInsignificantWhitespace)
+    }
+
+    /// The old tape without the removed nodes, offsets and indexes moved.
+    private static func shiftedTape(_ oldTape: UnsafeBufferPointer<JSONNode>, count: Int, sorted: UnsafeBufferPointer<Change>,
+                                    byteShift: UnsafeBufferPointer<Int>, removed: UnsafeBufferPointer<(start: Int, end: Int)>,
+                                    removedShift: UnsafeBufferPointer<Int>) -> [JSONNode] {
         /// The byte delta of the changes that start before `position`.
         func bytesBefore(_ position: Int) -> Int {
             var low = 0, high = sorted.count
@@ -167,27 +193,12 @@ struct JSONSplice {
             }
             return removedShift[low]
         }
-
-        let oldBytes = document.bytes
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(oldBytes.count + byteShift[sorted.count] + 1)
-        var copied = 0
-        for change in sorted {
-            bytes.append(contentsOf: oldBytes[copied..<change.start])
-            bytes.append(contentsOf: text[change.textStart..<change.textEnd])
-            copied = change.end
-        }
-        bytes.append(contentsOf: oldBytes[copied...])
-
-        let oldTape = document.tape
-        let count = oldTape.count - removedTotal
-        let tape = [JSONNode](unsafeUninitializedCapacity: count) { buffer, written in
+        return [JSONNode](unsafeUninitializedCapacity: count) { buffer, written in
             var out = 0
             var nextRemoved = 0
             // Scalars sit on the tape in byte order, so replaced nodes come up in the order of `sorted`.
             var nextReplaced = 0
-            func skipRemovals() { while nextReplaced < sorted.count && sorted[nextReplaced].node < 0 { nextReplaced += 1 } }
-            skipRemovals()
+            while nextReplaced < sorted.count && sorted[nextReplaced].node < 0 { nextReplaced += 1 }
             // Changes before the current node's start: starts only grow along the tape.
             var before = 0
             var index = 0
@@ -203,7 +214,7 @@ struct JSONSplice {
                     let change = sorted[nextReplaced]
                     let start = change.start + byteShift[nextReplaced]
                     nextReplaced += 1
-                    skipRemovals()
+                    while nextReplaced < sorted.count && sorted[nextReplaced].node < 0 { nextReplaced += 1 }
                     node.start = UInt32(start)
                     node.end = UInt32(start + change.textEnd - change.textStart)
                     node.kind = change.kind
@@ -226,6 +237,5 @@ struct JSONSplice {
             }
             written = out
         }
-        return JSONDocument(bytes: bytes, tape: tape, hasInsignificantWhitespace: document.hasInsignificantWhitespace)
     }
 }

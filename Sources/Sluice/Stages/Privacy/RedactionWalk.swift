@@ -55,7 +55,6 @@ struct RedactionWalk {
     /// Adds a change to `splice` for every string with a hit, skipping the tape
     /// indexes in `handled` (fields truncated or pseudonymized); returns the hits.
     mutating func run(_ document: JSONDocument, handled: [Int], splice: inout JSONSplice) -> [Hit] {
-        if !keys.isEmpty { keys.removeAll(keepingCapacity: true) }
         if !hits.isEmpty { hits.removeAll(keepingCapacity: true) }
         document.tape.withUnsafeBufferPointer { tape in
             document.bytes.withUnsafeBufferPointer { bytes in
@@ -66,13 +65,11 @@ struct RedactionWalk {
                         var exempt = 0
                         for component in path.components {
                             guard let next = component.withUnsafeBytes({ document.member($0, of: node) }) else { node = -1; break }
-                            keys.append(next - 1)
                             exempt = exemptKeys.child(of: exempt, bytes, tape[next - 1])
                             node = next
                             if exempt == ExemptKeys.skip { break }
                         }
                         if node >= 0 && exempt != ExemptKeys.skip { walk(node, exempt: exempt, view, checkScope: false, &splice) }
-                        keys.removeAll(keepingCapacity: true)
                     }
                 } else {
                     walk(0, exempt: 0, view, checkScope: !everywhere, &splice)
@@ -107,7 +104,6 @@ struct RedactionWalk {
                     key = following
                     continue
                 }
-                keys.append(key)
                 if settings.keys { scan(key, view, isKey: true, checkScope: checkScope, &splice) }
                 switch tape[value].kind {
                 case .string:
@@ -117,7 +113,6 @@ struct RedactionWalk {
                 default:
                     break
                 }
-                keys.removeLast()
                 key = following
             }
         case .array:
@@ -139,6 +134,42 @@ struct RedactionWalk {
         }
     }
 
+    /// The tape indexes of the keys from the root down to `node` (a key: down to
+    /// itself; an array element: down to its array's key).
+    static func keyPath(to node: Int, isKey: Bool, _ tape: UnsafeBufferPointer<JSONNode>, into keys: inout [Int]) {
+        var container = 0
+        while true {
+            let end = Int(tape[container].next)
+            var next = -1
+            if tape[container].kind == .object {
+                var key = container + 1
+                while key < end {
+                    let valueEnd = Int(tape[key + 1].next)
+                    if node == key || (node > key && node < valueEnd) {
+                        keys.append(key)
+                        if node == key || node == key + 1 { return }
+                        next = key + 1
+                        break
+                    }
+                    key = valueEnd
+                }
+            } else {
+                var element = container + 1
+                while element < end {
+                    let elementEnd = Int(tape[element].next)
+                    if node == element { return }
+                    if node > element && node < elementEnd {
+                        next = element
+                        break
+                    }
+                    element = elementEnd
+                }
+            }
+            guard next >= 0 else { return }
+            container = next
+        }
+    }
+
     private mutating func scan(_ node: Int, _ view: View, isKey: Bool, checkScope: Bool, _ splice: inout JSONSplice) {
         let string = view.tape[node]
         let escaped = string.flags & JSONNode.hasEscapes != 0
@@ -151,6 +182,9 @@ struct RedactionWalk {
         }
         guard !matches.isEmpty else { return }
         let document = view.document
+        // The keys down to this string, found again from the root (only on a hit; the walk keeps no stack).
+        keys.removeAll(keepingCapacity: true)
+        RedactionWalk.keyPath(to: node, isKey: isKey, view.tape, into: &keys)
         let path = keys[...]
         if checkScope && !settings.paths.contains(where: { $0.covers(path, in: document) }) { return }
         if exemptPatterns.contains(where: { $0.covers(path, in: document) }) { return }
@@ -186,7 +220,8 @@ struct RedactionWalk {
 /// The exempt fields given as plain paths, as a tree of keys the walk follows
 /// down: a member whose key completes an exempt path is skipped whole.
 ///
-/// Flat storage (one byte buffer, ranges), so following it retains nothing.
+/// Flat storage (one byte buffer; each node's children side by side), so
+/// following it costs a few length compares per member and retains nothing.
 struct ExemptKeys {
     /// No exempt path continues below here.
     static let none = -1
@@ -197,28 +232,47 @@ struct ExemptKeys {
         var keyStart: Int
         var keyLength: Int
         var terminal: Bool
-        var parent: Int
+        /// This entry's children: `entries[firstChild..<firstChild + childCount]`.
+        var firstChild = 0
+        var childCount = 0
     }
 
     private var bytes: [UInt8] = []
-    /// Entry 0 is the root; entries are in insertion order, children found by `parent`.
-    private var entries = [Entry(keyStart: 0, keyLength: 0, terminal: false, parent: -1)]
+    /// Entry 0 is the root.
+    private var entries: [Entry] = []
 
     init(_ paths: [JSONPath]) {
+        // A plain tree first, then laid out breadth first so that siblings are adjacent.
+        var keys: [[UInt8]] = [[]]
+        var children: [[Int]] = [[]]
+        var terminal = [false]
         for path in paths {
             var node = 0
             for component in path.components {
-                if let next = entries.indices.first(where: { index in
-                    entries[index].parent == node && Array(bytes[entries[index].keyStart..<(entries[index].keyStart + entries[index].keyLength)]) == component
-                }) {
+                if let next = children[node].first(where: { keys[$0] == component }) {
                     node = next
                 } else {
-                    entries.append(Entry(keyStart: bytes.count, keyLength: component.count, terminal: false, parent: node))
-                    bytes.append(contentsOf: component)
-                    node = entries.count - 1
+                    keys.append(component)
+                    children.append([])
+                    terminal.append(false)
+                    children[node].append(keys.count - 1)
+                    node = keys.count - 1
                 }
             }
-            entries[node].terminal = true
+            terminal[node] = true
+        }
+        var order = [0]
+        var position = 0
+        while position < order.count {
+            order.append(contentsOf: children[order[position]])
+            position += 1
+        }
+        var slot = [Int](repeating: 0, count: keys.count)
+        for (index, node) in order.enumerated() { slot[node] = index }
+        for node in order {
+            entries.append(Entry(keyStart: bytes.count, keyLength: keys[node].count, terminal: terminal[node],
+                                 firstChild: children[node].first.map { slot[$0] } ?? 0, childCount: children[node].count))
+            bytes.append(contentsOf: keys[node])
         }
     }
 
@@ -229,8 +283,11 @@ struct ExemptKeys {
         let start = Int(key.start) + 1
         let length = Int(key.end) - 1 - start
         return entries.withUnsafeBufferPointer { entries in
-            bytes.withUnsafeBufferPointer { own in
-                for index in 1..<entries.count where entries[index].parent == node && entries[index].keyLength == length {
+            let first = entries[node].firstChild
+            let count = entries[node].childCount
+            if count == 0 { return ExemptKeys.none }
+            return bytes.withUnsafeBufferPointer { own in
+                for index in first..<(first + count) where entries[index].keyLength == length {
                     let offset = entries[index].keyStart
                     var equal = true
                     for position in 0..<length where text[start + position] != own[offset + position] {
