@@ -156,6 +156,26 @@ struct JSONSplice {
         }
         bytes.append(contentsOf: oldBytes[copied...])
 
+        if sorted.count == 1 && sorted[0].node >= 0 {
+            // One value replaced (a truncated IP, most often): copy the tape, then move what follows.
+            let change = sorted[0]
+            let delta = UInt32(bitPattern: Int32(byteShift[1]))
+            let position = UInt32(change.start)
+            var tape = document.tape
+            tape.withUnsafeMutableBufferPointer { tape in
+                for index in 0..<change.node where tape[index].end > position {
+                    tape[index].end &+= delta  // a container around the value
+                }
+                tape[change.node].end = UInt32(change.start + change.textEnd - change.textStart)
+                tape[change.node].kind = change.kind
+                tape[change.node].flags = change.flags
+                for index in (change.node + 1)..<tape.count {
+                    tape[index].start &+= delta
+                    tape[index].end &+= delta
+                }
+            }
+            return JSONDocument(bytes: bytes, tape: tape, hasInsignificantWhitespace: document.hasInsignificantWhitespace)
+        }
         let tape = sorted.withUnsafeBufferPointer { sorted in
             byteShift.withUnsafeBufferPointer { byteShift in
                 removed.withUnsafeBufferPointer { removed in

@@ -213,10 +213,18 @@ public struct PrivacyProtection: Stage {
     /// Truncates the address at `node`; false when it is not a string holding one address.
     private mutating func truncateAddress(_ node: Int, _ document: JSONDocument) -> Bool {
         guard document.tape[node].kind == .string, !handled.contains(node), let truncation = ipTruncation else { return false }
-        scratch.removeAll(keepingCapacity: true)
-        let ok = document.withString(node) { raw in
-            raw.withMemoryRebound(to: UInt8.self) { truncation.truncated($0, into: &scratch) }
-        } ?? false
+        if !scratch.isEmpty { scratch.removeAll(keepingCapacity: true) }
+        let string = document.tape[node]
+        let ok: Bool
+        if string.flags & JSONNode.hasEscapes == 0 {
+            ok = document.bytes.withUnsafeBufferPointer { bytes in
+                truncation.truncated(UnsafeBufferPointer(rebasing: bytes[Int(string.start + 1)..<Int(string.end - 1)]), into: &scratch)
+            }
+        } else {
+            ok = document.withString(node) { raw in
+                raw.withMemoryRebound(to: UInt8.self) { truncation.truncated($0, into: &scratch) }
+            } ?? false
+        }
         guard ok else {
             // Not one address: left to the detectors, which redact any address inside.
             stats.ipUnparsed += 1

@@ -23,6 +23,8 @@ struct RedactionWalk {
     /// `paths`, when every one is literal: walk only below them. Nil: walk everything.
     private let literalScope: [JSONPath]?
     private let everywhere: Bool
+    private let scansKeys: Bool
+    private let hasPatterns: Bool
     private let exemptKeys: ExemptKeys
     /// The exemptions with wildcards, checked on a hit.
     private let exemptPatterns: [FieldPattern]
@@ -45,6 +47,8 @@ struct RedactionWalk {
         everywhere = settings.paths.contains { $0.components.first == .anyDepth && $0.components.count == 1 }
         literalScope = !everywhere && settings.paths.allSatisfy(\.isLiteral) ? settings.paths.compactMap(\.literalPath) : nil
         exemptKeys = ExemptKeys(settings.exempt.compactMap(\.literalPath))
+        scansKeys = settings.keys
+        hasPatterns = !patterns.isEmpty
         exemptPatterns = settings.exempt.filter { !$0.isLiteral }
         matches.reserveCapacity(8)
         keys.reserveCapacity(16)
@@ -90,6 +94,17 @@ struct RedactionWalk {
         func isHandled(_ node: Int) -> Bool { !handled.isEmpty && handled.contains(node) }
     }
 
+    /// Whether the string at `node` needs scanning at all: the scanner's fast
+    /// reject, done here so that most strings cost no call. Escaped strings are
+    /// always scanned (an escape may hide an `@`), and so is everything when
+    /// custom patterns are configured (they may look for any byte).
+    @inline(__always)
+    private func mayHit(_ node: Int, _ view: View) -> Bool {
+        let string = view.tape[node]
+        if string.flags & JSONNode.hasEscapes != 0 || hasPatterns { return true }
+        return PIIScanner.mayHoldPII(UnsafeBufferPointer(rebasing: view.bytes[Int(string.start + 1)..<Int(string.end - 1)]))
+    }
+
     private mutating func walk(_ node: Int, exempt: Int, _ view: View, checkScope: Bool, _ splice: inout JSONSplice) {
         let tape = view.tape
         switch tape[node].kind {
@@ -104,10 +119,10 @@ struct RedactionWalk {
                     key = following
                     continue
                 }
-                if settings.keys { scan(key, view, isKey: true, checkScope: checkScope, &splice) }
+                if scansKeys && mayHit(key, view) { scan(key, view, isKey: true, checkScope: checkScope, &splice) }
                 switch tape[value].kind {
                 case .string:
-                    if !view.isHandled(value) { scan(value, view, isKey: false, checkScope: checkScope, &splice) }
+                    if mayHit(value, view) && !view.isHandled(value) { scan(value, view, isKey: false, checkScope: checkScope, &splice) }
                 case .object, .array:
                     walk(value, exempt: childExempt, view, checkScope: checkScope, &splice)
                 default:
@@ -121,7 +136,9 @@ struct RedactionWalk {
             while element < end {
                 let following = Int(tape[element].next)
                 if tape[element].kind == .string {
-                    if !view.isHandled(element) { scan(element, view, isKey: false, checkScope: checkScope, &splice) }
+                    if mayHit(element, view) && !view.isHandled(element) {
+                        scan(element, view, isKey: false, checkScope: checkScope, &splice)
+                    }
                 } else {
                     walk(element, exempt: exempt, view, checkScope: checkScope, &splice)
                 }
