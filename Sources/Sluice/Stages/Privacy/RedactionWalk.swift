@@ -102,7 +102,8 @@ struct RedactionWalk {
     private func mayHit(_ node: Int, _ view: View) -> Bool {
         let string = view.tape[node]
         if string.flags & JSONNode.hasEscapes != 0 || hasPatterns { return true }
-        return PIIScanner.mayHoldPII(UnsafeBufferPointer(rebasing: view.bytes[Int(string.start + 1)..<Int(string.end - 1)]))
+        return PIIScanner.mayHoldPII(UnsafeRawPointer(view.bytes.baseAddress!), from: Int(string.start) + 1, to: Int(string.end) - 1,
+                                     available: view.bytes.count)
     }
 
     private mutating func walk(_ node: Int, exempt: Int, _ view: View, checkScope: Bool, _ splice: inout JSONSplice) {

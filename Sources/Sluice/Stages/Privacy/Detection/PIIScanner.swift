@@ -117,26 +117,45 @@ struct PIIScanner {
     @inline(__always)
     static func mayHoldPII(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = text.baseAddress else { return false }
-        let raw = UnsafeRawPointer(base)
-        let count = text.count
+        return mayHoldPII(UnsafeRawPointer(base), from: 0, to: text.count, available: text.count)
+    }
+
+    /// The same for the bytes `start..<end` of a buffer of `available` bytes: a
+    /// string shorter than 8 bytes is read as one word (masked to its length)
+    /// when the buffer has 8 bytes from its start, as a JSON line almost always does.
+    @inline(__always)
+    static func mayHoldPII(_ raw: UnsafeRawPointer, from start: Int, to end: Int, available: Int) -> Bool {
+        let count = end - start
+        if count <= 0 { return false }
+        @inline(__always) func word(_ offset: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+        if count < 8 {
+            if start + 8 <= available { return hit(word(start) & (~UInt64(0) >> UInt64(64 - 8 * count))) }
+            for offset in start..<end {
+                let byte = raw.load(fromByteOffset: offset, as: UInt8.self)
+                if (byte &- 0x30) < 11 || byte == 0x40 || byte == 0x25 { return true }
+            }
+            return false
+        }
+        var offset = start
+        while offset + 8 <= end {
+            if hit(word(offset)) { return true }
+            offset += 8
+        }
+        // The last bytes: the last eight again, overlapping.
+        return offset < end && hit(word(end - 8))
+    }
+
+    /// Whether a word holds a byte in 0x30...0x3A (digits and `:`), `@` or `%`
+    /// (Warren, "Hacker's Delight": hasbetween, haszero; exact as booleans).
+    @inline(__always)
+    private static func hit(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let high: UInt64 = 0x8080_8080_8080_8080
-        @inline(__always) func hasZero(_ word: UInt64) -> Bool { (word &- ones) & ~word & high != 0 }
-        var index = 0
-        while index + 8 <= count {
-            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            // A byte in 0x30...0x3A (digits and `:`), for bytes below 0x80 (Warren, "hasbetween").
-            let low = word & 0x7F7F_7F7F_7F7F_7F7F
-            let between = (ones &* (127 + 0x3B) &- low) & ~word & (low &+ ones &* (127 - 0x2F)) & high
-            if between != 0 || hasZero(word ^ (ones &* 0x40)) || hasZero(word ^ (ones &* 0x25)) { return true }
-            index += 8
-        }
-        while index < count {
-            let byte = base[index]
-            if (byte &- 0x30) < 11 || byte == 0x40 || byte == 0x25 { return true }
-            index += 1
-        }
-        return false
+        let low = word & 0x7F7F_7F7F_7F7F_7F7F
+        let between = (ones &* (127 + 0x3B) &- low) & ~word & (low &+ ones &* (127 - 0x2F)) & high
+        let at = word ^ (ones &* 0x40)
+        let percent = word ^ (ones &* 0x25)
+        return between | ((at &- ones) & ~at & high) | ((percent &- ones) & ~percent & high) != 0
     }
 
     /// Adds `match` unless it overlaps one claimed before (an earlier detector wins).

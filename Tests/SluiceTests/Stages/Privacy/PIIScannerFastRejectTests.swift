@@ -1,0 +1,27 @@
+@testable import Sluice
+import Testing
+
+/// The scanner's fast reject (8 bytes at a time) against the plain definition:
+/// a string may hold PII when it has a digit, `:`, `@` or `%`.
+@Suite struct PIIScannerFastRejectTests {
+    @Test func theWordAtATimeCheckAgreesWithTheByteAtATimeOne() {
+        var random = JSONSpliceTests.Random(state: 7)
+        let alphabet = Array("abcXYZ_- .,é\"{}/=?#".utf8) + [0x00, 0x7F, 0x80, 0xFF, 0x2F, 0x3B, 0x3F, 0x41, 0x24, 0x26]
+        let interesting = Array("0123456789:@%".utf8)
+        for _ in 0..<20_000 {
+            let count = random.below(40)
+            var buffer = (0..<(count + 20)).map { _ in alphabet[random.below(alphabet.count)] }
+            let start = random.below(10)
+            if random.below(3) == 0 && count > 0 { buffer[start + random.below(count)] = interesting[random.below(interesting.count)] }
+            // Interesting bytes just outside the range must not count.
+            if start > 0 { buffer[start - 1] = UInt8(ascii: "7") }
+            buffer[start + count] = UInt8(ascii: "@")
+            let expected = buffer[start..<(start + count)].contains { interesting.contains($0) }
+            let available = random.below(2) == 0 ? buffer.count : start + count
+            let fast = buffer.withUnsafeBytes { PIIScanner.mayHoldPII($0.baseAddress!, from: start, to: start + count, available: available) }
+            #expect(fast == expected, "\(buffer[start..<(start + count)].map { $0 })")
+            let whole = buffer[start..<(start + count)].withUnsafeBufferPointer { PIIScanner.mayHoldPII($0) }
+            #expect(whole == expected)
+        }
+    }
+}
