@@ -138,7 +138,7 @@ import Testing
 
     @Test func theKeyCanComeFromAFile() throws {
         let path = NSTemporaryDirectory() + "sluice-key-\(UUID().uuidString)"
-        FileManager.default.createFile(atPath: path, contents: Data((P.key + "\n").utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data((P.key + "\n").utf8))
         defer { try? FileManager.default.removeItem(atPath: path) }
         var fromFile = try P.stage("{pseudonymize: {fields: [userId], key_file: \(path)}}")
         var fromEnv = try P.stage("{pseudonymize: {fields: [userId]}}")

@@ -1,0 +1,84 @@
+/// The exempt fields given as plain paths, as a tree of keys the walk follows
+/// down: a member whose key completes an exempt path is skipped whole.
+///
+/// Flat storage (one byte buffer; each node's children side by side), so
+/// following it costs a few length compares per member and retains nothing.
+struct ExemptKeys {
+    /// No exempt path continues below here.
+    static let none = -1
+    /// The member is exempt.
+    static let skip = -2
+
+    private struct Entry {
+        var keyStart: Int
+        var keyLength: Int
+        var terminal: Bool
+        /// This entry's children: `entries[firstChild..<firstChild + childCount]`.
+        var firstChild = 0
+        var childCount = 0
+    }
+
+    private var bytes: [UInt8] = []
+    /// Entry 0 is the root.
+    private var entries: [Entry] = []
+
+    init(_ paths: [JSONPath]) {
+        // A plain tree first, then laid out breadth first so that siblings are adjacent.
+        var keys: [[UInt8]] = [[]]
+        var children: [[Int]] = [[]]
+        var terminal = [false]
+        for path in paths {
+            var node = 0
+            for component in path.components {
+                if let next = children[node].first(where: { keys[$0] == component }) {
+                    node = next
+                } else {
+                    keys.append(component)
+                    children.append([])
+                    terminal.append(false)
+                    children[node].append(keys.count - 1)
+                    node = keys.count - 1
+                }
+            }
+            terminal[node] = true
+        }
+        var order = [0]
+        var position = 0
+        while position < order.count {
+            order.append(contentsOf: children[order[position]])
+            position += 1
+        }
+        var slot = [Int](repeating: 0, count: keys.count)
+        for (index, node) in order.enumerated() { slot[node] = index }
+        for node in order {
+            entries.append(Entry(keyStart: bytes.count, keyLength: keys[node].count, terminal: terminal[node],
+                                 firstChild: children[node].first.map { slot[$0] } ?? 0, childCount: children[node].count))
+            bytes.append(contentsOf: keys[node])
+        }
+    }
+
+    /// The tree node for the member with key `key` below `node`: `skip` when exempt, `none` when off every path.
+    @inline(__always)
+    func child(of node: Int, _ text: UnsafeBufferPointer<UInt8>, _ key: JSONNode) -> Int {
+        guard node >= 0 else { return ExemptKeys.none }
+        let start = Int(key.start) + 1
+        let length = Int(key.end) - 1 - start
+        return entries.withUnsafeBufferPointer { entries in
+            let first = entries[node].firstChild
+            let count = entries[node].childCount
+            if count == 0 { return ExemptKeys.none }
+            return bytes.withUnsafeBufferPointer { own in
+                for index in first..<(first + count) where entries[index].keyLength == length {
+                    let offset = entries[index].keyStart
+                    var equal = true
+                    for position in 0..<length where text[start + position] != own[offset + position] {
+                        equal = false
+                        break
+                    }
+                    if equal { return entries[index].terminal ? ExemptKeys.skip : index }
+                }
+                return ExemptKeys.none
+            }
+        }
+    }
+}
