@@ -92,7 +92,21 @@ public struct PrivacyProtection: Stage {
         return result
     }
 
-    public var audit: [(rule: String, paths: [(path: String, hits: Int)])] { auditLog.entries }
+    /// The audit, `hits_by_path` in `--stats`: per rule that had hits, its hits
+    /// per field path, paths sorted (`{"email": {"properties.text": 12}}`). Paths only, never values.
+    public var counterGroups: [CounterGroup] {
+        let rules = auditLog.entries.map { entry in
+            CounterGroup(name: entry.rule, counters: entry.paths.sorted { $0.path < $1.path }.map { ($0.path, $0.hits) })
+        }
+        return rules.isEmpty ? [] : [CounterGroup(name: "hits_by_path", counters: [], groups: rules)]
+    }
+
+    /// The audit as a dictionary: rule → path → hits.
+    var hitsByPath: [String: [String: Int]] {
+        Dictionary(uniqueKeysWithValues: auditLog.entries.map { entry in
+            (entry.rule, Dictionary(uniqueKeysWithValues: entry.paths.map { ($0.path, $0.hits) }))
+        })
+    }
 
     public mutating func process(_ event: Event, into output: inout StageOutput) {
         var event = event

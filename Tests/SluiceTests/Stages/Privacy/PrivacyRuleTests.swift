@@ -55,7 +55,7 @@ import Testing
         let out = try #require(P.apply(line, &stage))
         #expect(out == P.track(#""context":{"device":{"model":"X"}},"properties":{"plan":"pro","nested":{"keep":1}}"#))
         #expect(P.counter(stage, "fields_dropped") == 5)
-        let paths = Set(stage.audit.first { $0.rule == "drop" }?.paths.map(\.path) ?? [])
+        let paths = Set(stage.hitsByPath["drop"]?.keys.map { $0 } ?? [])
         #expect(paths == ["context.device.advertisingId", "properties.user_email", "properties.work_email", "properties.nested.password", "password"])
     }
 
@@ -155,7 +155,7 @@ import Testing
         let out = try #require(P.apply(line, &stage))
         #expect(out == P.track(#""properties":{"text":"mail [email] or call [phone]","[email]":true,"#
             + #""list":["card [card]","[iban]"],"url":"https://x.io/?e=[email]"}"#))
-        let paths = Dictionary(uniqueKeysWithValues: stage.audit.map { ($0.rule, Dictionary(uniqueKeysWithValues: $0.paths.map { ($0.path, $0.hits) })) })
+        let paths = stage.hitsByPath
         #expect(paths["email"] == ["properties.text": 1, "properties.[email]": 1])
         #expect(paths["url_email"] == ["properties.url": 1])
         #expect(paths["card"] == ["properties.list": 1])
