@@ -26,6 +26,13 @@ enum PrivacySettingsReader {
                 settings.drop = readPatterns(entry.value, what: what, &reader) ?? []
             case "allow":
                 settings.allow = isEmpty(entry.value) ? nil : readPatterns(entry.value, what: what, &reader)
+                for (pattern, item) in zip(settings.allow ?? [], entry.value.sequence ?? []) {
+                    guard case .key = pattern.components[0] else {
+                        reader.error(item, "each entry of privacy.allow starts with the object it governs, a plain key "
+                            + "(properties.plan, traits.*), not '\(pattern)'")
+                        continue
+                    }
+                }
             case "ip":
                 if isOff(entry.value) { settings.ip = nil } else { settings.ip = readIP(entry.value, &reader) }
             case "pseudonymize":

@@ -226,5 +226,6 @@ import Testing
         #expect(errors.contains { $0.contains("unknown detector 'fone'") && $0.contains("did you mean 'phone'") })
         #expect(errors.contains { $0.contains("unknown key 'colour'") })
         #expect(errors.contains { $0.contains("can match nothing") })
+        #expect(P.errors(#"{allow: ["*.plan"]}"#).first?.contains("starts with the object it governs") == true)
     }
 }
