@@ -15,16 +15,10 @@ final class GzipFileWriter {
     let path: String
     let partPath: String
     private let fd: Int32
-    private let stream: UnsafeMutablePointer<z_stream>
-    private let out: UnsafeMutablePointer<UInt8>
-    private var outCount = 0
-    /// Bytes deflated since the last member ended.
-    private var pendingInMember = 0
+    private let deflater: GzipDeflater
     private(set) var uncompressedBytes = 0
     private(set) var compressedBytes = 0
     private var closed = false
-
-    static let outCapacity = 256 * 1024
 
     /// Creates the directories and `path.part`; fails if the `.part` exists.
     ///
@@ -36,43 +30,25 @@ final class GzipFileWriter {
         self.partPath = path + ".part"
         try FileSystem.makeDirectories(FileSystem.directory(of: path))
         self.fd = try Self.createLocked(partPath)
-        stream = .allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        out = .allocate(capacity: GzipFileWriter.outCapacity)
-        // 16 + MAX_WBITS: a gzip wrapper.
-        _ = sluice_deflateInit2(stream, level, 16 + MAX_WBITS)
+        deflater = GzipDeflater(level: level, label: partPath)
     }
 
     deinit {
-        deflateEnd(stream)
-        stream.deallocate()
-        out.deallocate()
         if !closed { Glibc.close(fd) }
     }
 
     /// Compresses `data` into the current member.
     func write(_ data: UnsafeRawBufferPointer) throws(OutputError) {
-        guard data.count > 0 else { return }
         uncompressedBytes += data.count
-        pendingInMember += data.count
-        stream.pointee.next_in = UnsafeMutablePointer(mutating: data.baseAddress!.assumingMemoryBound(to: Bytef.self))
-        stream.pointee.avail_in = uInt(data.count)
-        while stream.pointee.avail_in > 0 {
-            try deflateStep(Z_NO_FLUSH)
-        }
+        try deflater.compress(data) { (chunk) throws(OutputError) in try writeOut(chunk) }
     }
 
     /// Ends the current gzip member and writes everything out (no fsync);
     /// false when there was nothing to end.
     @discardableResult
     func endMember() throws(OutputError) -> Bool {
-        guard pendingInMember > 0 else { return false }
-        stream.pointee.next_in = nil
-        stream.pointee.avail_in = 0
-        while try deflateStep(Z_FINISH) != Z_STREAM_END {}
-        try drain()
-        deflateReset(stream)
-        pendingInMember = 0
+        guard deflater.pendingInMember > 0 else { return false }
+        try deflater.endMember { (chunk) throws(OutputError) in try writeOut(chunk) }
         return true
     }
 
@@ -123,31 +99,17 @@ final class GzipFileWriter {
         }
     }
 
-    @discardableResult
-    private func deflateStep(_ flush: Int32) throws(OutputError) -> Int32 {
-        stream.pointee.next_out = out + outCount
-        stream.pointee.avail_out = uInt(GzipFileWriter.outCapacity - outCount)
-        let status = deflate(stream, flush)
-        outCount = GzipFileWriter.outCapacity - Int(stream.pointee.avail_out)
-        if outCount == GzipFileWriter.outCapacity { try drain() }
-        if status != Z_OK && status != Z_STREAM_END && status != Z_BUF_ERROR {
-            throw .compressionFailed(path: partPath, status: status)
-        }
-        return status
-    }
-
-    private func drain() throws(OutputError) {
+    private func writeOut(_ chunk: UnsafeRawBufferPointer) throws(OutputError) {
         var written = 0
-        while written < outCount {
-            let n = Glibc.write(fd, out + written, outCount - written)
+        while written < chunk.count {
+            let n = Glibc.write(fd, chunk.baseAddress! + written, chunk.count - written)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw .writeFailed(path: partPath, errno: errno)
             }
             written += n
         }
-        compressedBytes += outCount
-        outCount = 0
+        compressedBytes += chunk.count
     }
 }
 
