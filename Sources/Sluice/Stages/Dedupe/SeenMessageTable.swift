@@ -103,7 +103,11 @@ struct SeenMessageTable {
         }
         used += 1
         count += 1
-        if count * 2 > buckets.count { grow() }
+        if count * 2 > buckets.count {
+            // Growing indexes every live entry, this one included.
+            grow()
+            return evicted
+        }
         var bucket = Int(truncatingIfNeeded: id) & mask
         while buckets[bucket] != 0 { bucket = (bucket + 1) & mask }
         buckets[bucket] = Self.bucketValue(id: id, position: position)
