@@ -2,15 +2,15 @@
 """The comparison job "T1" as a team would script it: one Python process.
 
 Reads NDJSON (a path, or - for stdin); rejects lines that are not JSON objects
-(counted, written to a rejects file); zeroes the last octet of `context.ip`
-(IPv6: keeps the first 48 bits, as Sluice's privacy stage does); replaces
-`traits.email` and `properties.user_email` with the HMAC-SHA-256 hex of the
-trimmed, lowercased value; masks emails inside `properties.text`; and writes
+(with Sluice's input checks; counted, written to a rejects file); zeroes the
+last octet of `context.ip` (IPv4 and IPv6); replaces `traits.email` and
+`properties.user_email` with the HMAC-SHA-256 hex of the value; masks emails
+inside `properties.text`; and writes
 every event to three gzip-6 outputs (zlib, the library Sluice uses):
 Mixpanel Import API records, Amplitude HTTP V2 events, and the scrubbed event.
 Mixpanel takes track/screen/page, Amplitude those and identify, as in Sluice.
 
-    bench/t1.py --out DIR events.ndjson        # key from $SLUICE_HMAC_KEY
+    bench/t1.py --out DIR events.ndjson        # key: bench/bench-hmac.key, as pipelines/bench-t1.yaml
 
 Uses orjson when it is installed (pip install orjson), else the json module.
 It is the baseline of `scripts/bench`, not part of Sluice.
@@ -89,7 +89,7 @@ def truncate_ip(value):
         address = int(ipaddress.IPv6Address(value))
     except ValueError:
         return value
-    return str(ipaddress.IPv6Address(address & ~((1 << 80) - 1)))
+    return str(ipaddress.IPv6Address(address & ~0xFF))
 
 
 def iso_to_ms(text):
@@ -147,16 +147,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("input")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--key-file", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench-hmac.key"))
     a = ap.parse_args()
-    key = os.environ.get("SLUICE_HMAC_KEY")
-    if not key:
-        sys.exit("t1.py: set SLUICE_HMAC_KEY")
-    key = key.encode()
+    with open(a.key_file, "rb") as file:
+        key = file.read().rstrip(b"\r\n")
 
     def pseudonym(value):
         if not isinstance(value, str):
             return value
-        return hmac.new(key, value.strip().lower().encode(), hashlib.sha256).hexdigest()
+        return hmac.new(key, value.encode(), hashlib.sha256).hexdigest()
 
     outputs = {name: GzipOut(os.path.join(a.out, name, f"{name}.ndjson.gz"))
                for name in ("mixpanel", "amplitude", "archive", "rejects")}
