@@ -221,6 +221,9 @@ public struct PipelineConfiguration {
             reader.error(typeNode, "unknown destination type '\(typeName)'" +
                 ConfigReader.suggestion(for: typeName, among: DestinationRegistry.types.map(\.name)) +
                 " (available: \(DestinationRegistry.types.map(\.name).joined(separator: ", ")))")
+            // Still report misspelt keys, against every key some type takes, so one
+            // run of `validate` shows every error of the file.
+            _ = reader.mapping(node, known: common + DestinationRegistry.types.flatMap(\.extraKeys), what: "destination '\(name)'")
             return nil
         }
         guard let entries = reader.mapping(node, known: common + type.extraKeys, what: "destination '\(name)'") else { return nil }

@@ -33,6 +33,13 @@ import SluiceTestSupport
         }
     }
 
+    @Test func aDestinationOfAnUnknownTypeStillHasItsMisspeltKeysReported() {
+        let found = errors("version: 1\ndestinations:\n  a: {type: mixpanl, evnts: [x], app_token: x}\n")
+        #expect(found.count == 2)
+        #expect(found.contains { $0.hasPrefix("p.yaml:3:13: unknown destination type 'mixpanl'; did you mean 'mixpanel'?") })
+        #expect(found.contains { $0.hasPrefix("p.yaml:3:22: unknown key 'evnts' in destination 'a'; did you mean 'events'?") })
+    }
+
     @Test func onlyVersionAndOneDestinationAreRequiredAndDefaultsApply() throws {
         let configuration = try PipelineConfiguration.load(yaml: """
         version: 1
