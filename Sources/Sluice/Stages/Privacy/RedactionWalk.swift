@@ -45,7 +45,8 @@ struct RedactionWalk {
             return Array(quoted[1..<(quoted.count - 1)])
         }
         everywhere = settings.paths.contains { $0.components.first == .anyDepth && $0.components.count == 1 }
-        literalScope = !everywhere && settings.paths.allSatisfy(\.isLiteral) ? settings.paths.compactMap(\.literalPath) : nil
+        literalScope = !everywhere && settings.paths.allSatisfy(\.isLiteral)
+            ? RedactionWalk.outermost(settings.paths.compactMap(\.literalPath)) : nil
         exemptKeys = ExemptKeys(settings.exempt.compactMap(\.literalPath))
         scansKeys = settings.keys
         hasPatterns = !patterns.isEmpty
@@ -55,6 +56,18 @@ struct RedactionWalk {
     }
 
     var isEmpty: Bool { scanner.isEmpty }
+
+    /// The paths with duplicates and paths below another one left out, so that
+    /// no field is walked twice (`[properties, properties.text]` walks `properties` once).
+    static func outermost(_ paths: [JSONPath]) -> [JSONPath] {
+        var kept: [JSONPath] = []
+        for path in paths where !paths.contains(where: { other in
+            other.components.count < path.components.count && Array(path.components.prefix(other.components.count)) == other.components
+        }) && !kept.contains(path) {
+            kept.append(path)
+        }
+        return kept
+    }
 
     /// Adds a change to `splice` for every string with a hit, skipping the tape
     /// indexes in `handled` (fields truncated or pseudonymized); returns the hits.
