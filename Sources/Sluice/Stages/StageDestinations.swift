@@ -42,4 +42,38 @@ public struct WithheldDestinations: Sendable, Equatable {
     }
 
     public var isEmpty: Bool { bits.allSatisfy { $0 == 0 } }
+
+    /// The destination bits, 64 a word, lowest index in the lowest bit (for the `--state` file).
+    var words: [UInt64] { bits }
+
+    init(reason: DropReason, words: [UInt64]) {
+        self.reason = reason
+        bits = words
+    }
+
+    /// Withholds every destination `other` withholds too.
+    public mutating func formUnion(_ other: WithheldDestinations) {
+        if bits.count < other.bits.count { bits.append(contentsOf: repeatElement(0, count: other.bits.count - bits.count)) }
+        for (index, word) in other.bits.enumerated() { bits[index] |= word }
+    }
+
+    /// The stricter of two events' marks, for an event made of both (a timed
+    /// start and its stop): every destination either may not receive. The
+    /// reason is `a`'s when both have one.
+    public static func union(_ a: WithheldDestinations?, _ b: WithheldDestinations?) -> WithheldDestinations? {
+        guard var result = a else { return b }
+        if let b { result.formUnion(b) }
+        return result
+    }
+
+    /// Equal when they withhold the same destinations for the same reason, however many words each holds.
+    public static func == (lhs: WithheldDestinations, rhs: WithheldDestinations) -> Bool {
+        guard lhs.reason == rhs.reason else { return false }
+        for index in 0..<max(lhs.bits.count, rhs.bits.count) {
+            let a = index < lhs.bits.count ? lhs.bits[index] : 0
+            let b = index < rhs.bits.count ? rhs.bits[index] : 0
+            if a != b { return false }
+        }
+        return true
+    }
 }

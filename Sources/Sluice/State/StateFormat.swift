@@ -3,7 +3,7 @@
 ///
 /// ```
 /// offset 0   "SLUICEST"                       magic (8 bytes)
-///        8   format version                   u32, little-endian (this is 1)
+///        8   format version                   u32, little-endian (this is 2; 1 kept no consent marks)
 ///       12   sections                         each stage's bytes, one after another
 ///            index:
 ///              stage list                     count, then each stage's name: the whole pipeline, in order
@@ -20,7 +20,7 @@
 /// into a stage whose `stateSignature` is the one it was saved under.
 enum StateFormat {
     static let magic: [UInt8] = Array("SLUICEST".utf8)
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     static let headerSize = 12
     static let trailerSize = 12
 

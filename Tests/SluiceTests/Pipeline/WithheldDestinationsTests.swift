@@ -33,6 +33,30 @@ import Testing
         #expect(summary.json.contains(#""not_taken_by_reason":{"consent":2}"#))
     }
 
+    @Test func aTimedPairIsKeptFromTheDestinationsItsStartWasWithheldFromAfterTheStageMergesIt() throws {
+        let directory = TemporaryDirectory()
+        let configuration = try PipelineConfiguration.load(yaml: """
+            version: 1
+            stages: [{privacy: {}}, {timed: {}}]
+            destinations:
+              mixpanel: {type: mixpanel}
+              notes: {type: ndjson, consent_category: Functional}
+            """, file: "p.yaml")
+        func line(_ marker: String, _ time: String, _ prefs: String) -> String {
+            #"{"type":"track","event":"video","anonymousId":"device-1","timed":"\#(marker)","timestamp":"2026-11-20T08:00:\#(time)Z","context":{"consent":{"categoryPreferences":\#(prefs)}}}"# + "\n"
+        }
+        // The start denies Analytics (mixpanel); the stop grants everything: the pair must still not reach mixpanel.
+        let input = line("start", "00", #"{"Analytics":false,"Functional":true}"#)
+            + line("stop", "05", #"{"Analytics":true,"Functional":true}"#)
+        let path = directory.write("in.ndjson", input)
+        var options = RunOptions()
+        options.outDirectory = directory.file("out")
+        let summary = try PipelineRunner(configuration: configuration, options: options).run(inputs: [path])
+        #expect(summary.emitted == 1 && summary.merged == 1 && summary.isBalanced)
+        #expect(summary.destinations.map(\.events) == [0, 1])
+        #expect(summary.destinations.map { $0.notTaken["consent", default: 0] } == [1, 0])
+    }
+
     @Test func consentCategoryCanBeSetOrRemoved() throws {
         let configuration = try PipelineConfiguration.load(yaml: """
             version: 1

@@ -141,10 +141,10 @@ import Testing
 
     @Test func anotherFormatVersionIsRefusedWithBothVersions() {
         var bytes = state()
-        bytes[8] = 2
+        bytes[8] = 1
         let error = failure(bytes)
-        #expect(error == .incompatibleVersion(path: "test.state", found: 2, supported: 1))
-        #expect(error?.description.contains("state format 2; this sluice reads format 1") == true)
+        #expect(error == .incompatibleVersion(path: "test.state", found: 1, supported: 2))
+        #expect(error?.description.contains("state format 1; this sluice reads format 2") == true)
     }
 
     @Test func anotherStageListIsAnotherPipeline() {

@@ -22,7 +22,7 @@ struct OpenTimerTable {
         case heldStop
     }
 
-    /// One open start or held stop (88 bytes: keep new fields small).
+    /// One open start or held stop (96 bytes: keep new fields small).
     struct Entry {
         /// The key, then the payload (see `TimedEventPairing` for what the payload holds).
         var bytes: [UInt8]
@@ -47,6 +47,8 @@ struct OpenTimerTable {
         var markerStart: UInt32
         var markerEnd: UInt32
         var kind: Kind
+        /// The consent mark the line came in with (`Event.withheld`), given back when it is let out or paired.
+        var withheld: WithheldDestinations?
 
         var origin: Origin { Origin(source: source, line: line) }
         var key: ArraySlice<UInt8> { bytes[..<Int(keyLength)] }
@@ -281,7 +283,8 @@ struct OpenTimerTable {
 extension OpenTimerTable.Entry {
     static let free = OpenTimerTable.Entry(
         bytes: [], time: .epoch, seq: 0, line: 0, source: 0, hash: 0, keyLength: 0, heapIndex: -1, newer: -1, older: -1,
-        timestampStart: 0, timestampEnd: 0, propertiesStart: 0, propertiesEnd: 0, markerStart: 0, markerEnd: 0, kind: .free)
+        timestampStart: 0, timestampEnd: 0, propertiesStart: 0, propertiesEnd: 0, markerStart: 0, markerEnd: 0, kind: .free,
+        withheld: nil)
 }
 
 #if canImport(Glibc)

@@ -17,7 +17,7 @@
 /// - a start is abandoned `expired` (watermark, or a stop too late for it),
 ///   `evicted` (more than `max_open` entries), or `end_of_input`.
 ///
-/// Memory per entry: one `OpenTimerTable` slot (88 B), a heap item (24 B), a
+/// Memory per entry: one `OpenTimerTable` slot (96 B), a heap item (24 B), a
 /// hash bucket (8 B at ≤ 50% load) and one byte array: the key plus, for a
 /// start, its line when it may be emitted again (`on_abandoned: emit`) or only
 /// its `timestamp` and `properties` text (`on_abandoned: drop`); for a held
@@ -169,12 +169,13 @@ public struct TimedEventPairing: Stage {
         if let held {
             // A stop that arrived first: pair now.
             let stop = table.remove(held)
-            let stopEvent = TimedEventRewrite.event(from: stop.payload, origin: stop.origin, time: stop.time)
+            let stopEvent = TimedEventRewrite.event(from: stop.payload, origin: stop.origin, time: stop.time, withheld: stop.withheld)
             let document = event.document
             let properties = document.member("properties").map { document.rawBytes($0) } ?? []
             let timestamp = document.member("timestamp").map { document.rawBytes($0) } ?? []
             output.emit(TimedEventRewrite.completed(stop: stopEvent, startTime: event.time, startTimestamp: timestamp,
-                                                    startProperties: properties, marker: settings.marker))
+                                                    startProperties: properties, startWithheld: event.withheld,
+                                                    marker: settings.marker))
             output.merge(event.origin)
             stats.completed += 1
             return
@@ -204,7 +205,8 @@ public struct TimedEventPairing: Stage {
             let start = table.remove(open)
             if event.time.microseconds - start.time.microseconds <= expireAfter {
                 output.emit(TimedEventRewrite.completed(stop: event, startTime: start.time, startTimestamp: start.timestamp,
-                                                        startProperties: start.properties, marker: settings.marker))
+                                                        startProperties: start.properties, startWithheld: start.withheld,
+                                                        marker: settings.marker))
                 output.merge(start.origin)
                 stats.completed += 1
                 return
@@ -263,7 +265,7 @@ public struct TimedEventPairing: Stage {
             hash: hash, keyLength: keyLength, heapIndex: -1, newer: -1, older: -1,
             timestampStart: timestamp.start, timestampEnd: timestamp.end,
             propertiesStart: properties.start, propertiesEnd: properties.end,
-            markerStart: marker.start, markerEnd: marker.end, kind: kind)
+            markerStart: marker.start, markerEnd: marker.end, kind: kind, withheld: event.withheld)
         table.insert(entry, deadline: deadline)
         while table.count > settings.maxOpen, let slot = table.leastRecentlyTouched {
             let evicted = table.remove(slot)
@@ -304,7 +306,7 @@ public struct TimedEventPairing: Stage {
             output.drop(entry.origin, .abandonedTimer)
         case .emit:
             output.emit(TimedEventRewrite.marked(line: entry.payload, markerValue: entry.marker, "abandoned", abandonReason: reason.rawValue,
-                                                 origin: entry.origin, time: entry.time, marker: settings.marker))
+                                                 origin: entry.origin, time: entry.time, withheld: entry.withheld, marker: settings.marker))
         }
     }
 
@@ -315,7 +317,8 @@ public struct TimedEventPairing: Stage {
             output.drop(event.origin, .abandonedTimer)
         case .emit:
             output.emit(TimedEventRewrite.marked(line: event.document.bytes[...], markerValue: markerValue(in: event.document), "abandoned",
-                                                 abandonReason: reason.rawValue, origin: event.origin, time: event.time, marker: settings.marker))
+                                                 abandonReason: reason.rawValue, origin: event.origin, time: event.time,
+                                                 withheld: event.withheld, marker: settings.marker))
         }
     }
 
@@ -333,9 +336,10 @@ public struct TimedEventPairing: Stage {
         switch settings.onOrphanStop {
         case .pass:
             output.emit(TimedEventRewrite.marked(line: entry.payload, markerValue: entry.marker, "orphan_stop",
-                                                 origin: entry.origin, time: entry.time, marker: settings.marker))
+                                                 origin: entry.origin, time: entry.time, withheld: entry.withheld, marker: settings.marker))
         case .reject:
-            output.reject(TimedEventRewrite.event(from: entry.payload, origin: entry.origin, time: entry.time), Self.orphanRejection)
+            output.reject(TimedEventRewrite.event(from: entry.payload, origin: entry.origin, time: entry.time, withheld: entry.withheld),
+                          Self.orphanRejection)
         }
     }
 
@@ -344,7 +348,7 @@ public struct TimedEventPairing: Stage {
         switch settings.onOrphanStop {
         case .pass:
             output.emit(TimedEventRewrite.marked(line: event.document.bytes[...], markerValue: markerValue(in: event.document), "orphan_stop",
-                                                 origin: event.origin, time: event.time, marker: settings.marker))
+                                                 origin: event.origin, time: event.time, withheld: event.withheld, marker: settings.marker))
         case .reject:
             output.reject(event, Self.orphanRejection)
         }

@@ -21,8 +21,10 @@ enum TimedEventRewrite {
     /// - Parameters:
     ///   - startTimestamp: the start's `timestamp` value, raw JSON (empty if absent).
     ///   - startProperties: the start's `properties` value, raw JSON (empty when absent).
+    ///   - startWithheld: the start's consent mark; the pair is withheld from every
+    ///     destination the start or the stop was (the stricter of the two).
     static func completed(stop: Event, startTime: EventTime, startTimestamp: ArraySlice<UInt8>,
-                          startProperties: ArraySlice<UInt8>, marker: JSONPath) -> Event {
+                          startProperties: ArraySlice<UInt8>, startWithheld: WithheldDestinations?, marker: JSONPath) -> Event {
         var stop = applyingEdits(stop)
         let duration = max(0, stop.time.microseconds - startTime.microseconds) / 1000
         var merged: [UInt8] = [UInt8(ascii: "{")]
@@ -60,15 +62,17 @@ enum TimedEventRewrite {
             stop.document.set(startedAtPath, json: Array(startTimestamp))
         }
         stop.document.set(marker, string: "completed")
+        stop.withheld = WithheldDestinations.union(stop.withheld, startWithheld)
         return applyingEdits(stop)
     }
 
     /// The message in `line` with its marker value (the bytes at `markerValue`)
     /// replaced by `value` (`abandoned`, `orphan_stop`) and, for an abandoned
     /// start, `abandon_reason` added as its last member: spliced as text and
-    /// parsed once. `line` is one JSON object that parsed before.
+    /// parsed once. `line` is one JSON object that parsed before; `withheld` is
+    /// the consent mark the message had when it came in.
     static func marked(line: ArraySlice<UInt8>, markerValue: Range<Int>, _ value: String, abandonReason: String? = nil,
-                       origin: Origin, time: EventTime, marker: JSONPath) -> Event {
+                       origin: Origin, time: EventTime, withheld: WithheldDestinations?, marker: JSONPath) -> Event {
         var close = line.endIndex - 1
         while close > line.startIndex && line[close] != UInt8(ascii: "}") { close -= 1 }
         var text: [UInt8] = []
@@ -82,32 +86,37 @@ enum TimedEventRewrite {
             JSONString.appendQuoted(abandonReason, to: &text)
         }
         text.append(UInt8(ascii: "}"))
-        let spliced = event(from: text[...], origin: origin, time: time)
+        let spliced = event(from: text[...], origin: origin, time: time, withheld: withheld)
         guard abandonReason != nil, let node = spliced.document.member("abandon_reason"),
               Int(spliced.document.tape[node].start) < added
         else { return spliced }
         // The message has an `abandon_reason` of its own: replace it rather than add a second.
-        var original = event(from: line, origin: origin, time: time)
+        var original = event(from: line, origin: origin, time: time, withheld: withheld)
         original.document.set(marker, string: value)
         original.document.set(abandonReasonPath, string: abandonReason!)
         return applyingEdits(original)
     }
 
-    /// Rebuilds a track event from the line bytes the stage kept, with the time and origin it had.
-    static func event(from line: ArraySlice<UInt8>, origin: Origin, time: EventTime) -> Event {
+    /// Rebuilds a track event from the line bytes the stage kept, with the time, origin and consent mark it had.
+    static func event(from line: ArraySlice<UInt8>, origin: Origin, time: EventTime, withheld: WithheldDestinations?) -> Event {
         guard let document = try? JSONDocument.parse(Array(line)) else {
             preconditionFailure("a timed event's stored line no longer parses")
         }
-        return Event(document: document, origin: origin, type: .track, time: time, name: name(of: document))
+        var event = Event(document: document, origin: origin, type: .track, time: time, name: name(of: document))
+        event.withheld = withheld
+        return event
     }
 
     /// The event with its edits written into its bytes and parsed again, so its
-    /// bytes and tape show them. Unchanged events are returned as they are.
+    /// bytes and tape show them; everything else about it (its consent mark) is
+    /// kept. Unchanged events are returned as they are.
     static func applyingEdits(_ event: Event) -> Event {
         guard event.document.isModified, let document = try? JSONDocument.parse(event.document.canonicalJSON) else {
             return event
         }
-        return Event(document: document, origin: event.origin, type: event.type, time: event.time, name: event.name)
+        var event = event
+        event.document = document
+        return event
     }
 
     private static func name(of document: JSONDocument) -> [UInt8] {

@@ -7,12 +7,15 @@
 /// per entry, least recently touched first:
 ///   kind (u8: 1 start, 2 held stop) · time (zigzag µs) · seq · origin · key length
 ///   · bytes (key + payload, length-prefixed) · timestamp, properties, marker ranges (6 offsets into bytes)
+///   · consent mark: word count (0: none), then its reason (string) and each 64-bit word (varint)
 /// ```
 /// Entries keep their arrival `seq` (the tie-breaker) and go back in recency
 /// order, so eviction and release order are as if the run had not stopped.
 /// Table hashes are not saved (Swift's `Hasher` is seeded per process); they
 /// are computed again from each key. Deadlines follow from the entry's time
-/// and the current `expire_after`. An entry is its line's bytes plus about 15:
+/// and the current `expire_after`. The consent mark (`Event.withheld`) goes
+/// with its line, so a start carried to the next run still keeps its event
+/// from the destinations its consent denied. An entry is its line's bytes plus about 16:
 /// about 450 bytes for a generated event.
 extension TimedEventPairing: StatefulStage {
     public var stateSignature: String {
@@ -37,6 +40,12 @@ extension TimedEventPairing: StatefulStage {
             for offset in [entry.timestampStart, entry.timestampEnd, entry.propertiesStart, entry.propertiesEnd,
                            entry.markerStart, entry.markerEnd] {
                 writer.varint(UInt64(offset))
+            }
+            let words = entry.withheld?.words ?? []
+            writer.varint(words.count)
+            if let withheld = entry.withheld, !words.isEmpty {
+                writer.string(withheld.reason.rawValue)
+                for word in words { writer.varint(word) }
             }
         }
     }
@@ -70,12 +79,23 @@ extension TimedEventPairing: StatefulStage {
             if (kind == .heldStop || settings.onAbandoned == .emit) && (ranges[4] == ranges[5] || bytes.last != UInt8(ascii: "}")) {
                 throw reader.corrupt("a timed entry keeps a line without its marker")
             }
+            var withheld: WithheldDestinations?
+            let words = try reader.count("a timed entry's consent mark")
+            if words > 0 {
+                let name = try reader.string()
+                guard let reason = DropReason(rawValue: name) else {
+                    throw reader.corrupt("a timed entry's consent mark has the unknown reason \"\(name)\"")
+                }
+                var bits: [UInt64] = []
+                for _ in 0..<words { bits.append(try reader.varint()) }
+                withheld = WithheldDestinations(reason: reason, words: bits)
+            }
             let hash = bytes.withUnsafeBytes { TimerKeyBuilder.hash(UnsafeRawBufferPointer(rebasing: $0[..<Int(keyLength)])) }
             let entry = OpenTimerTable.Entry(
                 bytes: bytes, time: EventTime(microseconds: time), seq: seq, line: origin.line, source: origin.source,
                 hash: hash, keyLength: UInt32(keyLength), heapIndex: -1, newer: -1, older: -1,
                 timestampStart: ranges[0], timestampEnd: ranges[1], propertiesStart: ranges[2], propertiesEnd: ranges[3],
-                markerStart: ranges[4], markerEnd: ranges[5], kind: kind)
+                markerStart: ranges[4], markerEnd: ranges[5], kind: kind, withheld: withheld)
             table.insert(entry, deadline: deadline(of: kind, at: time))
         }
         // Beyond a lowered max_open, the least recently touched go (evicted) at the next insert.
