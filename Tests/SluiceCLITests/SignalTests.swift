@@ -64,6 +64,28 @@ import Glibc
         #expect(metrics["sluice_lines_in_total"] == Double(read))
     }
 
+    @Test(arguments: ["  ", "\r", " \t\r"])
+    func aBlankPartialLineCutBySIGTERMIsSkippedAsBlankNotRejected(tail: String) throws {
+        let directory = TemporaryDirectory()
+        let input = try generate(2, in: directory)
+        let sluice = try SluiceProcess(["run", "--flush-interval", "100ms", "--metrics", "m.prom", "--stats", "s.json"],
+                                       in: directory.path)
+        // One write (atomic on a pipe): the two lines and the blank start of a third arrive together.
+        var bytes: [UInt8] = []
+        for line in input { bytes += line + [0x0A] }
+        sluice.send(bytes + Array(tail.utf8))
+        #expect(waitUntil(timeout: 30) { linesIn(metrics: directory.file("m.prom")) == input.count })
+        sluice.signal(SIGTERM)
+        #expect(sluice.waitForExit(timeout: 30) == 143, "\(sluice.stderr)")
+        sluice.closeInput()
+        let stats = json(Array(FileManager.default.contents(atPath: directory.file("s.json"))!))
+        #expect(stats["lines_in"] as? Int == input.count)
+        #expect(stats["rejected"] as? Int == 0)
+        #expect(stats["blank_lines"] as? Int == 1)
+        #expect(stats["balanced"] as? Bool == true)
+        #expect(gunzipFiles(directory, under: "out/rejects/").isEmpty)
+    }
+
     @Test func sigintWhileWaitingForInputDrainsTheStagesAndExits130() throws {
         let directory = TemporaryDirectory()
         let input = try generate(400, in: directory)

@@ -262,6 +262,11 @@ public final class PipelineRunner {
                                 destination: nil, rejection: rejection, truncatedFrom: length)
             case let .cutShort(buffer, number):
                 summary.inputs[inputIndex].lines = number
+                if isBlank(buffer) {
+                    // Only whitespace (or a `\r`) was read of it: nothing is lost, it is a blank line like any other.
+                    summary.blankLines += 1
+                    continue
+                }
                 summary.linesIn += 1
                 let rejection = Rejection(.cutByShutdown, "reading stopped for a shutdown after \(buffer.count) bytes of this line")
                 try writeReject(line: buffer, origin: Origin(source: sourceIndex, line: number), stage: "input",

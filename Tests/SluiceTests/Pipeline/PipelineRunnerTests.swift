@@ -55,6 +55,34 @@ private struct ScriptedStage: Stage {
         #expect(text.contains(#""stage":"input","reason":"invalid_json""#))
     }
 
+    @Test(arguments: ["  ", "\r", " \t\r", "\r\r"])
+    func aBlankLastLineWithoutNewlineIsSkippedAsBlankNotRejected(tail: String) throws {
+        let directory = TemporaryDirectory()
+        let first = directory.write("a.ndjson", line("a") + tail)
+        let second = directory.write("b.ndjson", line("b"))
+        var options = RunOptions()
+        options.outDirectory = directory.file("out")
+        let summary = try PipelineRunner(configuration: .builtIn(), options: options).run(inputs: [first, second])
+        #expect(summary.linesIn == 2 && summary.emitted == 2 && summary.rejectedTotal == 0)
+        #expect(summary.blankLines == 1)
+        #expect(summary.isBalanced)
+        #expect(!directory.files().contains { $0.contains("rejects") })
+    }
+
+    @Test func aLastLineWithoutNewlineIsItsOwnLineNeverJoinedToTheNextInputsFirst() throws {
+        let directory = TemporaryDirectory()
+        let whole = line("a").dropLast()
+        let first = directory.write("a.ndjson", line("x") + String(whole.prefix(30)))
+        let second = directory.write("b.ndjson", String(whole.dropFirst(30)) + "\n" + line("b"))
+        var options = RunOptions()
+        options.outDirectory = directory.file("out")
+        let summary = try PipelineRunner(configuration: .builtIn(), options: options).run(inputs: [first, second])
+        // Each input is read on its own: the two halves are two broken lines, each rejected with its own line number.
+        #expect(summary.linesIn == 4 && summary.emitted == 2 && summary.rejected == [.invalidJSON: 2])
+        #expect(summary.inputs.map(\.lines) == [2, 2])
+        #expect(summary.isBalanced)
+    }
+
     @Test func eventsNoDestinationTakesAreDroppedAsUnrouted() throws {
         let directory = TemporaryDirectory()
         let path = directory.write("in.ndjson", line("debug_x") + line("keep"))
