@@ -21,6 +21,25 @@ import Testing
         #expect(result.stderr.contains("b.yaml:3:33: destinations.y.gzip_level must be between 0 and 9"))
     }
 
+    @Test func destinationsWritingTheSameFilesAreRefusedByValidateAndRunWith78() throws {
+        let directory = TemporaryDirectory()
+        directory.write("p.yaml", """
+        version: 1
+        destinations:
+          a: {type: ndjson, path: "shared/{date}-{seq}.ndjson.gz"}
+          b: {type: ndjson, path: "shared/{date}-{seq}.ndjson.gz"}
+        """)
+        let message = "p.yaml:4:27: destination 'b' can write the same files as destination 'a'"
+        let validate = try SluiceBinary.run(["validate", "p.yaml"], in: directory.path)
+        #expect(validate.status == 78)
+        #expect(validate.stderr.contains(message), "\(validate.stderr)")
+        directory.write("in.ndjson", "{\"type\":\"track\",\"event\":\"x\",\"anonymousId\":\"a\",\"timestamp\":\"2026-11-20T08:00:00Z\"}\n")
+        let run = try SluiceBinary.run(["run", "--pipeline", "p.yaml", "in.ndjson"], in: directory.path)
+        #expect(run.status == 78)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("out")))
+    }
+
     @Test func generateIsDeterministicForASeedAndWritesExactlyNLines() throws {
         let directory = TemporaryDirectory()
         let a = try SluiceBinary.run(["generate", "--events", "3000", "--seed", "11", "--malformed", "0.02"], in: directory.path)

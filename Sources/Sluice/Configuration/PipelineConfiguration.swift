@@ -107,6 +107,8 @@ public struct PipelineConfiguration {
         guard let entries = reader.mapping(root, known: known, what: "the pipeline file") else { return }
         var sawVersion = false
         var sawDestinations = false
+        var destinationsNode: Node?
+        var rejectsNode: Node?
         for entry in entries {
             switch entry.key {
             case "version":
@@ -121,8 +123,10 @@ public struct PipelineConfiguration {
                 readStages(entry.value, &reader)
             case "destinations":
                 sawDestinations = true
+                destinationsNode = entry.value
                 readDestinations(entry.value, &reader)
             case "rejects":
+                rejectsNode = entry.value
                 readRejects(entry.value, &reader)
             case "tests":
                 testsNode = entry.value
@@ -132,6 +136,29 @@ public struct PipelineConfiguration {
         }
         if !sawVersion { reader.error(root, "missing `version: \(PipelineConfiguration.supportedVersion)`") }
         if !sawDestinations { reader.error(root, "missing `destinations:`; a pipeline needs at least one") }
+        checkSharedFiles(destinationsNode: destinationsNode, rejectsNode: rejectsNode, root: root, &reader)
+    }
+
+    /// Two outputs whose templates can name the same file would take each
+    /// other's names (one run's files interleaved with another's): refused.
+    private func checkSharedFiles(destinationsNode: Node?, rejectsNode: Node?, root: Node, _ reader: inout ConfigReader) {
+        var outputs: [(what: String, name: String, template: PathTemplate, node: Node)] = []
+        for settings in destinations {
+            guard case let .files(template) = settings.target else { continue }
+            let node = destinationsNode?.mapping?[settings.name]
+            outputs.append(("destination '\(settings.name)'", settings.name, template,
+                            node?.mapping?["path"] ?? node ?? destinationsNode ?? root))
+        }
+        outputs.append(("the rejects output", "rejects", rejects.template,
+                        rejectsNode?.mapping?["path"] ?? rejectsNode ?? root))
+        for later in outputs.indices {
+            for earlier in outputs.indices where earlier < later {
+                let (a, b) = (outputs[earlier], outputs[later])
+                guard b.template.mayShareFiles(dest: b.name, with: a.template, otherDest: a.name) else { continue }
+                reader.error(b.node, "\(b.what) can write the same files as \(a.what) (path \"\(b.template)\" and \"\(a.template)\" "
+                    + "can give the same name); give each output its own path, e.g. with {dest}")
+            }
+        }
     }
 
     private mutating func readInput(_ node: Node, _ reader: inout ConfigReader) {

@@ -152,22 +152,38 @@ final class CompressionWorker: @unchecked Sendable {
 
     private func open(key: String) throws(OutputError) {
         var seq = nextSeq[key] ?? 0
-        var path = resolve(PathTemplate.path(key: key, seq: seq))
-        // Never overwrite: skip numbers an earlier run (or a crashed one) already used.
-        while FileSystem.exists(path) || FileSystem.exists(path + ".part") {
-            seq += 1
-            path = resolve(PathTemplate.path(key: key, seq: seq))
-        }
         if nextSeq.count >= CompressionWorker.maxRememberedKeys {
             // Long runs see a new key every hour: forget the ones not open. A
             // forgotten key costs a few stat(2) calls to find its next free number again.
             nextSeq = nextSeq.filter { files[$0.key] != nil }
         }
-        nextSeq[key] = seq + 1
-        let now = Monotonic.nanoseconds()
-        let writer = try GzipFileWriter(path: path, level: level)
-        openParts.insert(writer.partPath)
-        files[key] = OpenFile(writer: writer, openedAt: now, lastFlush: now)
+        while true {
+            // Never overwrite: skip numbers an earlier run (or a crashed one) already used.
+            var path = resolve(PathTemplate.path(key: key, seq: seq))
+            while FileSystem.exists(path) || FileSystem.exists(path + ".part") {
+                seq += 1
+                path = resolve(PathTemplate.path(key: key, seq: seq))
+            }
+            // If the name is taken by the time the file is finished (another
+            // destination or run writing the same files), the next free number is used.
+            let first = seq
+            let writer: GzipFileWriter
+            do {
+                writer = try GzipFileWriter(path: path, level: level) { [root] attempt in
+                    let candidate = PathTemplate.path(key: key, seq: first + attempt)
+                    return candidate.hasPrefix("/") ? candidate : root + "/" + candidate
+                }
+            } catch .cannotCreate(let part, EEXIST) where part == path + ".part" {
+                // Another writer created this `.part` since the check: take the next number.
+                seq += 1
+                continue
+            }
+            nextSeq[key] = seq + 1
+            let now = Monotonic.nanoseconds()
+            openParts.insert(writer.partPath)
+            files[key] = OpenFile(writer: writer, openedAt: now, lastFlush: now)
+            return
+        }
     }
 
     /// How many keys' next `{seq}` are remembered before the closed ones are forgotten.

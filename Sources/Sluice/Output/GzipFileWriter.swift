@@ -12,8 +12,11 @@ import Darwin
 /// stream, fsyncs the file, renames it and fsyncs the directory: a reader that
 /// picks up `*.ndjson.gz` never sees a half-written file.
 final class GzipFileWriter {
-    let path: String
+    /// The final name: the one asked for, or the next free one if that was taken by the time the file was finished.
+    private(set) var path: String
     let partPath: String
+    /// Other final names to try, in order, when `path` exists at `close()`; nil: fail instead.
+    private let alternativeName: ((Int) -> String)?
     private let fd: Int32
     private let deflater: GzipDeflater
     private(set) var uncompressedBytes = 0
@@ -25,9 +28,12 @@ final class GzipFileWriter {
     /// The `.part` is held with an exclusive `flock` until it is renamed, so
     /// `sluice recover` leaves a file alone while a live run writes it; the
     /// lock goes away with the process, so a crashed run's files are free.
-    init(path: String, level: Int32) throws(OutputError) {
+    /// - Parameter alternativeName: the final name to try on the nth attempt (1, 2, ...)
+    ///   when the name asked for exists at `close()`; without it `close()` fails then.
+    init(path: String, level: Int32, alternativeName: ((Int) -> String)? = nil) throws(OutputError) {
         self.path = path
         self.partPath = path + ".part"
+        self.alternativeName = alternativeName
         try FileSystem.makeDirectories(FileSystem.directory(of: path))
         self.fd = try Self.createLocked(partPath)
         deflater = GzipDeflater(level: level, label: partPath)
@@ -54,16 +60,57 @@ final class GzipFileWriter {
 
     /// Finishes the file: last member, fsync, rename `.part` to its name, fsync the directory.
     ///
+    /// Never overwrites: the final name is taken with link(2), which fails if
+    /// it exists (another destination with the same files, another run into
+    /// the same `--out`, a file put there by hand since the `.part` was
+    /// opened); then the next free alternative name is taken instead.
     /// The rename happens before the descriptor is closed, while the lock is
     /// still held, so `recover` can never take a complete file in between.
     func close() throws(OutputError) {
         try endMember()
         if fsync(fd) != 0 { throw .writeFailed(path: partPath, errno: errno) }
-        if rename(partPath, path) != 0 { throw .writeFailed(path: partPath, errno: errno) }
+        try renameWithoutOverwriting()
         closed = true
         // The data is on disk and renamed; a failing close(2) cannot take that back.
         _ = Glibc.close(fd)
         FileSystem.syncDirectory(FileSystem.directory(of: path))
+    }
+
+    /// link(2) the `.part` to the final name (atomic, and fails with EEXIST
+    /// where rename(2) would replace), then unlink the `.part`. On EEXIST the
+    /// next alternative name whose `.part` is not in use either is tried.
+    /// A filesystem without hard links gets a rename after an existence check.
+    private func renameWithoutOverwriting() throws(OutputError) {
+        var attempt = 0
+        while true {
+            if link(partPath, path) == 0 {
+                if unlink(partPath) != 0 { throw .writeFailed(path: partPath, errno: errno) }
+                return
+            }
+            let code = errno
+            switch code {
+            case EEXIST:
+                guard let alternativeName else { throw .writeFailed(path: path, errno: EEXIST) }
+                repeat {
+                    attempt += 1
+                    path = alternativeName(attempt)
+                } while FileSystem.exists(path) || FileSystem.exists(path + ".part")
+            case EPERM, ENOTSUP, EMLINK, EXDEV:
+                // No hard links here (FAT, some FUSE filesystems): the check and the rename are not atomic.
+                if FileSystem.exists(path) {
+                    guard let alternativeName else { throw .writeFailed(path: path, errno: EEXIST) }
+                    attempt += 1
+                    path = alternativeName(attempt)
+                    continue
+                }
+                if rename(partPath, path) != 0 { throw .writeFailed(path: partPath, errno: errno) }
+                return
+            case EINTR:
+                continue
+            default:
+                throw .writeFailed(path: partPath, errno: code)
+            }
+        }
     }
 
     /// Pushes what was written so far (whole members) to the disk, so a

@@ -38,6 +38,18 @@ struct PartFileRecoverer {
                 outcome.action = .removed
                 return outcome
             }
+            var final = stat()
+            if stat(finalPath, &final) == 0, final.st_ino == opened.st_ino, final.st_dev == opened.st_dev {
+                // A run finished this file (its final name is a link to it) and
+                // stopped before removing the `.part` name: only that is left to do.
+                if !options.dryRun {
+                    try check(unlink(path), "remove", path)
+                    FileSystem.syncDirectory(FileSystem.directory(of: path))
+                }
+                outcome.action = .renamed
+                outcome.target = finalPath
+                return outcome
+            }
             let scan = try GzipMemberScan.scan(fd: fd)
             outcome.scan = scan
             if scan.members == 0 {

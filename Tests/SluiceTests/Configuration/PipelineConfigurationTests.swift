@@ -151,6 +151,53 @@ import SluiceTestSupport
         #expect(found[0].contains("only one destination can write to stdout"))
     }
 
+    @Test func twoDestinationsWritingTheSameFilesAreRefused() {
+        let found = errors("""
+        version: 1
+        destinations:
+          a: {type: ndjson, path: "shared/{date}/{hour}-{seq}.ndjson.gz"}
+          b: {type: ndjson, path: "shared/{date}/{hour}-{seq}.ndjson.gz"}
+          c: {type: ndjson, path: "shared/2026-11-20/08-{seq}.ndjson.gz"}
+          archive: {type: ndjson}
+          copy: {type: ndjson, path: "archive/{date}/archive-{hour}-{seq}.ndjson.gz"}
+          own: {type: ndjson, path: "{dest}/{date}/{dest}-{hour}-{seq}.ndjson.gz"}
+        """)
+        #expect(found == [
+            "p.yaml:4:27: destination 'b' can write the same files as destination 'a' (path \"shared/{date}/{hour}-{seq}.ndjson.gz\" and \"shared/{date}/{hour}-{seq}.ndjson.gz\" can give the same name); give each output its own path, e.g. with {dest}",
+            "p.yaml:5:27: destination 'c' can write the same files as destination 'a' (path \"shared/2026-11-20/08-{seq}.ndjson.gz\" and \"shared/{date}/{hour}-{seq}.ndjson.gz\" can give the same name); give each output its own path, e.g. with {dest}",
+            "p.yaml:5:27: destination 'c' can write the same files as destination 'b' (path \"shared/2026-11-20/08-{seq}.ndjson.gz\" and \"shared/{date}/{hour}-{seq}.ndjson.gz\" can give the same name); give each output its own path, e.g. with {dest}",
+            "p.yaml:7:30: destination 'copy' can write the same files as destination 'archive' (path \"archive/{date}/archive-{hour}-{seq}.ndjson.gz\" and \"{dest}/{date}/{dest}-{hour}-{seq}.ndjson.gz\" can give the same name); give each output its own path, e.g. with {dest}",
+        ])
+    }
+
+    @Test func aDestinationWritingTheRejectsFilesIsRefused() {
+        let found = errors("""
+        version: 1
+        destinations:
+          r: {type: ndjson, path: "rejects/{date}/rejects-{seq}.ndjson.gz"}
+          ok: {type: ndjson, path: "rejects/{date}/ok-{seq}.ndjson.gz"}
+          stdout: {type: ndjson, path: "-"}
+        """)
+        #expect(found.count == 1)
+        #expect(found.first?.hasPrefix("p.yaml:1:1: the rejects output can write the same files as destination 'r'") == true)
+    }
+
+    @Test(arguments: [
+        ("x/{seq}.gz", "x/{seq}.gz", true),
+        ("x/{seq}.gz", "y/{seq}.gz", false),
+        ("x/{hour}{seq}.gz", "x/{seq}.gz", true),      // 080001 is both (errs towards refusing)
+        ("x/{seq}-{hour}.gz", "x/{seq}.gz", false),
+        ("x/{date}-{seq}.gz", "x/{date}-{hour}-{seq}.gz", false),
+        ("/abs/{seq}.gz", "abs/{seq}.gz", false),
+        ("x/1{seq}.gz", "x/{seq}.gz", true),
+        ("x/a{seq}.gz", "x/{seq}.gz", false),
+    ])
+    func templatesOverlapWhenSomeNameMatchesBoth(_ a: String, _ b: String, _ overlap: Bool) throws {
+        let first = try PathTemplate(a), second = try PathTemplate(b)
+        #expect(first.mayShareFiles(dest: "d", with: second, otherDest: "e") == overlap)
+        #expect(second.mayShareFiles(dest: "e", with: first, otherDest: "d") == overlap)
+    }
+
     @Test(arguments: [("500ms", Duration.milliseconds(500)), ("30s", .seconds(30)), ("5m", .seconds(300)), ("1h", .seconds(3600)), ("2d", .seconds(172_800))])
     func durationsParse(_ text: String, _ expected: Duration) {
         #expect(ConfigReader.parseDuration(text) == expected)

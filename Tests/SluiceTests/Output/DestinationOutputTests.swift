@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Sluice
 import SluiceTestSupport
@@ -57,6 +58,26 @@ import SluiceTestSupport
             _ = try out.finish()
         }
         #expect(directory.files() == ["d/2026-11-20/d-08-0000.ndjson.gz", "d/2026-11-20/d-08-0001.ndjson.gz"])
+    }
+
+    @Test func aFileFinishedUnderAnotherWritersNameTakesTheNextNumberInstead() throws {
+        let directory = TemporaryDirectory()
+        let out = try output(directory, RotationPolicy())
+        let time = EventTime.parseISO8601("2026-11-20T08:00:00Z")!
+        _ = try out.append(time: time) { $0.append(contentsOf: record(1)); return 1 }
+        try out.handOver()
+        let name = "d/2026-11-20/d-08-0000.ndjson.gz"
+        // Wait (bounded) until the worker has the `.part` open, then let another writer finish that name.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !FileManager.default.fileExists(atPath: directory.file(name + ".part")) && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        #expect(FileManager.default.fileExists(atPath: directory.file(name + ".part")))
+        directory.write(name, "another run's file")
+        #expect(try out.finish().fileCount == 1)
+        #expect(directory.files() == [name, "d/2026-11-20/d-08-0001.ndjson.gz"])
+        #expect(FileManager.default.contents(atPath: directory.file(name)) == Data("another run's file".utf8))
+        #expect(TestGzip.decompressFile(directory.file("d/2026-11-20/d-08-0001.ndjson.gz")) == record(1))
     }
 
     @Test func aRefusalLeavesNoBytesBehind() throws {

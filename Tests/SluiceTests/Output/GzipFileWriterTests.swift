@@ -37,6 +37,34 @@ import SluiceTestSupport
         #expect(throws: OutputError.self) { try GzipFileWriter(path: path, level: 6) }
     }
 
+    @Test func finishingNeverOverwritesAFileThatTookTheNameMeanwhile() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("x-0000.gz")
+        let writer = try GzipFileWriter(path: path, level: 6) { directory.file("x-000\($0).gz") }
+        try Array("mine\n".utf8).withUnsafeBytes { try writer.write($0) }
+        // Another run (or destination) finished a file of the same name while this one was open,
+        // and a third writer has the next name open as `.part`.
+        directory.write("x-0000.gz", "theirs")
+        directory.write("x-0001.gz.part", "open elsewhere")
+        try writer.close()
+        #expect(writer.path == directory.file("x-0002.gz"))
+        #expect(directory.files() == ["x-0000.gz", "x-0001.gz.part", "x-0002.gz"])
+        #expect(FileManager.default.contents(atPath: path) == Data("theirs".utf8))
+        #expect(TestGzip.decompressFile(directory.file("x-0002.gz")) == Array("mine\n".utf8))
+    }
+
+    @Test func withoutAnotherNameATakenNameFailsAndTheFileStaysPart() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("x.gz")
+        let writer = try GzipFileWriter(path: path, level: 6)
+        try Array("mine\n".utf8).withUnsafeBytes { try writer.write($0) }
+        directory.write("x.gz", "theirs")
+        #expect(throws: OutputError.writeFailed(path: path, errno: EEXIST)) { try writer.close() }
+        writer.abandon()
+        #expect(FileManager.default.contents(atPath: path) == Data("theirs".utf8))
+        #expect(TestGzip.decompressFile(path + ".part") == Array("mine\n".utf8))
+    }
+
     @Test func largeInputsRoundTrip() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("big.gz")

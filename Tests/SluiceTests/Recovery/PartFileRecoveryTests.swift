@@ -85,6 +85,18 @@ import SluiceTestSupport
         #expect(contents(directory, "out/.quarantine/x.ndjson.gz.part") == threeMembers)
     }
 
+    @Test func aPartLinkedToItsFinalNameByACrashedFinishIsJustUnlinked() throws {
+        let directory = TemporaryDirectory()
+        // A run linked the `.part` to its final name and was killed before unlinking it.
+        let final = directory.write("out/x.ndjson.gz", threeMembers)
+        #expect(link(final, final + ".part") == 0)
+        let report = recover(directory)
+        #expect(report.files.map(\.action) == [.renamed])
+        #expect(report.exitStatus == 0)
+        #expect(directory.files() == ["out/x.ndjson.gz"])
+        #expect(contents(directory, "out/x.ndjson.gz") == threeMembers)
+    }
+
     @Test func aPartLockedByARunningWriterIsLeftAlone() throws {
         let directory = TemporaryDirectory()
         let path = directory.write("out/x.ndjson.gz.part", threeMembers)
