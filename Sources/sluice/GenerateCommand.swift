@@ -28,7 +28,7 @@ struct GenerateCommand: ParsableCommand {
     @Option(help: "Random seed: the same seed gives the same bytes.")
     var seed: UInt64 = 1
 
-    @Option(help: "Concurrent devices (default: events / 50, at least 10).")
+    @Option(help: "Concurrent devices (default: events / 50, at least 10, at most 10000000).")
     var devices: Int = 0
 
     @Option(help: "Share of broken lines (0 to 1).")
@@ -45,7 +45,9 @@ struct GenerateCommand: ParsableCommand {
 
     func validate() throws {
         if events < 0 { throw ValidationError("--events must be 0 or more") }
-        if devices < 0 { throw ValidationError("--devices must be 0 or more") }
+        if !(0...GeneratorOptions.maxDevices).contains(devices) {
+            throw ValidationError("--devices must be between 0 and \(GeneratorOptions.maxDevices), not \(devices)")
+        }
         for (name, value) in [("--malformed", malformed), ("--duplicates", duplicates), ("--late", late)] where !(0...1).contains(value) {
             throw ValidationError("\(name) must be between 0 and 1")
         }

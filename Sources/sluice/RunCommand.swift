@@ -60,11 +60,13 @@ struct RunCommand: ParsableCommand {
     var progress: Bool?
 
     @Option(name: .customLong("flush-interval"),
-            help: ArgumentHelp("How stale finished data in an open .part file may get (e.g. 500ms, 5s).", valueName: "duration"))
+            help: ArgumentHelp("How stale finished data in an open .part file may get (e.g. 500ms, 5s).", valueName: "duration"),
+            transform: DurationArgument.parse)
     var flushInterval: DurationArgument = DurationArgument(.seconds(5))
 
     @Option(name: .customLong("shutdown-timeout"),
-            help: ArgumentHelp("How long the drain after SIGTERM/SIGINT may take before exiting 75.", valueName: "duration"))
+            help: ArgumentHelp("How long the drain after SIGTERM/SIGINT may take before exiting 75.", valueName: "duration"),
+            transform: DurationArgument.parse)
     var shutdownTimeout: DurationArgument = DurationArgument(.seconds(30))
 
     @Option(name: .long, help: ArgumentHelp("Carry open timers, sessions and the dedupe window from run to run in this file.",
@@ -114,6 +116,15 @@ struct DurationArgument: ExpressibleByArgument {
     init?(argument: String) {
         guard let value = ConfigReader.parseDuration(argument) else { return nil }
         self.value = value
+    }
+
+    /// Reads an option's text, with a message that says what is wrong (exit 64).
+    static func parse(_ text: String) throws -> DurationArgument {
+        switch ConfigReader.readDuration(text) {
+        case .value(let value): return DurationArgument(value)
+        case .tooLarge: throw ValidationError("'\(text)' is too long: at most \(ConfigReader.maxDurationText) (100 years)")
+        case .invalid: throw ValidationError("'\(text)' is not a duration such as 500ms, 30s, 5m or 1h")
+        }
     }
 
     var defaultValueDescription: String {

@@ -40,6 +40,21 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("out")))
     }
 
+    @Test(arguments: [
+        (["run", "--flush-interval", "9999999999999999d"], "'9999999999999999d' is too long: at most 36500d (100 years)"),
+        (["run", "--shutdown-timeout", "99999999999999999999ms"], "'99999999999999999999ms' is too long"),
+        (["run", "--flush-interval", "5 minutes"], "'5 minutes' is not a duration"),
+        (["generate", "--devices", "999999999999"], "--devices must be between 0 and 10000000"),
+        (["generate", "--events", "99999999999999999999"], "--events"),
+    ])
+    func numericOptionsTooLargeAreUsageErrorsNotCrashes(_ arguments: [String], _ message: String) throws {
+        let directory = TemporaryDirectory()
+        let result = try SluiceBinary.run(arguments, in: directory.path)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
     @Test func generateIsDeterministicForASeedAndWritesExactlyNLines() throws {
         let directory = TemporaryDirectory()
         let a = try SluiceBinary.run(["generate", "--events", "3000", "--seed", "11", "--malformed", "0.02"], in: directory.path)

@@ -129,8 +129,13 @@ public struct ConfigReader {
     }
 
     public mutating func integer(_ node: Node, what: String, range: ClosedRange<Int>) -> Int? {
-        guard let text = node.scalar?.string, let value = Int(text.replacingAll("_", with: "")) else {
-            error(node, "\(what) must be an integer")
+        guard let text = node.scalar?.string.replacingAll("_", with: ""), let value = Int(text) else {
+            if let text = node.scalar?.string.replacingAll("_", with: ""), ConfigReader.isWholeNumber(text) {
+                // Digits that do not fit in 64 bits: out of range, not "not a number".
+                error(node, "\(what) must be between \(range.lowerBound) and \(range.upperBound), not \(text)")
+            } else {
+                error(node, "\(what) must be an integer")
+            }
             return nil
         }
         guard range.contains(value) else {
@@ -138,6 +143,12 @@ public struct ConfigReader {
             return nil
         }
         return value
+    }
+
+    /// An optional `-` and one or more ASCII digits.
+    static func isWholeNumber(_ text: String) -> Bool {
+        let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        return !digits.isEmpty && digits.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
     public mutating func boolean(_ node: Node, what: String) -> Bool? {
@@ -166,42 +177,87 @@ public struct ConfigReader {
         return result
     }
 
-    /// `500ms`, `30s`, `5m`, `1h`, `2d`.
+    /// `500ms`, `30s`, `5m`, `1h`, `2d`; at most `maxDuration`.
     public mutating func duration(_ node: Node, what: String) -> Duration? {
-        guard let text = node.scalar?.string, let value = ConfigReader.parseDuration(text) else {
+        let text = node.scalar?.string ?? ""
+        switch ConfigReader.readDuration(text) {
+        case .value(let value):
+            return value
+        case .tooLarge:
+            error(node, "\(what) is too long: at most \(ConfigReader.maxDurationText) (100 years), not \(text)")
+            return nil
+        case .invalid:
             error(node, "\(what) must be a duration such as 500ms, 30s, 5m or 1h")
             return nil
         }
-        return value
     }
 
     /// `64KiB`, `1MiB`, `2GiB`, `10MB`, or a plain number of bytes.
     public mutating func size(_ node: Node, what: String) -> Int? {
-        guard let text = node.scalar?.string, let value = ConfigReader.parseSize(text), value > 0 else {
+        let text = node.scalar?.string ?? ""
+        switch ConfigReader.readSize(text) {
+        case .value(let value) where value > 0:
+            return value
+        case .tooLarge:
+            error(node, "\(what) is too large: at most \(Int.max) bytes (8EiB), not \(text)")
+            return nil
+        default:
             error(node, "\(what) must be a size such as 64KiB, 1MiB or 2GiB")
             return nil
         }
-        return value
     }
 
+    /// A number read from text with a unit: its value, or why there is none.
+    public enum Reading<Value: Sendable>: Sendable {
+        case value(Value)
+        /// Well formed, but beyond what the setting can hold.
+        case tooLarge
+        case invalid
+    }
+
+    /// The longest duration a setting takes: 100 years. Durations are added
+    /// to event times and clocks in micro- and nanoseconds; this keeps every
+    /// such sum far from overflowing 64 bits.
+    public static let maxDuration = Duration.seconds(36_500 * 86_400)
+    public static let maxDurationText = "36500d"
+
+    /// A duration, or nil when it is malformed or longer than `maxDuration`.
     public static func parseDuration(_ text: String) -> Duration? {
-        let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
-        for (suffix, millis) in units where text.hasSuffix(suffix) {
-            let number = text.dropLast(suffix.count)
-            // "5m" must not be read as "5" + "m" when the text is "5ms"; the order above tries "ms" first.
-            guard let value = Int64(number), value >= 0 else { continue }
-            return .milliseconds(value * millis)
-        }
+        if case .value(let value) = readDuration(text) { return value }
         return nil
     }
 
-    public static func parseSize(_ text: String) -> Int? {
-        let units: [(String, Int)] = [("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30),
-                                      ("KB", 1000), ("MB", 1_000_000), ("GB", 1_000_000_000), ("B", 1)]
-        for (suffix, factor) in units where text.hasSuffix(suffix) {
-            guard let value = Int(text.dropLast(suffix.count)), value >= 0 else { return nil }
-            return value * factor
+    public static func readDuration(_ text: String) -> Reading<Duration> {
+        let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
+        for (suffix, millis) in units where text.hasSuffix(suffix) {
+            let number = String(text.dropLast(suffix.count))
+            // "5m" must not be read as "5" + "m" when the text is "5ms"; the order above tries "ms" first.
+            guard !number.hasPrefix("-"), isWholeNumber(number) else { continue }
+            guard let value = Int64(number) else { return .tooLarge }
+            let (product, overflow) = value.multipliedReportingOverflow(by: millis)
+            if overflow { return .tooLarge }
+            let duration = Duration.milliseconds(product)
+            return duration > maxDuration ? .tooLarge : .value(duration)
         }
-        return Int(text)
+        return .invalid
+    }
+
+    /// A size in bytes, or nil when it is malformed or beyond `Int.max`.
+    public static func parseSize(_ text: String) -> Int? {
+        if case .value(let value) = readSize(text) { return value }
+        return nil
+    }
+
+    public static func readSize(_ text: String) -> Reading<Int> {
+        let units: [(String, Int)] = [("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30),
+                                      ("KB", 1000), ("MB", 1_000_000), ("GB", 1_000_000_000), ("B", 1), ("", 1)]
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            let number = String(text.dropLast(suffix.count))
+            guard !number.hasPrefix("-"), isWholeNumber(number) else { return .invalid }
+            guard let value = Int(number) else { return .tooLarge }
+            let (product, overflow) = value.multipliedReportingOverflow(by: factor)
+            return overflow ? .tooLarge : .value(product)
+        }
+        return .invalid
     }
 }

@@ -3,8 +3,9 @@ public struct GeneratorOptions: Sendable, Equatable {
     /// How many lines to write (duplicates, late and broken lines included).
     public var events: Int = 100_000
     public var seed: UInt64 = 1
-    /// Concurrent devices; 0 = max(10, events / 50).
+    /// Concurrent devices; 0 = max(10, events / 50); at most `maxDevices` (each holds its own state).
     public var devices: Int = 0
+    public static let maxDevices = 10_000_000
     /// Event time of the stream's first message.
     public var start: EventTime = EventTime.parseISO8601("2026-11-20T08:00:00Z")!
     /// Share of events re-sent with the same messageId (the same line twice in a row).
@@ -68,7 +69,8 @@ struct GeneratorStream {
     init(options: GeneratorOptions) {
         self.options = options
         var random = GeneratorRandom(seed: options.seed)
-        let count = options.devices > 0 ? options.devices : max(10, options.events / 50)
+        let count = options.devices > 0 ? min(options.devices, GeneratorOptions.maxDevices)
+            : max(10, min(options.events / 50, GeneratorOptions.maxDevices))
         var devices: [GeneratedDevice] = []
         devices.reserveCapacity(count)
         for index in 0..<count {

@@ -208,6 +208,44 @@ import SluiceTestSupport
         #expect(ConfigReader.parseSize(text) == expected)
     }
 
+    @Test func numbersTooLargeForTheirSettingAreErrorsWithTheirLocationNotCrashes() {
+        let found = errors("""
+        version: 99999999999999999999
+        input: {max_line_bytes: 99999999999999999999GiB}
+        stages:
+          - dedupe: {window: 9999999999999999d, max_ids: 99999999999999999999}
+          - timed: {expire_after: 106752d, lateness: 99999999999999999999ms}
+          - session: {inactivity: 999999999999h}
+        destinations:
+          a:
+            type: ndjson
+            rotate: {max_bytes: 9999999999999GiB, max_events: 99999999999999999999, max_age: 999999999999999d}
+        rejects: {rotate: {max_bytes: 99999999999999999999, max_age: 36501d}}
+        """)
+        #expect(found == [
+            "p.yaml:1:10: version must be between \(Int.min) and \(Int.max), not 99999999999999999999",
+            "p.yaml:2:25: input.max_line_bytes is too large: at most 9223372036854775807 bytes (8EiB), not 99999999999999999999GiB",
+            "p.yaml:4:22: dedupe.window is too long: at most 36500d (100 years), not 9999999999999999d",
+            "p.yaml:4:50: dedupe.max_ids must be between 1 and \(DedupeSettings.maxIDsLimit), not 99999999999999999999",
+            "p.yaml:5:27: timed.expire_after is too long: at most 36500d (100 years), not 106752d",
+            "p.yaml:5:46: timed.lateness is too long: at most 36500d (100 years), not 99999999999999999999ms",
+            "p.yaml:6:27: session.inactivity is too long: at most 36500d (100 years), not 999999999999h",
+            "p.yaml:10:25: destinations.a.rotate.max_bytes is too large: at most 9223372036854775807 bytes (8EiB), not 9999999999999GiB",
+            "p.yaml:10:55: destinations.a.rotate.max_events must be between 1 and \(Int.max), not 99999999999999999999",
+            "p.yaml:10:86: destinations.a.rotate.max_age is too long: at most 36500d (100 years), not 999999999999999d",
+            "p.yaml:11:31: rejects.rotate.max_bytes is too large: at most 9223372036854775807 bytes (8EiB), not 99999999999999999999",
+            "p.yaml:11:62: rejects.rotate.max_age is too long: at most 36500d (100 years), not 36501d",
+        ])
+    }
+
+    @Test func theLongestDurationAndLargestSizeAreAccepted() {
+        #expect(ConfigReader.parseDuration("36500d") == .seconds(36_500 * 86_400))
+        #expect(ConfigReader.parseDuration("36501d") == nil)
+        #expect(ConfigReader.parseSize("8589934591GiB") == 8_589_934_591 << 30)
+        #expect(ConfigReader.parseSize("8589934592GiB") == nil)
+        #expect(ConfigReader.parseSize("\(Int.max)") == Int.max)
+    }
+
     @Test func badDurationsAndSizesAreRefused() {
         #expect(ConfigReader.parseDuration("5 minutes") == nil)
         #expect(ConfigReader.parseDuration("-5s") == nil)
