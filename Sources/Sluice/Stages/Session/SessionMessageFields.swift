@@ -9,6 +9,12 @@ extension SessionTracking {
     private static let settingsField = Array("settings".utf8)
     private static let traitsField = Array("traits".utf8)
 
+    /// The deepest a `settings` object may nest to be attached: the event, its
+    /// `context` and `context.session` hold it, and the event must still parse.
+    static let settingsDepthLimit = JSONParser.maxDepth - 3
+    /// The deepest a trait's value may nest: one level more holds it (`context.session.traits`).
+    static let traitDepthLimit = JSONParser.maxDepth - 4
+
     /// Seeds that keep an `anonymousId` and a `userId` with the same text apart.
     private static let userKeyTweak: UInt64 = 0x243f_6a88_85a3_08d3
     private static let userHashSeed: UInt64 = 0x1319_8a2e_0370_7344
@@ -65,6 +71,14 @@ extension SessionTracking {
             else { return }
             var text: [UInt8] = []
             document.write(node: node, to: &text)
+            if JSONNesting.depth(of: text) > Self.settingsDepthLimit {
+                // Too deep to attach without making events no parser with the same limit reads:
+                // these settings replace the old ones, so the device has none now.
+                stats.tooDeep += 1
+                settingsPool.release(record.settings)
+                record.settings = 0
+                return
+            }
             let id = settingsPool.intern(text)
             settingsPool.release(record.settings)
             record.settings = id
@@ -83,17 +97,24 @@ extension SessionTracking {
     /// Merges the allowlisted members of an `identify`'s `traits` into the device's.
     private mutating func mergeTraits(_ document: JSONDocument, _ traits: Int, into record: inout DeviceRecord) {
         var values = [[UInt8]?](repeating: nil, count: traitNames.count)
+        /// Traits this message set to a value too deep to attach: the device no longer has one.
+        var cleared = [Bool](repeating: false, count: traitNames.count)
         var changed = false
         for (index, name) in traitNames.enumerated() {
             guard let node = name.withUnsafeBytes({ document.member($0, of: traits) }) else { continue }
             var text: [UInt8] = []
             document.write(node: node, to: &text)
-            values[index] = text
             changed = true
+            if JSONNesting.depth(of: text) > Self.traitDepthLimit {
+                stats.tooDeep += 1
+                cleared[index] = true
+                continue
+            }
+            values[index] = text
         }
         guard changed else { return }
         if record.traits != 0, let known = try? JSONDocument.parse(traitsPool[record.traits]) {
-            for (index, name) in traitNames.enumerated() where values[index] == nil {
+            for (index, name) in traitNames.enumerated() where values[index] == nil && !cleared[index] {
                 guard let node = name.withUnsafeBytes({ known.member($0) }) else { continue }
                 values[index] = Array(known.rawBytes(node))
             }
@@ -107,7 +128,7 @@ extension SessionTracking {
             text.append(contentsOf: value)
         }
         text.append(UInt8(ascii: "}"))
-        let id = traitsPool.intern(text)
+        let id = text.count > 2 ? traitsPool.intern(text) : 0
         traitsPool.release(record.traits)
         record.traits = id
     }

@@ -70,6 +70,8 @@ public struct SessionTracking: Stage {
         var tooLate = 0
         var devicesHighWater = 0
         var notAttached = 0
+        /// `settings` or a trait value that would nest the event past `JSONParser.maxDepth`: not attached.
+        var tooDeep = 0
     }
 
     static let sessionPath = JSONPath("context.session")
@@ -92,6 +94,7 @@ public struct SessionTracking: Stage {
             ("devices", devices.count),
             ("devices_high_water", stats.devicesHighWater),
             ("not_attached", stats.notAttached),
+            ("too_deep_to_attach", stats.tooDeep),
         ]
     }
 

@@ -152,7 +152,7 @@ private typealias C = StageCase
         #expect(stage.counters.map(\.name) == [
             "started_session_message", "started_inactivity", "started_user_change", "started_max_length",
             "started_first_seen", "evicted", "late_events_placed", "late_events_too_late", "devices",
-            "devices_high_water", "not_attached",
+            "devices_high_water", "not_attached", "too_deep_to_attach",
         ])
     }
 
