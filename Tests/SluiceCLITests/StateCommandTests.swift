@@ -125,6 +125,63 @@ import Glibc
         #expect((archive.first?["properties"] as? [String: Any])?["duration_ms"] as? Int == 9000)
     }
 
+    /// Rejected lines are data problems, not a failed run: a run that exits 65
+    /// for them (`--strict`, or a corrupt gzip input) still saves its state, and the next run pairs what it carried.
+    @Test(arguments: ["strict", "corrupt gzip"])
+    func aRunThatExits65ForRejectedLinesStillSavesItsStateAndTheNextRunPairsIt(cause: String) throws {
+        let directory = TemporaryDirectory()
+        let start = line(#""event":"upload","timed":"start","timerId":"u1""#, at: "08:00:00", id: "m1")
+        var arguments = ["run", "--pipeline", Self.cron, "--state", "app.state", "--stats", "s1.json"]
+        if cause == "strict" {
+            directory.write("hour-08.ndjson", start + "\nnot json\n")
+            arguments += ["--strict", "hour-08.ndjson"]
+        } else {
+            directory.write("hour-08.ndjson", start + "\n")
+            var broken = TestGzip.compress(Array(String(repeating: line(#""event":"tap""#, at: "08:01:00", id: "m9") + "\n", count: 200).utf8))
+            broken.removeLast(12)
+            broken += Array(repeating: 0x55, count: 12)
+            directory.write("broken.ndjson.gz", broken)
+            arguments += ["hour-08.ndjson", "broken.ndjson.gz"]
+        }
+        let first = try SluiceBinary.run(arguments, in: directory.path)
+        #expect(first.status == 65, "\(first.stderr)")
+        let s1 = try stats(directory, "s1.json")
+        #expect(s1["carried"] as? Int == 1)
+        #expect(FileManager.default.fileExists(atPath: directory.file("app.state")), "the state was saved")
+        #expect(((s1["state"] as? [String: Any])?["saved_bytes"] as? Int ?? 0) > 12)
+
+        directory.write("hour-09.ndjson", line(#""event":"upload","timed":"stop","timerId":"u1""#, at: "08:00:09", id: "m2") + "\n")
+        let second = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "app.state", "--stats", "s2.json", "hour-09.ndjson"],
+                                          in: directory.path)
+        #expect(second.status == 0, "\(second.stderr)")
+        let s2 = try stats(directory, "s2.json")
+        #expect(s2["carried_in"] as? Int == 1 && s2["merged"] as? Int == 1 && s2["balanced"] as? Bool == true)
+        let completed = recordsByName(directory, out: "out", "archive/").values.flatMap { $0 }.map(json)
+            .filter { $0["timed"] as? String == "completed" }
+        #expect(completed.count == 1)
+        #expect((completed.first?["properties"] as? [String: Any])?["duration_ms"] as? Int == 9000)
+    }
+
+    /// A run that fails (an input that cannot be read, exit 74) leaves the
+    /// previous state as it was, so running the same inputs again is exact.
+    @Test func aRunWhoseInputCannotBeReadExits74AndLeavesThePreviousState() throws {
+        let directory = TemporaryDirectory()
+        directory.write("hour-08.ndjson", line(#""event":"upload","timed":"start","timerId":"u1""#, at: "08:00:00", id: "m1") + "\n")
+        let first = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "app.state", "hour-08.ndjson"], in: directory.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        let saved = bytes(directory, "app.state")
+        #expect(saved.count > 12)
+
+        directory.write("hour-09.ndjson", line(#""event":"upload","timed":"stop","timerId":"u1""#, at: "08:00:09", id: "m2") + "\n")
+        try FileManager.default.createDirectory(atPath: directory.file("unreadable"), withIntermediateDirectories: false)
+        // A directory opens for reading but every read fails (EISDIR): an I/O error, not bad data.
+        let second = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "app.state", "--stats", "s2.json",
+                                           "hour-09.ndjson", "unreadable"], in: directory.path)
+        #expect(second.status == 74, "\(second.stderr)")
+        #expect(bytes(directory, "app.state") == saved, "the state is the one before the failed run")
+        #expect(!directory.files().contains { $0.contains(".tmp-") })
+    }
+
     /// Hourly runs over a day cut in three give the records one run over the whole day gives.
     @Test func runsChainedThroughTheStateGiveTheOutputOfOneRun() throws {
         let directory = TemporaryDirectory()

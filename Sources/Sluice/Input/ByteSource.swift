@@ -22,6 +22,14 @@ public enum InputError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The gzip data is corrupt or truncated at a compressed byte offset (exit 65).
     case corruptGzip(path: String, offset: Int, message: String)
 
+    /// A fault in the data itself (a corrupt gzip), like a rejected line: the run
+    /// still saves its `--state`. An input that cannot be opened or read is a
+    /// failed run: the previous state is left, so the same inputs can be run again from it.
+    public var isDataProblem: Bool {
+        if case .corruptGzip = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case let .cannotOpen(path, code):

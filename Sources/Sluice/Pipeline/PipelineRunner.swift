@@ -161,8 +161,12 @@ public final class PipelineRunner {
             try finishOutputs()
             // Saved only once every output file is complete: a run that dies before
             // leaves the previous state, and rerunning its inputs repeats outputs
-            // rather than losing the lines the state carries.
-            if let state {
+            // rather than losing the lines the state carries. Rejected lines and a
+            // corrupt gzip are data problems and the state is saved; an input that
+            // could not be read is a failed run, and the state is left as it was.
+            if let inputFailure, !inputFailure.isDataProblem, let statePath = options.statePath {
+                logger.error("--state \(statePath) is left as it was, because an input could not be read: run the same inputs again from it")
+            } else if let state {
                 let saving = Monotonic.nanoseconds()
                 summary.state.savedBytes = try state.save(stages: stages, sourceNames: sourceNames, latestTime: latestTime)
                 summary.state.saveSeconds = Double(Monotonic.nanoseconds() - saving) / 1e9
