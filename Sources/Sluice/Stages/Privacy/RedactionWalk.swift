@@ -25,6 +25,11 @@ struct RedactionWalk {
     private let everywhere: Bool
     private let scansKeys: Bool
     private let hasPatterns: Bool
+    /// Numbers are searched for cards and phones (a card typed as a JSON number is still a card).
+    private let cardsInNumbers: Bool
+    private let phonesInNumbers: Bool
+    private var numberDigits: [UInt8] = []
+    private var groups: [NumberDetection.Group] = []
     private let exemptKeys: ExemptKeys
     /// The exemptions with wildcards, checked on a hit.
     private let exemptPatterns: [FieldPattern]
@@ -50,6 +55,8 @@ struct RedactionWalk {
         exemptKeys = ExemptKeys(settings.exempt.compactMap(\.literalPath))
         scansKeys = settings.keys
         hasPatterns = !patterns.isEmpty
+        cardsInNumbers = settings.detectors.contains(.card)
+        phonesInNumbers = settings.detectors.contains(.phone)
         exemptPatterns = settings.exempt.filter { !$0.isLiteral }
         matches.reserveCapacity(8)
         keys.reserveCapacity(16)
@@ -139,6 +146,8 @@ struct RedactionWalk {
                     if mayHit(value, view) && !view.isHandled(value) { scan(value, view, isKey: false, checkScope: checkScope, &splice) }
                 case .object, .array:
                     walk(value, exempt: childExempt, view, checkScope: checkScope, &splice)
+                case .number:
+                    if mayBeNumberHit(value, view) { scanNumber(value, view, checkScope: checkScope, &splice) }
                 default:
                     break
                 }
@@ -160,9 +169,96 @@ struct RedactionWalk {
             }
         case .string:
             if !view.isHandled(node) { scan(node, view, isKey: false, checkScope: checkScope, &splice) }
+        case .number:
+            if mayBeNumberHit(node, view) { scanNumber(node, view, checkScope: checkScope, &splice) }
         default:
             break
         }
+    }
+
+    /// Whether the number at `node` is long enough to be a phone or a card (7 characters), and not handled.
+    @inline(__always)
+    private func mayBeNumberHit(_ node: Int, _ view: View) -> Bool {
+        (cardsInNumbers || phonesInNumbers) && view.tape[node].end - view.tape[node].start >= 7 && !view.isHandled(node)
+    }
+
+    /// A number whose value is an integer of 7-19 digits is searched as its
+    /// digits: a Luhn-valid card, or a phone by the rules for a bare run of
+    /// digits. A hit replaces the whole number by the token, as a string.
+    private mutating func scanNumber(_ node: Int, _ view: View, checkScope: Bool, _ splice: inout JSONSplice) {
+        let number = view.tape[node]
+        guard RedactionWalk.integerDigits(UnsafeBufferPointer(rebasing: view.bytes[Int(number.start)..<Int(number.end)]),
+                                          into: &numberDigits) else { return }
+        var detector: PIIDetector?
+        numberDigits.withUnsafeBufferPointer { digits in
+            var whole = false
+            if cardsInNumbers && digits.count >= 13 {
+                NumberDetection.scanCards(digits, groups: &groups) { whole = whole || ($0 == 0 && $1 == digits.count) }
+                if whole { detector = .card; return }
+            }
+            if phonesInNumbers && digits.count <= 15 {
+                NumberDetection.scanPhones(digits, groups: &groups) { whole = whole || ($0 == 0 && $1 == digits.count) }
+                if whole { detector = .phone }
+            }
+        }
+        guard let detector else { return }
+        let document = view.document
+        keys.removeAll(keepingCapacity: true)
+        RedactionWalk.keyPath(to: node, isKey: false, view.tape, into: &keys)
+        let path = keys[...]
+        if checkScope && !settings.paths.contains(where: { $0.covers(path, in: document) }) { return }
+        if exemptPatterns.contains(where: { $0.covers(path, in: document) }) { return }
+        splice.replaceString(node: node, start: Int(number.start), end: Int(number.end), body: tokens[detector.rawValue])
+        hits.append(Hit(detector: detector.rawValue, keys: path, isKey: false))
+    }
+
+    /// The decimal digits of the JSON number `text` when its value is an
+    /// integer of 7-19 digits (`4.111111111111111e15` and `4111111111111111.0`
+    /// give the 16 digits; the sign is ignored); false otherwise.
+    static func integerDigits(_ text: UnsafeBufferPointer<UInt8>, into digits: inout [UInt8]) -> Bool {
+        digits.removeAll(keepingCapacity: true)
+        var index = 0
+        let count = text.count
+        if index < count && text[index] == UInt8(ascii: "-") { index += 1 }
+        var fraction = 0
+        var seenPoint = false
+        while index < count {
+            let byte = text[index]
+            if TextBytes.isDigit(byte) {
+                if !(digits.isEmpty && byte == UInt8(ascii: "0")) { digits.append(byte) }
+                if seenPoint { fraction += 1 }
+                if digits.count > 40 { return false }
+            } else if byte == UInt8(ascii: ".") {
+                seenPoint = true
+            } else {
+                break
+            }
+            index += 1
+        }
+        var exponent = 0
+        if index < count && (text[index] | 0x20) == UInt8(ascii: "e") {
+            index += 1
+            var negative = false
+            if index < count && (text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-")) {
+                negative = text[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            while index < count && TextBytes.isDigit(text[index]) {
+                exponent = exponent * 10 + Int(text[index] - 0x30)
+                if exponent > 100 { return false }
+                index += 1
+            }
+            if negative { exponent = -exponent }
+        }
+        // The value is digits × 10^(exponent - fraction), leading zeros dropped.
+        var scale = exponent - fraction
+        while scale < 0, let last = digits.last, last == UInt8(ascii: "0") {
+            digits.removeLast()
+            scale += 1
+        }
+        guard scale >= 0, !digits.isEmpty, digits.count + scale >= 7, digits.count + scale <= 19 else { return false }
+        for _ in 0..<scale { digits.append(UInt8(ascii: "0")) }
+        return true
     }
 
     /// The tape indexes of the keys from the root down to `node` (a key: down to
