@@ -102,7 +102,7 @@ import Testing
         #expect((privacy["ip_truncated"] as? Int ?? 0) > 10000)
         for detector in ["email", "phone", "card", "ip"] { #expect((privacy["redacted_\(detector)"] as? Int ?? 0) > 0, "\(detector)") }
         let audit = try #require(privacy["hits_by_path"] as? [String: [String: Int]])
-        #expect(audit["email"]?["properties.text"] ?? 0 > 0 && audit["email"]?["traits.email"] ?? 0 > 0)
+        #expect(audit["email"]?["properties.*"] ?? 0 > 0 && audit["email"]?["traits.email"] ?? 0 > 0)
         #expect(audit["truncate_ip"]?["context.ip"] == privacy["ip_truncated"] as? Int)
         // Opted-out users (in the generated stream) are dropped; the two messages with preferences still reach some.
         let droppedByReason = try #require(stats["dropped_by_reason"] as? [String: Int])

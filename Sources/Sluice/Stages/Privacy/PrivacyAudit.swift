@@ -1,9 +1,7 @@
 /// Where the `privacy` stage found what it changed: hits per rule per field
-/// path, for `--stats` (`hits_by_path`). Paths only, never values: a key that
-/// was itself redacted appears as its token (`properties.[email]`).
-///
-/// Dynamic keys could make paths unbounded, so each rule keeps at most
-/// `maxPathsPerRule` paths; later new paths are counted under `(other paths)`.
+/// path, for `--stats` (`hits_by_path`). Paths only, never values, and only
+/// the labels `AuditLabels` makes from the settings, so their number is bounded
+/// by the configuration; `maxPathsPerRule` (then `(other paths)`) is a second guard.
 struct PrivacyAudit {
     static let maxPathsPerRule = 1000
     static let overflowPath = "(other paths)"

@@ -33,6 +33,7 @@ public struct PrivacyProtection: Stage {
     private var scratch: [UInt8] = []
     private var stats: Counters
     private var auditLog: PrivacyAudit
+    private let auditLabels: AuditLabels
     /// The `ip` fields that are plain paths (`context.ip`): found with one look-up per key, each with its audit slot.
     private var literalIPFields: [(path: JSONPath, slot: Int)] = []
     private var patternIPFields: [FieldPattern] = []
@@ -63,6 +64,10 @@ public struct PrivacyProtection: Stage {
         let detectorNames = PIIDetector.allCases.map(\.name) + settings.patterns.map(\.name)
         stats = Counters(redacted: Array(repeating: 0, count: detectorNames.count))
         auditLog = PrivacyAudit(rules: Self.fixedRules + detectorNames)
+        var named = settings.drop + (settings.allow ?? []) + (settings.ip?.fields ?? []) + (settings.pseudonymize?.fields ?? [])
+        named += (settings.redact?.paths ?? []) + (settings.redact?.exempt ?? [])
+        named += [settings.consent?.field, settings.consent?.categories].compactMap { $0.flatMap { FieldPattern($0.description) } }
+        auditLabels = AuditLabels(named)
         for pattern in settings.ip?.fields ?? [] {
             if let path = pattern.literalPath {
                 literalIPFields.append((path, auditLog.register(rule: Rule.ip.rawValue, path: pattern.description)))
@@ -93,7 +98,8 @@ public struct PrivacyProtection: Stage {
     }
 
     /// The audit, `hits_by_path` in `--stats`: per rule that had hits, its hits
-    /// per field path, paths sorted (`{"email": {"properties.text": 12}}`). Paths only, never values.
+    /// per field path, paths sorted (`{"email": {"properties.*": 12}}`). Paths only, never values,
+    /// and only paths the settings bound (`AuditLabels`): a rule with fields counts under its patterns.
     public var counterGroups: [CounterGroup] {
         let rules = auditLog.entries.map { entry in
             CounterGroup(name: entry.rule, counters: entry.paths.sorted { $0.path < $1.path }.map { ($0.path, $0.hits) })
@@ -158,10 +164,10 @@ public struct PrivacyProtection: Stage {
     private mutating func removeFields(_ document: JSONDocument) {
         var removals: [(object: Int, key: Int)] = []
         for pattern in settings.drop {
-            pattern.forEachField(in: document) { field, keys in
+            pattern.forEachField(in: document) { field, _ in
                 removals.append((field.object, field.key))
                 stats.fieldsDropped += 1
-                auditLog.count(rule: Rule.drop.rawValue, path: FieldPattern.path(keys, in: document))
+                auditLog.count(rule: Rule.drop.rawValue, path: pattern.description)
             }
         }
         if let allow = settings.allow {
@@ -205,7 +211,7 @@ public struct PrivacyProtection: Stage {
             }
             removals.append((node, key))
             stats.fieldsNotAllowed += 1
-            auditLog.count(rule: Rule.allow.rawValue, path: FieldPattern.path(keys, in: document))
+            auditLog.count(rule: Rule.allow.rawValue, path: auditLabels.label(keys, in: document))
         }
     }
 
@@ -216,9 +222,9 @@ public struct PrivacyProtection: Stage {
             if let node = document.find(field.path), truncateAddress(node, document) { auditLog.count(slot: field.slot) }
         }
         for pattern in patternIPFields {
-            pattern.forEachField(in: document) { field, keys in
+            pattern.forEachField(in: document) { field, _ in
                 if truncateAddress(field.value, document) {
-                    auditLog.count(rule: Rule.ip.rawValue, path: FieldPattern.path(keys, in: document))
+                    auditLog.count(rule: Rule.ip.rawValue, path: pattern.description)
                 }
             }
         }
@@ -255,7 +261,7 @@ public struct PrivacyProtection: Stage {
         guard let fields = settings.pseudonymize?.fields else { return false }
         let before = stats.pseudonymized
         for pattern in fields {
-            pattern.forEachField(in: document) { field, keys in
+            pattern.forEachField(in: document) { field, _ in
                 var values: [Int] = []
                 switch document.tape[field.value].kind {
                 case .string, .number: values = [field.value]
@@ -273,8 +279,7 @@ public struct PrivacyProtection: Stage {
                     splice.replaceString(node, in: document) { $0.append(contentsOf: text) }
                     handled.append(node)
                     stats.pseudonymized += 1
-                    auditLog.count(rule: Rule.pseudonymize.rawValue,
-                                path: pattern.isLiteral ? pattern.description : FieldPattern.path(keys, in: document))
+                    auditLog.count(rule: Rule.pseudonymize.rawValue, path: pattern.description)
                 }
             }
         }
@@ -289,23 +294,9 @@ public struct PrivacyProtection: Stage {
         guard !hits.isEmpty else { return false }
         for hit in hits {
             stats.redacted[hit.detector] += 1
-            auditLog.count(rule: Self.fixedRules.count + hit.detector, path: auditPath(hit, document))
+            auditLog.count(rule: Self.fixedRules.count + hit.detector, path: auditLabels.label(hit.keys, in: document))
         }
         return true
-    }
-
-    /// The hit's field path, with any key that was itself redacted shown as its new text.
-    private func auditPath(_ hit: RedactionWalk.Hit, _ document: JSONDocument) -> String {
-        var text: [UInt8] = []
-        for key in hit.keys {
-            if !text.isEmpty { text.append(UInt8(ascii: ".")) }
-            if let change = splice.changes.first(where: { $0.node == key }) {
-                text.append(contentsOf: splice.text[(change.textStart + 1)..<(change.textEnd - 1)])
-            } else {
-                _ = document.withString(key) { text.append(contentsOf: $0) }
-            }
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 
     private static let eventKey = Array("event".utf8)

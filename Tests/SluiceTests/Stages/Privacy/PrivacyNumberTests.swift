@@ -13,6 +13,7 @@ import Testing
         #expect(out == P.track(#""properties":{"card":"[card]","phone":"[phone]","list":["[card]",1],"#
             + #""float":"[card]","point":"[card]","neg":"[card]"}"#))
         #expect(P.counter(stage, "redacted_card") == 5 && P.counter(stage, "redacted_phone") == 1)
+        #expect(stage.hitsByPath["card"]?["properties.*"] == 5)
     }
 
     @Test func ordinaryNumbersAreLeftAlone() throws {
