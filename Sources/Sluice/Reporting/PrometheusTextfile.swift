@@ -100,19 +100,22 @@ public enum PrometheusTextfile {
             }
         }
 
-        /// Label values escape `\`, `"` and newline.
+        /// Label values escape `\`, `"` and line feed, the three the format requires.
+        /// Done on Unicode scalars, not `Character`s: a `"` followed by a combining
+        /// mark, or the `\r\n` pair, is one `Character` and would slip through a
+        /// comparison with `"` or `\n`.
         private func escape(_ value: String) -> String {
-            guard value.contains(where: { $0 == "\\" || $0 == "\"" || $0 == "\n" }) else { return value }
-            var result = ""
-            for character in value {
-                switch character {
-                case "\\": result += "\\\\"
-                case "\"": result += "\\\""
-                case "\n": result += "\\n"
-                default: result.append(character)
+            guard value.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 || $0 == 0x0A }) else { return value }
+            var result = String.UnicodeScalarView()
+            for scalar in value.unicodeScalars {
+                switch scalar {
+                case "\\": result.append(contentsOf: "\\\\".unicodeScalars)
+                case "\"": result.append(contentsOf: "\\\"".unicodeScalars)
+                case "\n": result.append(contentsOf: "\\n".unicodeScalars)
+                default: result.append(scalar)
                 }
             }
-            return result
+            return String(result)
         }
     }
 }
