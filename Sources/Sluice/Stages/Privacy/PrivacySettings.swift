@@ -62,8 +62,8 @@ public struct PrivacySettings: Sendable {
         /// `paths` (default `["**"]`: everywhere): where detection looks. A field
         /// named here is searched with everything below it.
         public var paths = [FieldPattern("**")!]
-        /// `exempt` (default `PrivacySettings.defaultExempt`): fields detection never
-        /// changes (with everything below them): ids, timestamps, version strings.
+        /// `exempt` (default `PrivacySettings.defaultExempt`): fields (with everything below
+        /// them) that only the email detectors search: ids, timestamps, version strings.
         public var exempt = PrivacySettings.defaultExempt
         /// `keys` (default true): object keys are searched too (a key that is an email becomes `[email]`).
         public var keys = true

@@ -2,8 +2,8 @@
 /// detectors find in string values (and keys) by tokens, as splice changes.
 ///
 /// The walk reads the document's bytes in place. Exempt fields given as plain
-/// paths (`messageId`, `context.app.version`) are skipped as the walk reaches
-/// them (`ExemptKeys`), without scanning; a string is only scanned
+/// paths (`messageId`, `context.app.version`) are known as the walk reaches
+/// them (`ExemptKeys`) and searched by the email detectors only; a string is only scanned
 /// (`PIIScanner`, with its fast reject) and never copied unless something is
 /// found; a field's path is only built for the audit, and wildcard exemptions
 /// only consulted, when it had a hit. A string with JSON escapes is decoded
@@ -17,6 +17,9 @@ struct RedactionWalk {
     }
 
     private var scanner: PIIScanner
+    /// The email detectors alone, for exempt fields: an id or a version may look
+    /// like a number or an address, but an email there is still personal data.
+    private var emailScanner: PIIScanner?
     let settings: PrivacySettings.Redaction
     /// Escaped token bodies, by detector index (built-ins, then patterns).
     private let tokens: [[UInt8]]
@@ -42,6 +45,8 @@ struct RedactionWalk {
     init(settings: PrivacySettings.Redaction, patterns: [PrivacySettings.Pattern]) {
         self.settings = settings
         scanner = PIIScanner(enabled: settings.detectors, patterns: patterns.map(\.program))
+        let emailDetectors = settings.detectors.intersection([.email, .urlEmail])
+        emailScanner = emailDetectors.isEmpty ? nil : PIIScanner(enabled: emailDetectors, patterns: [])
         var tokens = PIIDetector.allCases.map { settings.token($0) }
         tokens += patterns.map(\.token)
         self.tokens = tokens.map { token in
@@ -91,12 +96,14 @@ struct RedactionWalk {
                             guard let next = component.withUnsafeBytes({ document.member($0, of: node) }) else { node = -1; break }
                             exempt = exemptKeys.child(of: exempt, bytes, tape[next - 1])
                             node = next
-                            if exempt == ExemptKeys.skip { break }
                         }
-                        if node >= 0 && exempt != ExemptKeys.skip { walk(node, exempt: exempt, view, checkScope: false, &splice) }
+                        let emailOnly = exempt == ExemptKeys.skip
+                        if node >= 0 && (!emailOnly || emailScanner != nil) {
+                            walk(node, exempt: exempt, emailOnly: emailOnly, view, checkScope: false, &splice)
+                        }
                     }
                 } else {
-                    walk(0, exempt: 0, view, checkScope: !everywhere, &splice)
+                    walk(0, exempt: 0, emailOnly: false, view, checkScope: !everywhere, &splice)
                 }
             }
         }
@@ -126,7 +133,9 @@ struct RedactionWalk {
                                      available: view.bytes.count)
     }
 
-    private mutating func walk(_ node: Int, exempt: Int, _ view: View, checkScope: Bool, _ splice: inout JSONSplice) {
+    /// Walks the value at `node`; `emailOnly`: inside an exempt field, where only the email detectors look.
+    private mutating func walk(_ node: Int, exempt: Int, emailOnly: Bool, _ view: View, checkScope: Bool,
+                               _ splice: inout JSONSplice) {
         let tape = view.tape
         switch tape[node].kind {
         case .object:
@@ -136,18 +145,26 @@ struct RedactionWalk {
                 let value = key + 1
                 let following = Int(tape[value].next)
                 let childExempt = exempt < 0 ? ExemptKeys.none : exemptKeys.child(of: exempt, view.bytes, tape[key])
+                var childEmailOnly = emailOnly
                 if childExempt == ExemptKeys.skip {
-                    key = following
-                    continue
+                    // The exempt field's own key is the configured name: not scanned.
+                    guard emailScanner != nil else {
+                        key = following
+                        continue
+                    }
+                    childEmailOnly = true
+                } else if scansKeys && mayHit(key, view) {
+                    scan(key, view, isKey: true, emailOnly: emailOnly, checkScope: checkScope, &splice)
                 }
-                if scansKeys && mayHit(key, view) { scan(key, view, isKey: true, checkScope: checkScope, &splice) }
                 switch tape[value].kind {
                 case .string:
-                    if mayHit(value, view) && !view.isHandled(value) { scan(value, view, isKey: false, checkScope: checkScope, &splice) }
+                    if mayHit(value, view) && !view.isHandled(value) {
+                        scan(value, view, isKey: false, emailOnly: childEmailOnly, checkScope: checkScope, &splice)
+                    }
                 case .object, .array:
-                    walk(value, exempt: childExempt, view, checkScope: checkScope, &splice)
+                    walk(value, exempt: childExempt, emailOnly: childEmailOnly, view, checkScope: checkScope, &splice)
                 case .number:
-                    if mayBeNumberHit(value, view) { scanNumber(value, view, checkScope: checkScope, &splice) }
+                    if !childEmailOnly && mayBeNumberHit(value, view) { scanNumber(value, view, checkScope: checkScope, &splice) }
                 default:
                     break
                 }
@@ -160,17 +177,17 @@ struct RedactionWalk {
                 let following = Int(tape[element].next)
                 if tape[element].kind == .string {
                     if mayHit(element, view) && !view.isHandled(element) {
-                        scan(element, view, isKey: false, checkScope: checkScope, &splice)
+                        scan(element, view, isKey: false, emailOnly: emailOnly, checkScope: checkScope, &splice)
                     }
                 } else {
-                    walk(element, exempt: exempt, view, checkScope: checkScope, &splice)
+                    walk(element, exempt: exempt, emailOnly: emailOnly, view, checkScope: checkScope, &splice)
                 }
                 element = following
             }
         case .string:
-            if !view.isHandled(node) { scan(node, view, isKey: false, checkScope: checkScope, &splice) }
+            if !view.isHandled(node) { scan(node, view, isKey: false, emailOnly: emailOnly, checkScope: checkScope, &splice) }
         case .number:
-            if mayBeNumberHit(node, view) { scanNumber(node, view, checkScope: checkScope, &splice) }
+            if !emailOnly && mayBeNumberHit(node, view) { scanNumber(node, view, checkScope: checkScope, &splice) }
         default:
             break
         }
@@ -297,15 +314,21 @@ struct RedactionWalk {
         }
     }
 
-    private mutating func scan(_ node: Int, _ view: View, isKey: Bool, checkScope: Bool, _ splice: inout JSONSplice) {
+    private mutating func scan(_ node: Int, _ view: View, isKey: Bool, emailOnly: Bool, checkScope: Bool,
+                               _ splice: inout JSONSplice) {
         let string = view.tape[node]
         let escaped = string.flags & JSONNode.hasEscapes != 0
         if !matches.isEmpty { matches.removeAll(keepingCapacity: true) }
         if escaped {
             decoded = JSONString.unescape(view.document.bytes[Int(string.start + 1)..<Int(string.end - 1)])
-            decoded.withUnsafeBufferPointer { scanner.scan($0, into: &matches) }
+        }
+        func run(_ text: UnsafeBufferPointer<UInt8>) {
+            if emailOnly { emailScanner!.scan(text, into: &matches) } else { scanner.scan(text, into: &matches) }
+        }
+        if escaped {
+            decoded.withUnsafeBufferPointer { run($0) }
         } else {
-            scanner.scan(UnsafeBufferPointer(rebasing: view.bytes[Int(string.start + 1)..<Int(string.end - 1)]), into: &matches)
+            run(UnsafeBufferPointer(rebasing: view.bytes[Int(string.start + 1)..<Int(string.end - 1)]))
         }
         guard !matches.isEmpty else { return }
         let document = view.document
@@ -314,7 +337,10 @@ struct RedactionWalk {
         RedactionWalk.keyPath(to: node, isKey: isKey, view.tape, into: &keys)
         let path = keys[...]
         if checkScope && !settings.paths.contains(where: { $0.covers(path, in: document) }) { return }
-        if exemptPatterns.contains(where: { $0.covers(path, in: document) }) { return }
+        if !emailOnly && exemptPatterns.contains(where: { $0.covers(path, in: document) }) {
+            matches.removeAll { $0.detector != PIIDetector.email.rawValue && $0.detector != PIIDetector.urlEmail.rawValue }
+            if matches.isEmpty { return }
+        }
         // The new text: the original with each match replaced by its token.
         body.removeAll(keepingCapacity: true)
         if escaped {

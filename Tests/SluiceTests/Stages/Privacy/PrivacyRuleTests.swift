@@ -169,13 +169,13 @@ import Testing
 
     @Test func exemptFieldsAndStructuralValuesAreLeftAlone() throws {
         var stage = try P.stage()
-        let line = #"{"type":"track","event":"tap","messageId":"4111111111111111","anonymousId":"jane@example.com","#
+        let line = #"{"type":"track","event":"tap","messageId":"4111111111111111","anonymousId":"203.0.113.45","#
             + #""timestamp":"2026-11-20T08:00:07.269Z","context":{"app":{"version":"1.2.3.4","build":"4155550123"},"#
             + #""os":{"version":"10.0.0.1"}}}"#
         #expect(P.apply(line, &stage) == line)
         var custom = try P.stage("{redact: {exempt: []}}")
         let out = P.object(try #require(P.apply(line, &custom)))
-        #expect(out["messageId"] as? String == "[card]" && out["anonymousId"] as? String == "[email]")
+        #expect(out["messageId"] as? String == "[card]" && out["anonymousId"] as? String == "[ip]")
     }
 
     @Test func detectionCanBeRestrictedToPathsAndDetectors() throws {
