@@ -1,7 +1,7 @@
 @testable import Sluice
 import Testing
 
-/// The custom-pattern engine: syntax, leftmost-longest matching on bytes, and linear time.
+/// The custom-pattern engine: syntax, matching on bytes (every stretch a match covers), and linear time.
 @Suite struct PatternProgramTests {
     /// Every match of `pattern` in `text`, as strings.
     private func matches(_ pattern: String, _ text: String) throws -> [String] {
@@ -10,10 +10,8 @@ import Testing
         let bytes = Array(text.utf8)
         var found: [String] = []
         bytes.withUnsafeBufferPointer { buffer in
-            var from = 0
-            while let match = program.firstMatch(buffer, from: from, scratch: &scratch) {
-                found.append(String(decoding: bytes[match.start..<match.end], as: UTF8.self))
-                from = match.end
+            program.forEachMatch(buffer, scratch: &scratch) { start, end in
+                found.append(String(decoding: bytes[start..<end], as: UTF8.self))
             }
         }
         return found
@@ -34,7 +32,7 @@ import Testing
         ("[a\\-z]+", "a-z b", ["a-z"]),
         ("(?:ab|cd){2}", "abcd cdab abab ab", ["abcd", "cdab", "abab"]),
     ])
-    func patternsMatchLeftmostLongest(pattern: String, text: String, expected: [String]) throws {
+    func patternsMatchEveryStretchAMatchCovers(pattern: String, text: String, expected: [String]) throws {
         #expect(try matches(pattern, text) == expected)
     }
 

@@ -102,11 +102,8 @@ struct PIIScanner {
             if phone && digits >= 7 { NumberDetection.scanPhones(text, groups: &groups) { claim(.phone, $0, $1) } }
         }
         for (index, pattern) in patterns.enumerated() {
-            var from = 0
-            while let found = pattern.firstMatch(text, from: from, scratch: &patternScratch) {
-                PIIScanner.add(PIIMatch(start: found.start, end: found.end, detector: PIIDetector.allCases.count + index),
-                               to: &matches, from: first)
-                from = found.end
+            pattern.forEachMatch(text, scratch: &patternScratch) { start, end in
+                PIIScanner.add(PIIMatch(start: start, end: end, detector: PIIDetector.allCases.count + index), to: &matches, from: first)
             }
         }
         if matches.count - first > 1 { matches[first...].sort { $0.start < $1.start } }

@@ -1,6 +1,7 @@
-/// A custom pattern compiled to a Thompson NFA and run as a Pike VM on bytes:
-/// leftmost-longest matches in time linear in the text (no backtracking, so no
-/// pattern can make a hostile string slow).
+/// A custom pattern compiled to a Thompson NFA and run as a Pike VM on bytes,
+/// in one pass, in time linear in the text (no backtracking and no search
+/// started again after each match, so no pattern can make a hostile string
+/// slow): what it gives is every stretch some match covers (`forEachMatch`).
 ///
 /// Kept off the fast path: `candidateStart` finds where a match could begin
 /// (the pattern's literal prefix with `memmem`-style search, else the set of
@@ -151,12 +152,15 @@ struct PatternProgram: Sendable {
 
     // MARK: - Matching
 
-    /// Reusable thread lists, so matching allocates nothing after warm-up.
+    /// Reusable thread lists and spans, so matching allocates nothing after warm-up.
     struct Scratch {
         var current: [(pc: Int32, start: Int32)] = []
         var next: [(pc: Int32, start: Int32)] = []
         var marks: [UInt32] = []
         var stamp: UInt32 = 0
+        var spans: [(start: Int, end: Int)] = []
+        /// Threads stepped, over every call (the linear-time bound is tested on it).
+        var steps = 0
     }
 
     /// The first position at or after `from` where a match could start, or nil.
@@ -184,22 +188,45 @@ struct PatternProgram: Sendable {
         return nil
     }
 
-    /// The leftmost-longest match at or after `from`.
-    func firstMatch(_ text: UnsafeBufferPointer<UInt8>, from: Int, scratch: inout Scratch) -> (start: Int, end: Int)? {
-        guard var position = candidateStart(text, from: from) else { return nil }
+    /// Calls `body` with every stretch of `text` that matches cover, in text
+    /// order: overlapping matches are merged into one stretch (for redaction,
+    /// every byte any match covers goes), adjacent ones are not.
+    ///
+    /// One pass of the Pike VM with a thread started at every candidate
+    /// position; threads at the same instruction keep the leftmost start, so a
+    /// step costs at most one thread per instruction and the whole search is
+    /// O(text × pattern), whatever either holds. (Searching again after each
+    /// match, as a leftmost-longest iteration does, can read the rest of the
+    /// text once per match: quadratic.)
+    func forEachMatch(_ text: UnsafeBufferPointer<UInt8>, scratch: inout Scratch, _ body: (Int, Int) -> Void) {
         if scratch.marks.count < ops.count { scratch.marks = [UInt32](repeating: 0, count: ops.count) }
         scratch.current.removeAll(keepingCapacity: true)
         scratch.next.removeAll(keepingCapacity: true)
-        var best: (start: Int, end: Int)?
-        newStep(&scratch)
-        add(&scratch.current, pc: 0, start: position, at: position, text, &scratch.marks, scratch.stamp)
-        while true {
+        scratch.spans.removeAll(keepingCapacity: true)
+        var position = 0
+        // The next position where the literal prefix occurs (found once, not at every step).
+        var nextCandidate = -1
+        search: while true {
+            // Nothing running: skip to where a match could start (a start whose anchors fail dies at once).
+            while scratch.current.isEmpty {
+                guard let start = candidateStart(text, from: position) else { break search }
+                position = start
+                nextCandidate = start
+                newStep(&scratch)
+                add(&scratch.current, pc: 0, start: position, at: position, text, &scratch.marks, scratch.stamp)
+                if scratch.current.isEmpty { position += 1 }
+            }
             newStep(&scratch)
+            var matched = false
+            scratch.steps += scratch.current.count
             for thread in scratch.current {
-                if let found = best, Int(thread.start) > found.start { break }
                 switch ops[Int(thread.pc)] {
                 case .match:
-                    if best == nil || position > best!.end { best = (Int(thread.start), position) }
+                    // The list is in start order: the first thread to match has the leftmost start.
+                    if !matched {
+                        matched = true
+                        record(Int(thread.start), position, &scratch.spans)
+                    }
                 case .bytes(let set):
                     if position < text.count && sets[set].contains(text[position]) {
                         add(&scratch.next, pc: Int(thread.pc) + 1, start: Int(thread.start), at: position + 1, text,
@@ -211,19 +238,31 @@ struct PatternProgram: Sendable {
             }
             if position >= text.count { break }
             position += 1
-            if best == nil && scratch.next.isEmpty {
-                guard let start = candidateStart(text, from: position) else { break }
-                position = start
+            if position < text.count {
+                if prefix.isEmpty {
+                    if firstBytes.contains(text[position]) { nextCandidate = position }
+                } else if nextCandidate < position {
+                    nextCandidate = candidateStart(text, from: position) ?? Int.max
+                }
+                // Started after the threads already running: a later start loses to them at the same instruction.
+                if nextCandidate == position {
+                    add(&scratch.next, pc: 0, start: position, at: position, text, &scratch.marks, scratch.stamp)
+                }
             }
-            if best == nil && (prefix.isEmpty ? position < text.count && firstBytes.contains(text[position])
-                                : candidateStart(text, from: position) == position) {
-                add(&scratch.next, pc: 0, start: position, at: position, text, &scratch.marks, scratch.stamp)
-            }
-            if scratch.next.isEmpty { break }
             swap(&scratch.current, &scratch.next)
             scratch.next.removeAll(keepingCapacity: true)
         }
-        return best
+        for span in scratch.spans { body(span.start, span.end) }
+    }
+
+    /// Adds the match `start..<end` to `spans` (ends arrive in increasing order), merging overlaps.
+    private func record(_ start: Int, _ end: Int, _ spans: inout [(start: Int, end: Int)]) {
+        var start = start
+        while let last = spans.last, last.end > start {
+            start = Swift.min(start, last.start)
+            spans.removeLast()
+        }
+        spans.append((start, end))
     }
 
     private func newStep(_ scratch: inout Scratch) {

@@ -7,7 +7,7 @@
 /// `* + ? {n} {n,} {n,m}` (greedy; at most 1000), anchors `^ $` and word
 /// boundaries `\b \B`. Not supported (a configuration error, not a surprise):
 /// backreferences, lookaround, lazy quantifiers, flags. Matching is on bytes,
-/// leftmost-longest, in time linear in the text (`PatternProgram`).
+/// every stretch a match covers, in time linear in the text (`PatternProgram`).
 indirect enum PatternNode: Equatable {
     case bytes(ByteSet)
     case sequence([PatternNode])
