@@ -6,7 +6,8 @@
 /// text forms): eight groups, or fewer with one `::`, optionally ending in a
 /// dotted IPv4; at least two groups and one decimal digit, so `::1` (the
 /// loopback) and words such as `dead::beef` are left alone, and times
-/// (`08:00:07`) and MAC addresses (six groups) never parse.
+/// (`08:00:07`) and MAC addresses (six groups) never parse. IPv6 is found
+/// glued to letters and punctuation too (`ip:fe80::1%eth0,`).
 enum IPDetection {
     // MARK: - Scanning
 
@@ -49,6 +50,11 @@ enum IPDetection {
         return index
     }
 
+    /// IPv6 in free text, glued forms included: `ip=fe80::1,`, `[2001:db8::1]:443`,
+    /// `addr:2001:db8::1`, `src2001:db8::1`, `::ffff:192.0.2.1.` and a zone id
+    /// (`fe80::1%eth0`, masked with the address). The structure (colons, at
+    /// least two groups and a decimal digit) is distinctive enough that,
+    /// unlike the number detectors, an address need not stand alone as a token.
     static func scanIPv6(_ text: UnsafeBufferPointer<UInt8>, _ found: (Int, Int) -> Void) {
         var index = 0
         let count = text.count
@@ -62,14 +68,34 @@ enum IPDetection {
             while end < count && (TextBytes.isHexDigit(text[end]) || text[end] == UInt8(ascii: ":") || text[end] == UInt8(ascii: ".")) {
                 end += 1
             }
-            var candidateEnd = end
-            // A sentence may end right after the address.
-            while candidateEnd > index && text[candidateEnd - 1] == UInt8(ascii: ".") { candidateEnd -= 1 }
-            if (index == 0 || !(TextBytes.isWord(text[index - 1]) || text[index - 1] == UInt8(ascii: "."))),
-               candidateEnd == count || !TextBytes.isWord(text[candidateEnd]),
-               let address = parseIPv6(UnsafeBufferPointer(rebasing: text[index..<candidateEnd])), address.groups >= 2,
-               text[index..<candidateEnd].contains(where: TextBytes.isDigit) {
-                found(index, candidateEnd)
+            // A sentence may end right after the address, or a port or message follow a colon.
+            var stop = end
+            while stop > index && text[stop - 1] == UInt8(ascii: ".") { stop -= 1 }
+            if stop - index >= 2 && text[stop - 1] == UInt8(ascii: ":") && text[stop - 2] != UInt8(ascii: ":") { stop -= 1 }
+            var start = index
+            while stop - start >= 2 {
+                if let address = parseIPv6(UnsafeBufferPointer(rebasing: text[start..<stop])), address.groups >= 2,
+                   text[start..<stop].contains(where: TextBytes.isDigit) {
+                    var matchEnd = stop
+                    // A zone id: `%` and an interface name or number.
+                    if matchEnd == end && matchEnd + 1 < count && text[matchEnd] == UInt8(ascii: "%") {
+                        var zone = matchEnd + 1
+                        while zone < count && (TextBytes.isWord(text[zone]) || text[zone] == UInt8(ascii: "-")) { zone += 1 }
+                        if zone > matchEnd + 1 { matchEnd = zone }
+                    }
+                    found(start, matchEnd)
+                    end = Swift.max(end, matchEnd)
+                    break
+                }
+                // Not an address as it stands: drop what may be glued on the left (a word's colon, a word's hex tail).
+                if text[start] == UInt8(ascii: ":") && text[start + 1] != UInt8(ascii: ":") {
+                    start += 1
+                    continue
+                }
+                var group = start
+                while group < stop && TextBytes.isHexDigit(text[group]) { group += 1 }
+                guard group - start > 4 else { break }
+                start = group - 4
             }
             index = end
         }
