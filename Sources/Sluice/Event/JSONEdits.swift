@@ -2,32 +2,75 @@
 ///
 /// Few events get more than a handful of edits, so plain arrays with linear
 /// look-ups beat hashing here. The writer consults them only when non-empty.
+///
+/// Most events are never edited, yet every event is copied and destroyed as it
+/// moves through the stages and the fan-out: the three lists live in one box
+/// made at the first edit (copied on write), so an unedited document carries
+/// one empty reference instead of three arrays to retain and release.
 struct JSONEdits: Sendable {
-    /// Values replaced by new raw JSON text, by tape index.
-    var replaced: [(node: Int32, json: [UInt8])] = []
-    /// Members removed, by the tape index of their key.
-    var removed: [Int32] = []
-    /// Members appended to an object (tape index), with an unescaped key and raw JSON value.
-    var added: [(object: Int32, key: [UInt8], json: [UInt8])] = []
+    private final class Storage: @unchecked Sendable {
+        var replaced: [(node: Int32, json: [UInt8])] = []
+        var removed: [Int32] = []
+        var added: [(object: Int32, key: [UInt8], json: [UInt8])] = []
 
-    var isEmpty: Bool { replaced.isEmpty && removed.isEmpty && added.isEmpty }
+        init() {}
+
+        init(copying other: Storage) {
+            replaced = other.replaced
+            removed = other.removed
+            added = other.added
+        }
+    }
+
+    private var storage: Storage?
+
+    /// The box to change, made (or copied, when shared) first.
+    private mutating func unique() -> Storage {
+        if isKnownUniquelyReferenced(&storage) { return storage! }
+        let made = storage.map(Storage.init(copying:)) ?? Storage()
+        storage = made
+        return made
+    }
+
+    /// Values replaced by new raw JSON text, by tape index.
+    var replaced: [(node: Int32, json: [UInt8])] {
+        get { storage?.replaced ?? [] }
+        _modify { yield &unique().replaced }
+    }
+
+    /// Members removed, by the tape index of their key.
+    var removed: [Int32] {
+        get { storage?.removed ?? [] }
+        _modify { yield &unique().removed }
+    }
+
+    /// Members appended to an object (tape index), with an unescaped key and raw JSON value.
+    var added: [(object: Int32, key: [UInt8], json: [UInt8])] {
+        get { storage?.added ?? [] }
+        _modify { yield &unique().added }
+    }
+
+    var isEmpty: Bool {
+        guard let storage else { return true }
+        return storage.replaced.isEmpty && storage.removed.isEmpty && storage.added.isEmpty
+    }
 
     func isRemoved(_ keyIndex: Int) -> Bool {
-        if removed.isEmpty { return false }
-        return removed.contains(Int32(keyIndex))
+        guard let storage, !storage.removed.isEmpty else { return false }
+        return storage.removed.contains(Int32(keyIndex))
     }
 
     func replacement(for node: Int) -> [UInt8]? {
-        if replaced.isEmpty { return nil }
-        for entry in replaced.reversed() where entry.node == Int32(node) {
+        guard let storage, !storage.replaced.isEmpty else { return nil }
+        for entry in storage.replaced.reversed() where entry.node == Int32(node) {
             return entry.json
         }
         return nil
     }
 
     func hasAdditions(_ object: Int) -> Bool {
-        if added.isEmpty { return false }
-        return added.contains { $0.object == Int32(object) }
+        guard let storage, !storage.added.isEmpty else { return false }
+        return storage.added.contains { $0.object == Int32(object) }
     }
 }
 

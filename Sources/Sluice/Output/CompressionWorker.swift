@@ -110,7 +110,15 @@ final class CompressionWorker: @unchecked Sendable {
         failureLock.unlock()
     }
 
+    /// How much lower than the reading thread a compression thread runs (nice
+    /// steps). The reader is the one serial step: when the threads outnumber the
+    /// cores, an even share would starve it and leave the compressors idle
+    /// waiting for data; a lower share for them keeps the reader going, and the
+    /// queue keeps each of them busy while they run.
+    static let niceIncrement: Int32 = 5
+
     private func run() {
+        CompressionWorker.lowerThreadPriority()
         while true {
             let command = queue.take(deadlineNanos: nextDeadline())
             if let command {
@@ -127,6 +135,17 @@ final class CompressionWorker: @unchecked Sendable {
             }
             runTimers(now: Monotonic.nanoseconds())
         }
+    }
+
+    /// Lowers this thread's scheduling priority. On Linux the nice value is a
+    /// thread's own, and `who` 0 names the calling thread (setpriority(2), BUGS).
+    private static func lowerThreadPriority() {
+        #if os(Linux)
+        errno = 0
+        let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        guard errno == 0 else { return }
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, min(current + niceIncrement, 19))
+        #endif
     }
 
     private func write(key: String, data: [UInt8]) {

@@ -327,8 +327,23 @@ public final class PipelineRunner {
     private func deliver(_ event: Event) throws {
         // Destinations read fields off the tape: hand them a document whose
         // bytes already hold every stage's edits (stages usually leave none).
-        var event = event
-        if event.document.isModified { event.document = event.document.materialized() }
+        // The event is borrowed, not copied, on the way to every destination.
+        if event.document.isModified {
+            var materialized = event
+            materialized.document = event.document.materialized()
+            try fanOut(materialized)
+        } else {
+            try fanOut(event)
+        }
+    }
+
+    /// What one destination made of an event.
+    private enum Offer {
+        case notTaken, delivered
+        case refused(Rejection)
+    }
+
+    private func fanOut(_ event: Event) throws {
         var delivered = false
         var firstRefusal: Rejection?
         var withheld = false
@@ -341,32 +356,16 @@ public final class PipelineRunner {
                 continue
             }
             // `rename:` comes first, so every rule of the destination (its names, Adjust's tokens) sees the new name.
-            let outgoing = renamed(event, for: index)
-            if let reason = destinations[index].skipReason(for: outgoing) {
-                counts[index].notTaken[reason, default: 0] += 1
-                continue
+            let result: Offer
+            if let name = renames[index].isEmpty ? nil : renames[index][event.name] {
+                result = try offer(renamed(event, to: name), to: index)
+            } else {
+                result = try offer(event, to: index)
             }
-            var outcome = EncodeOutcome.records(0)
-            let written = try outputs[index].append(time: event.time) { buffer in
-                outcome = destinations[index].encode(outgoing, into: &buffer)
-                if case let .records(count) = outcome { return count }
-                return 0
-            }
-            switch outcome {
-            case .records:
-                if written > 0 {
-                    delivered = true
-                    counts[index].events += 1
-                    counts[index].records += written
-                }
-            case let .refused(rejection):
-                // Every refusal is a reject record naming its destination, even
-                // when another destination took the event; the line itself is
-                // counted once, below.
-                counts[index].refused[rejection.reason.rawValue, default: 0] += 1
-                try appendRejectRecord(line: event.document.bytes, origin: event.origin, stage: "destination",
-                                       destination: configuration.destinations[index].name, rejection: rejection)
-                if firstRefusal == nil { firstRefusal = rejection }
+            switch result {
+            case .notTaken: break
+            case .delivered: delivered = true
+            case let .refused(rejection): if firstRefusal == nil { firstRefusal = rejection }
             }
         }
         if delivered {
@@ -380,16 +379,41 @@ public final class PipelineRunner {
         }
     }
 
+    /// Encodes the event for the destination at `index` and counts what it made of it.
+    private func offer(_ event: Event, to index: Int) throws -> Offer {
+        if let reason = destinations[index].skipReason(for: event) {
+            counts[index].notTaken[reason, default: 0] += 1
+            return .notTaken
+        }
+        var outcome = EncodeOutcome.records(0)
+        let written = try outputs[index].append(time: event.time) { buffer in
+            outcome = destinations[index].encode(event, into: &buffer)
+            if case let .records(count) = outcome { return count }
+            return 0
+        }
+        switch outcome {
+        case .records:
+            guard written > 0 else { return .notTaken }
+            counts[index].events += 1
+            counts[index].records += written
+            return .delivered
+        case let .refused(rejection):
+            // Every refusal is a reject record naming its destination, even
+            // when another destination took the event; the line itself is
+            // counted once, by the caller.
+            counts[index].refused[rejection.reason.rawValue, default: 0] += 1
+            try appendRejectRecord(line: event.document.bytes, origin: event.origin, stage: "destination",
+                                   destination: configuration.destinations[index].name, rejection: rejection)
+            return .refused(rejection)
+        }
+    }
+
     private static let eventPath = JSONPath("event")
     private static let namePath = JSONPath("name")
 
-    /// The event as a destination with `rename:` sees it (most events: unchanged,
-    /// no copy). The new name is written into the bytes, like every other change
-    /// a destination sees.
-    @inline(__always)
-    private func renamed(_ event: Event, for index: Int) -> Event {
-        let rename = renames[index]
-        guard !rename.isEmpty, let name = rename[event.name] else { return event }
+    /// The event as a destination with `rename:` sees it: the new name is
+    /// written into the bytes, like every other change a destination sees.
+    private func renamed(_ event: Event, to name: String) -> Event {
         var copy = event
         copy.name = Array(name.utf8)
         switch event.type {

@@ -91,6 +91,32 @@ public struct FieldPattern: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: - Finding fields
 
+    /// What a plain path (`isLiteral`) finds by looking its keys up one by one.
+    enum LiteralLookUp: Equatable {
+        /// The field's value.
+        case found(Int)
+        /// No such field.
+        case absent
+        /// An array lies on the way: its elements each have the path, so walk (`forEachField`).
+        case crossesArray
+    }
+
+    /// Looks a plain path up without walking (the common case: `traits.email`).
+    func lookUpLiteral(in document: JSONDocument) -> LiteralLookUp {
+        var node = 0
+        for component in components {
+            guard case .key(let key) = component else { return .crossesArray }
+            switch document.tape[node].kind {
+            case .object: break
+            case .array: return .crossesArray
+            default: return .absent
+            }
+            guard let value = key.withUnsafeBytes({ document.member($0, of: node) }) else { return .absent }
+            node = value
+        }
+        return .found(node)
+    }
+
     /// One field the pattern names: the object holding it, its key's and its value's tape indexes.
     struct Field {
         var object: Int

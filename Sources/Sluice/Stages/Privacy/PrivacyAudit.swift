@@ -24,7 +24,7 @@ struct PrivacyAudit {
     }
 
     @inline(__always)
-    mutating func count(slot: Int) { fixed[slot].hits += 1 }
+    mutating func count(slot: Int, hits: Int = 1) { fixed[slot].hits += hits }
 
     mutating func count(rule: Int, path: String, hits: Int = 1) {
         if counts[rule][path] != nil || counts[rule].count < PrivacyAudit.maxPathsPerRule {

@@ -37,6 +37,8 @@ public struct PrivacyProtection: Stage {
     /// The `ip` fields that are plain paths (`context.ip`): found with one look-up per key, each with its audit slot.
     private var literalIPFields: [(path: JSONPath, slot: Int)] = []
     private var patternIPFields: [FieldPattern] = []
+    /// Per `pseudonymize` field: its audit slot.
+    private var pseudonymizeSlots: [Int] = []
 
     struct Counters {
         var optedOut = 0
@@ -74,6 +76,9 @@ public struct PrivacyProtection: Stage {
             } else {
                 patternIPFields.append(pattern)
             }
+        }
+        for pattern in settings.pseudonymize?.fields ?? [] {
+            pseudonymizeSlots.append(auditLog.register(rule: Rule.pseudonymize.rawValue, path: pattern.description))
         }
     }
 
@@ -260,30 +265,60 @@ public struct PrivacyProtection: Stage {
     private mutating func pseudonymize(_ document: JSONDocument) -> Bool {
         guard let fields = settings.pseudonymize?.fields else { return false }
         let before = stats.pseudonymized
-        for pattern in fields {
-            pattern.forEachField(in: document) { field, _ in
-                var values: [Int] = []
-                switch document.tape[field.value].kind {
-                case .string, .number: values = [field.value]
-                case .array: values = document.elements(of: field.value).filter { [.string, .number].contains(document.tape[$0].kind) }
-                default: return
-                }
-                for node in values where !handled.contains(node) {
-                    scratch.removeAll(keepingCapacity: true)
-                    if document.tape[node].kind == .string {
-                        _ = document.withString(node) { pseudonymizer!.appendPseudonym(of: $0, to: &scratch) }
-                    } else {
-                        document.rawBytes(node).withUnsafeBytes { pseudonymizer!.appendPseudonym(of: $0, to: &scratch) }
-                    }
-                    let text = scratch
-                    splice.replaceString(node, in: document) { $0.append(contentsOf: text) }
-                    handled.append(node)
-                    stats.pseudonymized += 1
-                    auditLog.count(rule: Rule.pseudonymize.rawValue, path: pattern.description)
+        for (index, pattern) in fields.enumerated() {
+            // Hits are counted in the configured pattern's audit slot: no path text per hit.
+            let slot = pseudonymizeSlots[index]
+            // A plain path (`traits.email`) is looked up key by key, not walked.
+            if pattern.isLiteral {
+                switch pattern.lookUpLiteral(in: document) {
+                case .absent: continue
+                case .found(let node):
+                    let hits = pseudonymizeValue(node, document)
+                    if hits > 0 { auditLog.count(slot: slot, hits: hits) }
+                    continue
+                case .crossesArray: break
                 }
             }
+            var hits = 0
+            pattern.forEachField(in: document) { field, _ in hits += pseudonymizeValue(field.value, document) }
+            if hits > 0 { auditLog.count(slot: slot, hits: hits) }
         }
         return stats.pseudonymized != before
+    }
+
+    /// Replaces the string or number at `node` (or each one in the array at `node`) by its pseudonym; returns how many.
+    private mutating func pseudonymizeValue(_ node: Int, _ document: JSONDocument) -> Int {
+        switch document.tape[node].kind {
+        case .string, .number:
+            return pseudonymizeScalar(node, document) ? 1 : 0
+        case .array:
+            var hits = 0
+            let end = Int(document.tape[node].next)
+            var element = node + 1
+            while element < end {
+                let kind = document.tape[element].kind
+                if kind == .string || kind == .number, pseudonymizeScalar(element, document) { hits += 1 }
+                element = Int(document.tape[element].next)
+            }
+            return hits
+        default:
+            return 0
+        }
+    }
+
+    private mutating func pseudonymizeScalar(_ node: Int, _ document: JSONDocument) -> Bool {
+        guard !handled.contains(node) else { return false }
+        scratch.removeAll(keepingCapacity: true)
+        if document.tape[node].kind == .string {
+            _ = document.withString(node) { pseudonymizer!.appendPseudonym(of: $0, to: &scratch) }
+        } else {
+            document.rawBytes(node).withUnsafeBytes { pseudonymizer!.appendPseudonym(of: $0, to: &scratch) }
+        }
+        let text = scratch
+        splice.replaceString(node, in: document) { $0.append(contentsOf: text) }
+        handled.append(node)
+        stats.pseudonymized += 1
+        return true
     }
 
     // MARK: - Rule 6
