@@ -13,8 +13,10 @@ public protocol Destination {
     /// Why this destination does not take the event at all (not a refusal: it
     /// is not routed there), or nil. The default checks `supportedTypes`.
     func skipReason(for event: Event) -> String?
-    /// Appends the records for `event` to `out`, each ending in `\n`; a refusal appends nothing.
-    mutating func encode(_ event: Event, into out: inout [UInt8]) -> EncodeOutcome
+    /// Appends the records for `event` to `out`, each ending in `\n`; a refusal
+    /// appends nothing. `context` holds what other destinations already read of
+    /// the same event.
+    mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout [UInt8]) -> EncodeOutcome
     /// What the adapter changed to fit the provider, by kind (`string_cut`, `name_normalized`), for `--stats`.
     var changes: [(name: String, value: Int)] { get }
     /// What this provider would predictably refuse, leave out or rename in a
@@ -23,6 +25,12 @@ public protocol Destination {
 }
 
 extension Destination {
+    /// Encodes one event on its own (tests, tools): a fresh context.
+    public mutating func encode(_ event: Event, into out: inout [UInt8]) -> EncodeOutcome {
+        var context = EncodingContext()
+        return encode(event, context: &context, into: &out)
+    }
+
     public func skipReason(for event: Event) -> String? {
         supportedTypes.contains(event.type) ? nil : "unsupported_type"
     }

@@ -36,8 +36,20 @@ public struct RoutingRules: Sendable {
 
     /// Whether this destination takes the event.
     public mutating func accepts(_ event: Event) -> Bool {
-        if let integrations = event.document.member("integrations"), event.document.tape[integrations].kind == .object,
-           let decision = integrationsDecision(event.document, integrations) {
+        accepts(event, integrations: RoutingRules.integrations(of: event))
+    }
+
+    /// The event's `integrations` object (tape index), if it has one: looked up
+    /// once per event by the fan-out, then asked of each destination.
+    static func integrations(of event: Event) -> Int? {
+        guard let node = event.document.member("integrations" as StaticString, of: 0),
+              event.document.tape[node].kind == .object else { return nil }
+        return node
+    }
+
+    /// Whether this destination takes the event, given its `integrations` object.
+    mutating func accepts(_ event: Event, integrations: Int?) -> Bool {
+        if let integrations, let decision = integrationsDecision(event.document, integrations) {
             return decision
         }
         return accepts(name: event.name)
@@ -84,6 +96,8 @@ public struct RoutingRules: Sendable {
 /// Glob matching on bytes: `*` matches any run of bytes, `?` exactly one.
 public enum Glob {
     public static func matches(_ pattern: [UInt8], _ text: [UInt8]) -> Bool {
+        // `*` alone (every destination's default `events:`) takes any name at once.
+        if pattern.count == 1 && pattern[0] == UInt8(ascii: "*") { return true }
         var p = 0, t = 0
         var starP = -1, starT = 0
         while t < text.count {

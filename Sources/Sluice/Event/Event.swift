@@ -43,7 +43,7 @@ public struct Event: Sendable {
 
     /// Checks the fields every message must have.
     public static func decode(_ document: JSONDocument, origin: Origin) -> Result<Event, Rejection> {
-        guard let typeNode = document.member("type"), document.tape[typeNode].kind == .string else {
+        guard let typeNode = document.member("type" as StaticString, of: 0), document.tape[typeNode].kind == .string else {
             return .failure(Rejection(.missingType, "no string \"type\" field"))
         }
         guard let typeName = document.string(typeNode), let type = MessageType(rawValue: typeName) else {
@@ -52,7 +52,7 @@ public struct Event: Sendable {
         if !hasIdentity(document, "anonymousId") && !hasIdentity(document, "userId") {
             return .failure(Rejection(.missingIdentity, "neither anonymousId nor userId is a non-empty string"))
         }
-        guard let timeNode = document.member("timestamp") else {
+        guard let timeNode = document.member("timestamp" as StaticString, of: 0) else {
             return .failure(Rejection(.missingTimestamp, "no \"timestamp\" field"))
         }
         guard let time = document.withString(timeNode, { EventTime.parseISO8601($0) }) ?? nil else {
@@ -61,22 +61,22 @@ public struct Event: Sendable {
         var name: [UInt8]
         switch type {
         case .track:
-            guard let node = document.member("event"),
+            guard let node = document.member("event" as StaticString, of: 0),
                   let decoded = document.withString(node, { Array($0) }), !decoded.isEmpty
             else {
                 return .failure(Rejection(.missingEventName, "a track message needs a non-empty string \"event\""))
             }
             name = decoded
         case .screen, .page:
-            name = document.member("name").flatMap { node in document.withString(node) { Array($0) } } ?? []
+            name = document.member("name" as StaticString, of: 0).flatMap { node in document.withString(node) { Array($0) } } ?? []
         case .identify, .group, .alias, .session:
             name = Array(type.rawValue.utf8)
         }
         return .success(Event(document: document, origin: origin, type: type, time: time, name: name))
     }
 
-    private static func hasIdentity(_ document: JSONDocument, _ key: String) -> Bool {
-        guard let node = document.member(key) else { return false }
+    private static func hasIdentity(_ document: JSONDocument, _ key: StaticString) -> Bool {
+        guard let node = document.member(key, of: 0) else { return false }
         return document.withString(node) { $0.count > 0 } ?? false
     }
 }

@@ -41,6 +41,9 @@ public final class PipelineRunner {
     private var inputBytesTotal: Int?
     private var reports: [CompressionWorker.Report]
     private var rejectsReport = CompressionWorker.Report()
+    /// What the destinations read of the event being fanned out (one for it, one for a renamed copy).
+    private var encoding = EncodingContext()
+    private var renamedEncoding = EncodingContext()
 
     /// Checks the options against the configuration and starts the output threads.
     /// - Parameters:
@@ -347,8 +350,10 @@ public final class PipelineRunner {
         var delivered = false
         var firstRefusal: Rejection?
         var withheld = false
+        let integrations = RoutingRules.integrations(of: event)
+        encoding.reset()
         for index in destinations.indices {
-            guard routes[index].accepts(event) else { continue }
+            guard routes[index].accepts(event, integrations: integrations) else { continue }
             if let mark = event.withheld, mark.contains(index) {
                 // A stage ruled this destination out for this event (consent): counted here, not sent.
                 counts[index].notTaken[mark.reason.rawValue, default: 0] += 1
@@ -358,9 +363,10 @@ public final class PipelineRunner {
             // `rename:` comes first, so every rule of the destination (its names, Adjust's tokens) sees the new name.
             let result: Offer
             if let name = renames[index].isEmpty ? nil : renames[index][event.name] {
-                result = try offer(renamed(event, to: name), to: index)
+                renamedEncoding.reset()
+                result = try offer(renamed(event, to: name), to: index, context: &renamedEncoding)
             } else {
-                result = try offer(event, to: index)
+                result = try offer(event, to: index, context: &encoding)
             }
             switch result {
             case .notTaken: break
@@ -380,14 +386,14 @@ public final class PipelineRunner {
     }
 
     /// Encodes the event for the destination at `index` and counts what it made of it.
-    private func offer(_ event: Event, to index: Int) throws -> Offer {
+    private func offer(_ event: Event, to index: Int, context: inout EncodingContext) throws -> Offer {
         if let reason = destinations[index].skipReason(for: event) {
             counts[index].notTaken[reason, default: 0] += 1
             return .notTaken
         }
         var outcome = EncodeOutcome.records(0)
         let written = try outputs[index].append(time: event.time) { buffer in
-            outcome = destinations[index].encode(event, into: &buffer)
+            outcome = destinations[index].encode(event, context: &context, into: &buffer)
             if case let .records(count) = outcome { return count }
             return 0
         }

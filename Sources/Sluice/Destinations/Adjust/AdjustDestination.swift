@@ -109,11 +109,11 @@ public struct AdjustDestination: Destination {
     /// [s2s-ids] the all-zero IDFA / advertising id a device sends when ad tracking is limited.
     static let zeroAdvertisingID: [UInt8] = Array("00000000-0000-0000-0000-000000000000".utf8)
 
-    public mutating func encode(_ event: Event, into out: inout [UInt8]) -> EncodeOutcome {
+    public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout [UInt8]) -> EncodeOutcome {
         guard let token = tokens[event.name] else {
             return .refused(Rejection(.unsupportedEvent, "no Adjust event token for \"\(event.nameString)\""))
         }
-        let fields = EventFields(event)
+        let fields = context.fields(of: event)
         let document = fields.document
         guard let identity = fields.anonymousIdNode ?? fields.userIdNode else {
             return .refused(Rejection(.missingIdentity, "no anonymousId or userId to derive a device id from"))

@@ -51,7 +51,6 @@ public struct AmplitudeDestination: Destination {
     let minIDLength: Int
     let naming: ScreenNaming
     private var counts = ChangeCounts()
-    private var insertID = InsertID()
     private var name: [UInt8] = []
 
     static let takes = MessageTypes(.track, .screen, .page, .identify)
@@ -76,8 +75,8 @@ public struct AmplitudeDestination: Destination {
         }
     }
 
-    public mutating func encode(_ event: Event, into out: inout [UInt8]) -> EncodeOutcome {
-        let fields = EventFields(event)
+    public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout [UInt8]) -> EncodeOutcome {
+        let fields = context.fields(of: event)
         let document = fields.document
         let minimum = minIDLength
         var user = fields.userIdNode
@@ -113,7 +112,7 @@ public struct AmplitudeDestination: Destination {
         record.integer("session_id", fields.session?.startMs ?? -1, &out)
         // [v2] "Event deduplication": the same insert_id on the same device within 7 days is ignored.
         record.key("insert_id", &out)
-        insertID.append(messageId: fields.messageIdNode, name: name, document: document, to: &out)
+        context.appendInsertID(messageId: fields.messageIdNode, name: name, document: document, to: &out)
         if event.type == .identify {
             record.key("user_properties", &out)
             var operations = JSONObjectEncoder()

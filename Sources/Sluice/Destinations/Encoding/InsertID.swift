@@ -19,22 +19,29 @@ struct InsertID {
     /// non-empty string, if any) and provider event `name`. Without a messageId
     /// the message's own bytes identify it.
     mutating func append(messageId: Int?, name: [UInt8], document: JSONDocument, to out: inout [UInt8]) {
-        let (high, low): (UInt64, UInt64)
+        InsertID.appendQuoted(hash(messageId: messageId, name: name, document: document), to: &out)
+    }
+
+    /// The id's 128 bits for a message with `messageId` and provider event `name`.
+    mutating func hash(messageId: Int?, name: [UInt8], document: JSONDocument) -> (UInt64, UInt64) {
         if let messageId {
             material.removeAll(keepingCapacity: true)
             document.withString(messageId) { material.append(contentsOf: $0) }
             material.append(0)
             material.append(contentsOf: name)
-            (high, low) = material.withUnsafeBytes {
-                (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
-            }
-        } else {
-            (high, low) = document.bytes.withUnsafeBytes {
+            return material.withUnsafeBytes {
                 (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
             }
         }
+        return document.bytes.withUnsafeBytes {
+            (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
+        }
+    }
+
+    /// Appends the id of `hash`, quoted.
+    static func appendQuoted(_ hash: (UInt64, UInt64), to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        InsertID.appendUUIDShaped(high, low, dashes: true, to: &out)
+        InsertID.appendUUIDShaped(hash.0, hash.1, dashes: true, to: &out)
         out.append(UInt8(ascii: "\""))
     }
 

@@ -96,8 +96,8 @@ public struct GA4Destination: Destination {
         var duration: Bool
     }
 
-    public mutating func encode(_ event: Event, into out: inout [UInt8]) -> EncodeOutcome {
-        let fields = EventFields(event)
+    public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout [UInt8]) -> EncodeOutcome {
+        let fields = context.fields(of: event)
         let document = fields.document
         var parts = (Part(suffix: nil, time: nil, duration: true), nil as Part?)
         var isSplit = false

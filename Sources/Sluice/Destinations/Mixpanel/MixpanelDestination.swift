@@ -71,7 +71,6 @@ public struct MixpanelDestination: Destination {
 
     let naming: ScreenNaming
     private var counts = ChangeCounts()
-    private var insertID = InsertID()
     private var name: [UInt8] = []
 
     static let takes = MessageTypes(.track, .screen, .page)
@@ -80,8 +79,8 @@ public struct MixpanelDestination: Destination {
 
     init(naming: ScreenNaming) { self.naming = naming }
 
-    public mutating func encode(_ event: Event, into out: inout [UInt8]) -> EncodeOutcome {
-        let fields = EventFields(event)
+    public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout [UInt8]) -> EncodeOutcome {
+        let fields = context.fields(of: event)
         let document = fields.document
         // [import] distinct_id is the user: `userId`, else `anonymousId`.
         guard let distinct = fields.userIdNode ?? fields.anonymousIdNode else {
@@ -102,7 +101,7 @@ public struct MixpanelDestination: Destination {
         properties.integer("time", timeMs, &out)  // [import] seconds or milliseconds; ms keeps the precision
         properties.raw("distinct_id", document, node: distinct, &out)
         properties.key("$insert_id", &out)
-        insertID.append(messageId: fields.messageIdNode, name: name, document: document, to: &out)
+        context.appendInsertID(messageId: fields.messageIdNode, name: name, document: document, to: &out)
         var count = 3
         // Simplified ID Merge: $device_id and $user_id let Mixpanel join the anonymous and the signed-in user.
         if let anonymous = fields.anonymousIdNode {

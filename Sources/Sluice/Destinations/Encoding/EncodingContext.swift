@@ -1,0 +1,40 @@
+/// What the destinations read of one event, worked out once per event by the
+/// fan-out and shared by every destination it goes to: the event's fields
+/// (one pass over the message and its `context`) and its insert id (two hashes
+/// of the messageId and the provider's event name).
+///
+/// The fan-out keeps one and `reset()`s it for each event (and for each renamed
+/// copy of one): what it learnt never outlives its event, while its scratch
+/// space is kept, so an event costs no allocation here.
+public struct EncodingContext {
+    private var fieldsMemo: EventFields?
+    private var insertID = InsertID()
+    private var insertIDMemo: (messageId: Int?, name: [UInt8], hash: (UInt64, UInt64))?
+
+    public init() {}
+
+    /// Forgets the previous event.
+    public mutating func reset() {
+        fieldsMemo = nil
+        insertIDMemo = nil
+    }
+
+    /// The event's fields, found on the first call.
+    mutating func fields(of event: Event) -> EventFields {
+        if let fieldsMemo { return fieldsMemo }
+        let fields = EventFields(event)
+        fieldsMemo = fields
+        return fields
+    }
+
+    /// Appends the event's insert id for the provider event `name`, quoted (see `InsertID`).
+    mutating func appendInsertID(messageId: Int?, name: [UInt8], document: JSONDocument, to out: inout [UInt8]) {
+        if let memo = insertIDMemo, memo.messageId == messageId, memo.name == name {
+            InsertID.appendQuoted(memo.hash, to: &out)
+            return
+        }
+        let hash = insertID.hash(messageId: messageId, name: name, document: document)
+        insertIDMemo = (messageId, name, hash)
+        InsertID.appendQuoted(hash, to: &out)
+    }
+}
