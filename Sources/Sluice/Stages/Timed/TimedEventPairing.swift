@@ -15,7 +15,8 @@
 /// - a second start restarts the timer: the earlier start (by event time) is
 ///   abandoned, reason `restarted`;
 /// - a start is abandoned `expired` (watermark, or a stop too late for it),
-///   `evicted` (more than `max_open` entries), or `end_of_input`.
+///   `evicted` (more than `max_open` entries, or more than `max_open_bytes` of
+///   them), or `end_of_input`.
 ///
 /// Memory per entry: one `OpenTimerTable` slot (96 B), a heap item (24 B), a
 /// hash bucket (8 B at ≤ 50% load) and one byte array: the key plus, for a
@@ -56,6 +57,7 @@ public struct TimedEventPairing: Stage {
         var orphanStops = 0
         var restarts = 0
         var openHighWater = 0
+        var openBytesHighWater = 0
     }
 
     public init(settings: TimedSettings = TimedSettings()) {
@@ -74,7 +76,8 @@ public struct TimedEventPairing: Stage {
          ("abandoned_restarted", stats.abandonedRestarted),
          ("orphan_stops", stats.orphanStops),
          ("restarts", stats.restarts),
-         ("open_high_water", stats.openHighWater)]
+         ("open_high_water", stats.openHighWater),
+         ("open_bytes_high_water", stats.openBytesHighWater)]
     }
 
     /// Open starts plus held stops right now.
@@ -225,7 +228,9 @@ public struct TimedEventPairing: Stage {
     // MARK: - State
 
     /// Keeps a start (or a stop waiting for its start), then lets the least
-    /// recently touched entries go while there are more than `max_open`.
+    /// recently touched entries go while there are more than `max_open`, or
+    /// while they take more than `max_open_bytes` (an entry larger than that on
+    /// its own goes at once).
     private mutating func insert(_ kind: OpenTimerTable.Kind, _ event: Event, hash: UInt32, deadline: Int64,
                                  into output: inout StageOutput) {
         let document = event.document
@@ -260,6 +265,15 @@ public struct TimedEventPairing: Stage {
             let range = markerValue(in: document)
             marker = (keyLength + UInt32(range.lowerBound), keyLength + UInt32(range.upperBound))
         }
+        if OpenTimerTable.footprint(ofBytes: bytes.count) > settings.maxOpenBytes {
+            // Larger than the whole budget on its own: it goes at once, the others stay.
+            if kind == .start {
+                abandon(event, .evicted, into: &output)
+            } else {
+                orphan(event, into: &output)
+            }
+            return
+        }
         let entry = OpenTimerTable.Entry(
             bytes: bytes, time: event.time, seq: arrivals, line: event.origin.line, source: event.origin.source,
             hash: hash, keyLength: keyLength, heapIndex: -1, newer: -1, older: -1,
@@ -267,7 +281,7 @@ public struct TimedEventPairing: Stage {
             propertiesStart: properties.start, propertiesEnd: properties.end,
             markerStart: marker.start, markerEnd: marker.end, kind: kind, withheld: event.withheld)
         table.insert(entry, deadline: deadline)
-        while table.count > settings.maxOpen, let slot = table.leastRecentlyTouched {
+        while table.count > settings.maxOpen || table.footprint > settings.maxOpenBytes, let slot = table.leastRecentlyTouched {
             let evicted = table.remove(slot)
             if evicted.kind == .start {
                 abandon(evicted, .evicted, into: &output)
@@ -276,6 +290,7 @@ public struct TimedEventPairing: Stage {
             }
         }
         stats.openHighWater = max(stats.openHighWater, table.count)
+        stats.openBytesHighWater = max(stats.openBytesHighWater, table.footprint)
     }
 
     /// When an entry is let out once the watermark passes it: a start after

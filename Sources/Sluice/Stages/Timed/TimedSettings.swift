@@ -5,7 +5,7 @@ import Yams
 /// ```yaml
 /// stages:
 ///   - timed: {marker: timed, correlate: [timerId], expire_after: 30m, lateness: 5m,
-///             max_open: 1000000, on_abandoned: emit, on_orphan_stop: pass}
+///             max_open: 1000000, max_open_bytes: 512MiB, on_abandoned: emit, on_orphan_stop: pass}
 /// ```
 public struct TimedSettings: Sendable {
     /// What happens to a start that is never stopped.
@@ -40,6 +40,10 @@ public struct TimedSettings: Sendable {
     /// `max_open` (default 1,000,000): open timers plus stops waiting for a late
     /// start; beyond it the least recently touched one is let go (`evicted`).
     public var maxOpen = 1_000_000
+    /// `max_open_bytes` (default 512MiB): the memory the open timers and held stops
+    /// may take, each counted as its kept bytes plus `OpenTimerTable.entryOverhead`;
+    /// beyond it the least recently touched ones are let go (`evicted`), as beyond `max_open`.
+    public var maxOpenBytes = 512 << 20
     /// `on_abandoned` (default `emit`).
     public var onAbandoned = OnAbandoned.emit
     /// `on_orphan_stop` (default `pass`).
@@ -47,7 +51,7 @@ public struct TimedSettings: Sendable {
 
     public init() {}
 
-    static let keys = ["marker", "correlate", "expire_after", "lateness", "max_open", "on_abandoned", "on_orphan_stop"]
+    static let keys = ["marker", "correlate", "expire_after", "lateness", "max_open", "max_open_bytes", "on_abandoned", "on_orphan_stop"]
     static let maxOpenLimit = 100_000_000
 
     /// Reads `timed: {...}` (an empty value means every default), reporting every error.
@@ -83,6 +87,8 @@ public struct TimedSettings: Sendable {
                 if let value = reader.duration(entry.value, what: what) { settings.lateness = value }
             case "max_open":
                 if let value = reader.integer(entry.value, what: what, range: 1...maxOpenLimit) { settings.maxOpen = value }
+            case "max_open_bytes":
+                if let value = reader.size(entry.value, what: what) { settings.maxOpenBytes = value }
             case "on_abandoned":
                 if let value = readChoice(entry.value, what: what, OnAbandoned.self, &reader) { settings.onAbandoned = value }
             case "on_orphan_stop":

@@ -98,7 +98,8 @@ extension TimedEventPairing: StatefulStage {
                 markerStart: ranges[4], markerEnd: ranges[5], kind: kind, withheld: withheld)
             table.insert(entry, deadline: deadline(of: kind, at: time))
         }
-        // Beyond a lowered max_open, the least recently touched go (evicted) at the next insert.
+        // Beyond a lowered max_open or max_open_bytes, the least recently touched go (evicted) at the next insert.
         stats.openHighWater = table.count
+        stats.openBytesHighWater = table.footprint
     }
 }

@@ -106,7 +106,7 @@ private typealias H = TimedHarness
     @Test func theCountersAreNamedAndOrderedForTheStats() {
         #expect(TimedEventPairing().counters.map(\.name) == [
             "completed", "abandoned_expired", "abandoned_evicted", "abandoned_end_of_input",
-            "abandoned_restarted", "orphan_stops", "restarts", "open_high_water",
+            "abandoned_restarted", "orphan_stops", "restarts", "open_high_water", "open_bytes_high_water",
         ])
     }
 }

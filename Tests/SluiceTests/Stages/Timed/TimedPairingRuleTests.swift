@@ -15,6 +15,10 @@ struct TimedRuleCase: CustomTestStringConvertible, Sendable {
 
 private typealias H = TimedHarness
 
+/// Properties of about 10 kB, and 20 kB: a few of them fill a small `max_open_bytes`.
+private let big = #"{"blob":"\#(String(repeating: "x", count: 10_000))"}"#
+private let huge = #"{"blob":"\#(String(repeating: "x", count: 20_000))"}"#
+
 private let rules: [TimedRuleCase] = [
     TimedRuleCase(
         rule: "a stop pairs with the open start into one completed event; the start's line is merged",
@@ -72,6 +76,19 @@ private let rules: [TimedRuleCase] = [
         input: [H.start("a", at: 0), H.start("b", at: 1), H.start("c", at: 2), H.stop("b", at: 3)],
         expected: ["a L1 abandoned evicted", "b L4 completed 2000ms", "c L3 abandoned end_of_input", "merged L2"],
         counters: ["abandoned_evicted": 1, "open_high_water": 2]),
+    TimedRuleCase(
+        rule: "beyond max_open_bytes the least recently touched starts are evicted, as beyond max_open",
+        settings: H.settings { $0.maxOpenBytes = 25_000 },
+        input: [H.start("a", at: 0, properties: big), H.start("b", at: 1, properties: big), H.start("c", at: 2, properties: big),
+                H.stop("c", at: 3)],
+        expected: ["a L1 abandoned evicted", "c L4 completed 1000ms", "b L2 abandoned end_of_input", "merged L3"],
+        counters: ["abandoned_evicted": 1, "open_high_water": 2]),
+    TimedRuleCase(
+        rule: "a start larger than max_open_bytes on its own is evicted at once, the others kept",
+        settings: H.settings { $0.maxOpenBytes = 15_000 },
+        input: [H.start("a", at: 0), H.start("b", at: 1, properties: huge), H.stop("a", at: 2)],
+        expected: ["b L2 abandoned evicted", "a L3 completed 2000ms", "merged L1"],
+        counters: ["abandoned_evicted": 1]),
     TimedRuleCase(
         rule: "a restart touches the timer, so eviction takes another one",
         settings: H.settings { $0.maxOpen = 2 },

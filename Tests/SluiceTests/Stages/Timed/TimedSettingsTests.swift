@@ -34,6 +34,7 @@ import Testing
         #expect(settings.expireAfter == .seconds(1800))
         #expect(settings.lateness == .seconds(300))
         #expect(settings.maxOpen == 1_000_000)
+        #expect(settings.maxOpenBytes == 512 << 20)
         #expect(settings.onAbandoned == .emit)
         #expect(settings.onOrphanStop == .pass)
     }
@@ -41,13 +42,14 @@ import Testing
     @Test func everyKeyIsRead() throws {
         let settings = try load("""
         timed: {marker: phase, correlate: [timerId, context.device.id], expire_after: 2h, lateness: 30s,
-                    max_open: 1_000, on_abandoned: drop, on_orphan_stop: reject}
+                    max_open: 1_000, max_open_bytes: 64MiB, on_abandoned: drop, on_orphan_stop: reject}
         """).settings
         #expect(settings.marker == JSONPath("phase"))
         #expect(settings.correlate == [JSONPath("timerId"), JSONPath("context.device.id")])
         #expect(settings.expireAfter == .seconds(7200))
         #expect(settings.lateness == .seconds(30))
         #expect(settings.maxOpen == 1000)
+        #expect(settings.maxOpenBytes == 64 << 20)
         #expect(settings.onAbandoned == .drop)
         #expect(settings.onOrphanStop == .reject)
         #expect(try load("timed: {correlate: [], lateness: 0s}").settings.correlate.isEmpty)
