@@ -128,6 +128,14 @@ public struct JSONDocument: Sendable {
         bytes[Int(tape[node].start)..<Int(tape[node].end)]
     }
 
+    /// Appends the JSON text of the value at `node` as it is in the line (the
+    /// encoders' most frequent copy: through a pointer, with no slice to retain).
+    @inline(__always)
+    func appendRaw(_ node: Int, to out: inout [UInt8]) {
+        let start = Int(tape[node].start), end = Int(tape[node].end)
+        bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<end])) }
+    }
+
     /// Calls `body` with the decoded UTF-8 of the string at `node` (nil if not a string).
     public func withString<R>(_ node: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
         let n = tape[node]

@@ -231,7 +231,7 @@ public struct AdjustDestination: Destination {
                 return
             case .string:
                 map.key(document, node: key, &out)
-                out.append(contentsOf: document.rawBytes(value))
+                document.appendRaw(value, to: &out)
             case .object, .array:
                 counts.add("nested_param_stringified")
                 map.key(document, node: key, &out)
@@ -241,7 +241,7 @@ public struct AdjustDestination: Destination {
             case .number, .true, .false:
                 map.key(document, node: key, &out)
                 out.append(UInt8(ascii: "\""))
-                out.append(contentsOf: document.rawBytes(value))
+                document.appendRaw(value, to: &out)
                 out.append(UInt8(ascii: "\""))
             }
             count += 1

@@ -30,7 +30,7 @@ struct JSONObjectEncoder {
     mutating func key(_ document: JSONDocument, node: Int, _ out: inout [UInt8]) {
         out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
         first = false
-        out.append(contentsOf: document.rawBytes(node))
+        document.appendRaw(node, to: &out)
         out.append(UInt8(ascii: ":"))
     }
 
@@ -38,7 +38,7 @@ struct JSONObjectEncoder {
     @inline(__always)
     mutating func raw(_ name: StaticString, _ document: JSONDocument, node: Int, _ out: inout [UInt8]) {
         key(name, &out)
-        out.append(contentsOf: document.rawBytes(node))
+        document.appendRaw(node, to: &out)
     }
 
     mutating func string(_ name: StaticString, _ value: String, _ out: inout [UInt8]) {

@@ -13,7 +13,7 @@ enum TextLimit {
         let rawBody = Int(current.end - current.start) - 2
         // Decoded text is never longer than its JSON form, in bytes or in characters.
         if rawBody <= maxBytes && rawBody <= maxScalars {
-            out.append(contentsOf: document.rawBytes(node))
+            document.appendRaw(node, to: &out)
             return false
         }
         return document.withString(node) { decoded in
@@ -51,7 +51,7 @@ enum TextLimit {
             document.forEachMember(of: node) { key, value in
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
-                out.append(contentsOf: document.rawBytes(key))
+                document.appendRaw(key, to: &out)
                 out.append(UInt8(ascii: ":"))
                 cut += appendValue(document, value, maxBytes: maxBytes, maxScalars: maxScalars, to: &out)
             }
@@ -80,7 +80,7 @@ enum TextLimit {
     static func appendRaw(_ document: JSONDocument, _ node: Int, to out: inout [UInt8]) {
         let kind = document.tape[node].kind
         if (kind != .object && kind != .array) || (!document.hasInsignificantWhitespace && !document.isModified) {
-            out.append(contentsOf: document.rawBytes(node))
+            document.appendRaw(node, to: &out)
         } else {
             document.write(node: node, to: &out)
         }

@@ -93,7 +93,7 @@ extension GA4Destination {
             JSONString.appendQuoted(kind == .true ? "true" : "false", to: &out)
             counts.add("bool_param_stringified")
         default:
-            out.append(contentsOf: document.rawBytes(value))
+            document.appendRaw(value, to: &out)
         }
     }
 
@@ -135,7 +135,7 @@ extension GA4Destination {
                 JSONString.appendQuoted(kind == .true ? "true" : "false", to: &out)
                 counts.add("bool_user_property_stringified")
             default:
-                out.append(contentsOf: document.rawBytes(value))
+                document.appendRaw(value, to: &out)
             }
             wrapper.close(&out)
         }
