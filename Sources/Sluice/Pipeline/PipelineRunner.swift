@@ -303,11 +303,17 @@ public final class PipelineRunner {
         stageBuffers[index] = output
     }
 
+    /// How many held lines a stage lets out per step at the end of input.
+    static let finishStep = 4096
+
     private func finishStages() throws {
         for index in stages.indices {
-            var output = StageOutput()
-            stages[index].finish(into: &output)
-            try settle(output, stage: index)
+            var done = false
+            while !done {
+                var output = StageOutput()
+                done = stages[index].finish(into: &output, limit: Self.finishStep)
+                try settle(output, stage: index)
+            }
         }
     }
 

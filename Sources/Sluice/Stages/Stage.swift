@@ -11,6 +11,12 @@ public protocol Stage {
     var name: String { get }
     mutating func process(_ event: Event, into output: inout StageOutput)
     mutating func finish(into output: inout StageOutput)
+    /// `finish` a step at a time: lets out about `limit` of what the stage
+    /// holds (in `finish`'s order) and returns true once nothing is left. The
+    /// runner calls it until then, handing each step on before the next, so a
+    /// stage holding a million timers never has them all parsed at once.
+    /// Default: `finish`, all in one step.
+    mutating func finish(into output: inout StageOutput, limit: Int) -> Bool
     /// What the stage counted (`completed`, `abandoned_expired`, ...), for `--stats`; names are snake_case.
     var counters: [(name: String, value: Int)] { get }
     /// Counters that need a nested shape in `--stats` (per event, per kind), after the flat ones.
@@ -28,6 +34,10 @@ extension Stage {
     public var counterGroups: [CounterGroup] { [] }
     public func lint(destinations: [DestinationSettings]) -> [LintDiagnostic] { [] }
     public mutating func prepare(destinations: [DestinationDescriptor]) {}
+    public mutating func finish(into output: inout StageOutput, limit: Int) -> Bool {
+        finish(into: &output)
+        return true
+    }
 }
 
 /// A named set of counters, possibly nested: one JSON object in `--stats`

@@ -47,6 +47,9 @@ public struct TimedEventPairing: Stage {
     var watermark = Int64.min
     var arrivals: UInt64 = 0
     var stats = Counters()
+    /// While `finish` goes in steps: the slots in the order they are let out, and how many are out.
+    private var finishOrder: [Int32]?
+    private var finishPosition = 0
 
     struct Counters {
         var completed = 0
@@ -113,19 +116,34 @@ public struct TimedEventPairing: Stage {
     /// At end of input every open start is abandoned (`end_of_input`) and every
     /// held stop let out as an orphan, in event-time order, then arrival order.
     public mutating func finish(into output: inout StageOutput) {
-        let slots = table.liveSlots.sorted {
-            let a = table[$0], b = table[$1]
-            return a.time != b.time ? a.time < b.time : a.seq < b.seq
+        while !finish(into: &output, limit: Int.max) {}
+    }
+
+    /// `finish` a step at a time: each entry leaves the table as it is let
+    /// out, so its bytes are freed while the events made of the others flow on.
+    public mutating func finish(into output: inout StageOutput, limit: Int) -> Bool {
+        if finishOrder == nil {
+            finishOrder = table.liveSlots.sorted {
+                let a = table[$0], b = table[$1]
+                return a.time != b.time ? a.time < b.time : a.seq < b.seq
+            }
+            finishPosition = 0
         }
-        for slot in slots {
-            let entry = table[slot]
+        let order = finishOrder!
+        let end = order.count - finishPosition > limit ? finishPosition + limit : order.count
+        while finishPosition < end {
+            let entry = table.remove(order[finishPosition])
+            finishPosition += 1
             if entry.kind == .start {
                 abandon(entry, .endOfInput, into: &output)
             } else {
                 orphan(held: entry, into: &output)
             }
         }
+        guard finishPosition == order.count else { return false }
+        finishOrder = nil
         table.removeAll()
+        return true
     }
 
     // MARK: - Rules
