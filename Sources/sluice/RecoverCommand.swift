@@ -9,8 +9,9 @@ struct RecoverCommand: ParsableCommand {
         discussion: """
         Scans DIR (the run's --out) for .part files. A .part made of complete gzip
         members is renamed to its final name; one with a damaged tail keeps its
-        complete members in the final file and the original moves to the
-        quarantine folder; one with no complete member is quarantined; an empty
+        complete members in the final file (and, when the file was cut inside a
+        member, that member's whole lines before the cut) and the original moves
+        to the quarantine folder; one with nothing whole is quarantined; an empty
         one is removed. Files a running sluice is writing are left alone. Never
         overwrites a file; running it twice does nothing the second time.
         One line per file on stdout.

@@ -24,6 +24,13 @@ public struct GzipMemberScan: Equatable, Sendable {
     public internal(set) var fileBytes = 0
     /// What is wrong after `validBytes`, nil when the whole file is complete members.
     public internal(set) var damage: String?
+    /// When the file ends inside a member (a crash mid-write): the whole
+    /// lines that member's data holds before the cut, and the bytes of them.
+    /// Deflate decodes a cut stream up to the cut, so these are the records
+    /// as written; what follows the last newline (half a record) is `cutTailBytes`.
+    public internal(set) var cutLines = 0
+    public internal(set) var cutLineBytes = 0
+    public internal(set) var cutTailBytes = 0
 
     public var isComplete: Bool { damage == nil && members > 0 }
 
@@ -43,20 +50,27 @@ public struct GzipMemberScan: Equatable, Sendable {
         var memberStart = 0         // file offset where the current member starts
         var memberLines = 0
         var memberData = 0
+        var memberTail = 0          // data bytes after the member's last newline
         var inMember = false
+        var atEnd = false
         while true {
-            if stream.pointee.avail_in == 0 {
+            if stream.pointee.avail_in == 0 && !atEnd {
                 let n = pread(fd, input, inputSize, off_t(fileOffset))
                 if n < 0 {
                     if errno == EINTR { continue }
                     throw .readFailed(errno: errno)
                 }
-                if n == 0 { break }
-                fileOffset += n
-                stream.pointee.next_in = input
-                stream.pointee.avail_in = uInt(n)
+                if n == 0 {
+                    // Let inflate hand out what it decoded of a cut member, then stop.
+                    guard inMember else { break }
+                    atEnd = true
+                } else {
+                    fileOffset += n
+                    stream.pointee.next_in = input
+                    stream.pointee.avail_in = uInt(n)
+                }
             }
-            inMember = true
+            if !atEnd { inMember = true }
             stream.pointee.next_out = output
             stream.pointee.avail_out = uInt(inputSize)
             let status = inflate(stream, Z_NO_FLUSH)
@@ -70,7 +84,13 @@ public struct GzipMemberScan: Equatable, Sendable {
                     let skip = cursor.distance(to: UnsafeRawPointer(found)) + 1
                     cursor += skip
                     left -= skip
+                    memberTail = 0
                 }
+                memberTail += left
+            }
+            if atEnd && status != Z_STREAM_END {
+                if produced > 0 && status == Z_OK { continue }
+                break
             }
             switch status {
             case Z_STREAM_END:
@@ -81,6 +101,7 @@ public struct GzipMemberScan: Equatable, Sendable {
                 result.dataBytes += memberData
                 memberLines = 0
                 memberData = 0
+                memberTail = 0
                 memberStart = consumed
                 inMember = false
                 inflateReset(stream)
@@ -98,6 +119,9 @@ public struct GzipMemberScan: Equatable, Sendable {
         result.fileBytes = fileOffset
         if inMember && fileOffset > result.validBytes {
             result.damage = "truncated: the member at byte \(memberStart) has no end (unexpected end of file)"
+            result.cutLines = memberLines
+            result.cutLineBytes = memberData - memberTail
+            result.cutTailBytes = memberTail
         }
         return result
     }

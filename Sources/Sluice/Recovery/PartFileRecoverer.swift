@@ -52,7 +52,7 @@ struct PartFileRecoverer {
             }
             let scan = try GzipMemberScan.scan(fd: fd)
             outcome.scan = scan
-            if scan.members == 0 {
+            if scan.members == 0 && scan.cutLines == 0 {
                 outcome.action = .quarantined
                 outcome.quarantinedAs = try quarantine()
             } else if FileSystem.exists(finalPath) {
@@ -66,7 +66,7 @@ struct PartFileRecoverer {
                 outcome.action = .salvaged
                 outcome.target = finalPath
                 if !options.dryRun {
-                    try writeFinal(from: fd, bytes: scan.validBytes)
+                    try writeFinal(from: fd, scan: scan)
                 }
                 outcome.quarantinedAs = try quarantine()
             }
@@ -85,8 +85,11 @@ struct PartFileRecoverer {
         FileSystem.syncDirectory(FileSystem.directory(of: path))
     }
 
-    /// Copies the complete members to `NAME.recovering`, fsyncs it and links it to the final name.
-    private func writeFinal(from fd: Int32, bytes: Int) throws(RecoveryError) {
+    /// Copies the complete members to `NAME.recovering`, then the whole lines
+    /// of a member cut by the end of the file as a member of their own,
+    /// fsyncs it and links it to the final name.
+    private func writeFinal(from fd: Int32, scan: GzipMemberScan) throws(RecoveryError) {
+        let bytes = scan.validBytes
         let temporary = finalPath + ".recovering"
         let out = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if out < 0 { throw .failed(operation: "create", path: temporary, errno: errno) }
@@ -112,6 +115,7 @@ struct PartFileRecoverer {
             }
             offset += n
         }
+        try CutMemberSalvage.write(from: fd, offset: bytes, lineBytes: scan.cutLineBytes, to: out, outPath: temporary)
         try check(fsync(out), "fsync", temporary)
         closed = true
         try check(close(out), "close", temporary)

@@ -10,8 +10,10 @@ import Logging
 ///   final name (`renamed`);
 /// - complete members, then damage (a crash mid-member): the complete
 ///   members' bytes become the final file, and the original moves to the
-///   quarantine folder (`salvaged`);
-/// - no complete member at all: it moves to the quarantine folder (`quarantined`);
+///   quarantine folder (`salvaged`); when the file ends inside a member, the
+///   whole lines decoded from it before the cut follow as a member of their
+///   own, and the half line after them is reported as dropped;
+/// - no complete member and no whole line: it moves to the quarantine folder (`quarantined`);
 /// - empty: it is removed (`removed`);
 /// - its final name exists already: it moves to the quarantine folder (`conflict`).
 ///
@@ -144,9 +146,15 @@ public struct RecoveredFile: Sendable {
         let verb = (dryRun ? "would be " : "") + action.word
         var text = verb.padding(toLength: max(verb.count, 12), withPad: " ", startingAt: 0) + " " + path
         if let target { text += " -> " + target }
-        if let scan, scan.members > 0 {
+        if let scan, scan.members > 0 || scan.cutLines > 0 {
             text += " (\(scan.members) gzip member\(scan.members == 1 ? "" : "s"), \(scan.lines) lines"
             if !scan.isComplete { text += ", \(scan.validBytes) of \(scan.fileBytes) bytes kept" }
+            if scan.cutLines > 0 {
+                text += ", and \(scan.cutLines) line\(scan.cutLines == 1 ? "" : "s") (\(scan.cutLineBytes) bytes) from the member cut short"
+            }
+            if scan.cutTailBytes > 0 {
+                text += "; dropped: \(scan.cutTailBytes) bytes of a last line cut short"
+            }
             text += ")"
         }
         switch action {

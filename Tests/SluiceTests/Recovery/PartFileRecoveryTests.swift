@@ -41,11 +41,58 @@ import SluiceTestSupport
         #expect(report.files.map(\.action) == [.salvaged])
         #expect(report.exitStatus == 0)
         #expect(directory.files() == ["out/.quarantine/a/x.ndjson.gz.part", "out/a/x.ndjson.gz"])
-        #expect(TestGzip.decompressFile(directory.file("out/a/x.ndjson.gz")) == records[0] + records[1])
+        // A cut in the last member's trailer (its 8 bytes of CRC and length) leaves its record whole.
+        let cutRecordIsWhole = cut <= 8
+        #expect(TestGzip.decompressFile(directory.file("out/a/x.ndjson.gz")) == records[0] + records[1] + (cutRecordIsWhole ? records[2] : []))
         #expect(contents(directory, "out/.quarantine/a/x.ndjson.gz.part") == damaged)
         let kept = TestGzip.compress(records[0]).count + TestGzip.compress(records[1]).count
         #expect(report.files[0].line.contains("\(kept) of \(damaged.count) bytes kept"))
         #expect(report.files[0].line.contains("2 gzip members, 2 lines"))
+        #expect(report.files[0].line.contains("and 1 line (8 bytes) from the member cut short") == cutRecordIsWhole)
+    }
+
+    /// Many records in one member, the file cut in its middle: what a crash
+    /// leaves while deflate writes out a large member between two flushes.
+    @Test(arguments: [0.3, 0.5, 0.9])
+    func aMemberCutMidWriteKeepsEveryWholeLineBeforeTheCutAndNoHalfLine(fraction: Double) throws {
+        let directory = TemporaryDirectory()
+        var lines: [UInt8] = []
+        for index in 0..<20_000 { lines += Array("{\"i\":\(index),\"pad\":\"\(index &* 2_654_435_761 % 1_000_003)\"}\n".utf8) }
+        let first = TestGzip.compress(records[0])
+        let second = TestGzip.compress(lines)
+        let damaged = first + second.prefix(Int(Double(second.count) * fraction))
+        directory.write("out/x.ndjson.gz.part", damaged)
+        let report = recover(directory)
+        #expect(report.files.map(\.action) == [.salvaged])
+        #expect(report.exitStatus == 0)
+        #expect(directory.files() == ["out/.quarantine/x.ndjson.gz.part", "out/x.ndjson.gz"])
+        let kept = try #require(TestGzip.decompressFile(directory.file("out/x.ndjson.gz")))
+        #expect(kept.starts(with: records[0]))
+        let salvaged = Array(kept.dropFirst(records[0].count))
+        // Whole lines, in order, from the start of the cut member; the half line after them is not there.
+        #expect(lines.starts(with: salvaged))
+        #expect(salvaged.last == 0x0A)
+        let scan = try #require(report.files[0].scan)
+        let salvagedLines = salvaged.filter { $0 == 0x0A }.count
+        #expect(scan.cutLines == salvagedLines && scan.cutLineBytes == salvaged.count)
+        // Roughly the share of the member that was on disk (deflate's output is about even here).
+        #expect(Double(salvagedLines) > 20_000 * (fraction - 0.2))
+        // The dropped tail is a strict prefix of the next line: every whole line was kept.
+        let next = lines[salvaged.count...].prefix { $0 != 0x0A }.count + 1
+        #expect(scan.cutTailBytes < next)
+        let line = report.files[0].line
+        #expect(line.contains("1 gzip member, 1 lines, \(first.count) of \(damaged.count) bytes kept, and \(salvagedLines) lines (\(salvaged.count) bytes) from the member cut short"), "\(line)")
+        if scan.cutTailBytes > 0 { #expect(line.contains("dropped: \(scan.cutTailBytes) bytes of a last line cut short"), "\(line)") }
+    }
+
+    @Test func aSingleMemberCutShortIsSalvagedNotQuarantined() throws {
+        let directory = TemporaryDirectory()
+        let member = TestGzip.compress(records.flatMap { $0 })
+        directory.write("out/x.ndjson.gz.part", Array(member.dropLast(4)))
+        let report = recover(directory)
+        #expect(report.files.map(\.action) == [.salvaged])
+        #expect(report.exitStatus == 0)
+        #expect(TestGzip.decompressFile(directory.file("out/x.ndjson.gz")) == records.flatMap { $0 })
     }
 
     @Test func garbageAfterCompleteMembersIsCutLikeATruncation() throws {

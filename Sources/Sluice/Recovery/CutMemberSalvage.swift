@@ -1,0 +1,85 @@
+import CZlib
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The whole lines of a gzip member cut short by a crash, written again as a
+/// complete member of their own.
+///
+/// A run killed while deflate was writing a member leaves that member without
+/// its end; everything deflate had written decodes to the records before the
+/// cut. `GzipMemberScan` counted the bytes up to the last newline; this
+/// decodes exactly those again and compresses them, so the half record after
+/// them is left out and the salvaged file ends with a whole line.
+enum CutMemberSalvage {
+    /// Inflates the member starting at `offset` of `fd`, compresses its first
+    /// `lineBytes` bytes of data into one gzip member and writes it to `out`.
+    static func write(from fd: Int32, offset: Int, lineBytes: Int, to out: Int32, outPath: String) throws(RecoveryError) {
+        guard lineBytes > 0 else { return }
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        defer { inflateEnd(stream); stream.deallocate() }
+        _ = sluice_inflateInit2(stream, 16 + MAX_WBITS)
+        let size = 256 * 1024
+        let input = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
+        let output = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
+        defer { input.deallocate(); output.deallocate() }
+        let deflater = GzipDeflater(level: 6, label: outPath)
+        let sink = { (chunk: UnsafeRawBufferPointer) throws(OutputError) in
+            var written = 0
+            while written < chunk.count {
+                let n = Glibc.write(out, chunk.baseAddress! + written, chunk.count - written)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw OutputError.writeFailed(path: outPath, errno: errno)
+                }
+                written += n
+            }
+        }
+        var readOffset = offset
+        var remaining = lineBytes
+        var atEnd = false
+        do {
+            while remaining > 0 {
+                if stream.pointee.avail_in == 0 {
+                    let n = pread(fd, input, size, off_t(readOffset))
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        throw RecoveryError.readFailed(errno: errno)
+                    }
+                    if n == 0 {
+                        atEnd = true
+                    } else {
+                        readOffset += n
+                        stream.pointee.next_in = input
+                        stream.pointee.avail_in = uInt(n)
+                    }
+                }
+                stream.pointee.next_out = output
+                stream.pointee.avail_out = uInt(size)
+                let status = inflate(stream, Z_NO_FLUSH)
+                let produced = size - Int(stream.pointee.avail_out)
+                let take = min(produced, remaining)
+                if take > 0 {
+                    try deflater.compress(UnsafeRawBufferPointer(start: output, count: take), sink: sink)
+                    remaining -= take
+                }
+                // The scan decoded these bytes from this very file: running out means it changed.
+                let stuck = status != Z_OK && status != Z_BUF_ERROR
+                if remaining > 0 && produced == 0 && (stuck || (atEnd && stream.pointee.avail_in == 0)) {
+                    throw RecoveryError.failed(operation: "decode the cut member of", path: outPath, errno: EIO)
+                }
+            }
+            try deflater.endMember(sink: sink)
+        } catch let error as OutputError {
+            if case let .writeFailed(path, code) = error { throw .failed(operation: "write", path: path, errno: code) }
+            throw .failed(operation: "compress", path: outPath, errno: EIO)
+        } catch let error as RecoveryError {
+            throw error
+        } catch {
+            throw .failed(operation: "salvage", path: outPath, errno: EIO)
+        }
+    }
+}
