@@ -42,9 +42,11 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The root that relative output paths are under.", valueName: "dir"))
     var out: String = "out"
 
+    /// A list only so that a second `--stdout` is caught (exit 64) instead of silently replacing the first.
     @Option(name: .customLong("stdout"),
-            help: ArgumentHelp("Send this destination's records to stdout as plain NDJSON instead of files.", valueName: "name"))
-    var stdoutDestination: String?
+            help: ArgumentHelp("Send this destination's records to stdout as plain NDJSON instead of files (one destination).",
+                               valueName: "name"))
+    var stdoutDestinations: [String] = []
 
     @Flag(help: "Exit 65 if any line was rejected.")
     var strict = false
@@ -84,6 +86,10 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         if final && state == nil { throw ValidationError("--final needs --state: it ends a series of runs that carry state") }
+        if stdoutDestinations.count > 1 {
+            throw ValidationError("--stdout is given \(stdoutDestinations.count) times (\(stdoutDestinations.joined(separator: ", "))): "
+                + "only one destination can write to stdout, or its records would be mixed with another's")
+        }
     }
 
     func run() throws {
@@ -91,7 +97,7 @@ struct RunCommand: ParsableCommand {
         request.pipelinePath = pipeline
         request.inputs = inputs
         request.options.outDirectory = out
-        request.options.stdoutDestination = stdoutDestination
+        request.options.stdoutDestination = stdoutDestinations.first
         request.options.flushInterval = flushInterval.value
         request.options.statePath = state
         request.options.finalRun = final

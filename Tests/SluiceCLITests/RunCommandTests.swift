@@ -157,6 +157,21 @@ import Testing
         #expect(try SluiceBinary.run(["run", "--no-such-flag"], in: directory.path).status == 64)
     }
 
+    @Test(arguments: [
+        (["--stdout", "b"], "--stdout b: destination 'a' already writes to stdout (its path is \"-\")"),
+        (["--stdout", "a", "--stdout", "b"], "--stdout is given 2 times (a, b): only one destination can write to stdout"),
+    ])
+    func twoDestinationsOnStdoutIsAUsageErrorAndNothingRuns(_ options: [String], _ message: String) throws {
+        let directory = TemporaryDirectory()
+        directory.write("p.yaml", "version: 1\ndestinations:\n  a: {type: ndjson, path: \"-\"}\n  b: {type: ndjson}\n")
+        directory.write("in.ndjson", #"{"type":"track","event":"e","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"# + "\n")
+        let result = try SluiceBinary.run(["run", "--pipeline", "p.yaml"] + options + ["in.ndjson"], in: directory.path)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("out")))
+    }
+
     @Test func stdoutCarriesOnlyRecordsAndAReaderThatQuitsEarlyEndsTheRunCleanly() throws {
         let directory = TemporaryDirectory()
         let piped = try SluiceBinary.shell(

@@ -78,6 +78,11 @@ public final class PipelineRunner {
             throw UsageError("--stdout \(name): no destination of that name; the pipeline has " +
                 configuration.destinations.map(\.name).joined(separator: ", "))
         }
+        if let name = options.stdoutDestination,
+           let other = configuration.destinations.first(where: { $0.target == .stdout && $0.name != name }) {
+            throw UsageError("--stdout \(name): destination '\(other.name)' already writes to stdout (its path is \"-\"); "
+                + "only one destination can write to stdout, or their records would be mixed")
+        }
         if let memory = options.memoryOutputs {
             outputs = configuration.destinations.map {
                 DestinationOutput(name: $0.name, target: .memory(memory), rotation: $0.rotation)
