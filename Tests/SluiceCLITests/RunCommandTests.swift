@@ -186,6 +186,60 @@ import Testing
         #expect(!gunzipAll(directory, under: "out/rejects/").isEmpty)
     }
 
+    @Test func recordsOnStdoutAreCountedAsWrittenAndWhatAReaderThatQuitNeverGotIsDroppedNotEmitted() throws {
+        let directory = TemporaryDirectory()
+        directory.write("p.yaml", """
+        version: 1
+        destinations:
+          archive: {type: ndjson, events: ["*"]}
+          identifies: {type: ndjson, events: ["identify"]}
+        """)
+        _ = try SluiceBinary.shell("$SLUICE generate --events 20000 --seed 5 --duplicates 0 > in.ndjson", in: directory.path)
+        let input = ndjsonLines(Array(FileManager.default.contents(atPath: directory.file("in.ndjson"))!))
+
+        // A reader that takes all: every record written and counted like a file's.
+        let all = try SluiceBinary.shell("$SLUICE run --pipeline p.yaml --stdout archive --stats all.json --metrics all.prom in.ndjson > got.ndjson 2>err.txt",
+                                         in: directory.path)
+        #expect(all.status == 0)
+        let whole = json(Array(FileManager.default.contents(atPath: directory.file("all.json"))!))
+        let got = Array(FileManager.default.contents(atPath: directory.file("got.ndjson"))!)
+        let archive = try #require((whole["destinations"] as? [[String: Any]])?.first)
+        #expect(archive["records"] as? Int == ndjsonLines(got).count && ndjsonLines(got).count == input.count)
+        #expect(archive["uncompressed_bytes"] as? Int == got.count)
+        #expect(archive["stdout"] as? Bool == true)
+        #expect(whole["emitted"] as? Int == input.count && whole["balanced"] as? Bool == true)
+        let metrics = String(decoding: FileManager.default.contents(atPath: directory.file("all.prom"))!, as: UTF8.self)
+        #expect(metrics.contains("sluice_destination_records_total{destination=\"archive\",type=\"ndjson\"} \(input.count)"))
+        let summary = String(decoding: FileManager.default.contents(atPath: directory.file("err.txt"))!, as: UTF8.self)
+        #expect(summary.contains("archive \(input.count) records to stdout"), "\(summary)")
+
+        // A reader that quits after 100000 bytes: only what reached the pipe counts as delivered there.
+        let cut = try SluiceBinary.shell("$SLUICE run --pipeline p.yaml --stdout archive --stats cut.json in.ndjson | head -c 100000 > /dev/null",
+                                         in: directory.path)
+        #expect(cut.status == 0)
+        let stats = json(Array(FileManager.default.contents(atPath: directory.file("cut.json"))!))
+        #expect(stats["stdout_closed_early"] as? Bool == true)
+        #expect(stats["balanced"] as? Bool == true)
+        let linesIn = try #require(stats["lines_in"] as? Int)
+        let emitted = try #require(stats["emitted"] as? Int)
+        let dropped = (stats["dropped_by_reason"] as? [String: Int])?["stdout_closed"] ?? 0
+        let destinations = try #require(stats["destinations"] as? [[String: Any]])
+        let onStdout = try #require(destinations.first { $0["name"] as? String == "archive" })
+        let identifies = try #require(destinations.first { $0["name"] as? String == "identifies" })
+        let records = try #require(onStdout["records"] as? Int)
+        let written = try #require(onStdout["uncompressed_bytes"] as? Int)
+        // The records counted are the whole lines written before the pipe closed (records are the input lines, byte for byte).
+        let writtenWhole = input.prefix(records).reduce(0) { $0 + $1.count + 1 }
+        try #require(records < input.count)
+        #expect(written >= writtenWhole && written < writtenWhole + input[records].count + 1)
+        #expect(written >= 100_000 && written <= 100_000 + 1 << 20)
+        let lost = (onStdout["not_taken_by_reason"] as? [String: Int])?["stdout_closed"] ?? 0
+        #expect(lost > 0 && records + lost == linesIn)
+        // A line the identifies file took still went somewhere: emitted; the others were dropped.
+        #expect(emitted == records + (identifies["events"] as? Int ?? 0) - input.prefix(records).filter { json($0)["type"] as? String == "identify" }.count)
+        #expect(dropped > 0 && emitted + dropped == linesIn)
+    }
+
     @Test func rotationByEventCountWritesCompleteNumberedFiles() throws {
         let directory = TemporaryDirectory()
         directory.write("p.yaml", """

@@ -165,6 +165,9 @@ public enum DropReason: String, Sendable, CaseIterable, Comparable {
     /// The `privacy` stage: the person opted out (`context.consent.analytics: false`), or
     /// denied the consent category of every destination that would have taken the event.
     case consent
+    /// The only destination that took the event was stdout, and its reader had
+    /// closed the pipe (`| head`) before the event's records were written.
+    case stdoutClosed = "stdout_closed"
 
     public static func < (lhs: DropReason, rhs: DropReason) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -56,6 +56,37 @@ final class DestinationOutput {
     /// Set when stdout's reader went away (`| head`).
     private(set) var stdoutClosed = false
 
+    /// What stdout's reader never got because it closed the pipe first: the
+    /// runner takes it (`takeStdoutLoss`) and moves it out of `emitted`.
+    struct StdoutLoss: Equatable {
+        /// Events whose records were not (or only partly) written.
+        var events = 0
+        var records = 0
+        /// Of those events, the ones no other destination took: lines that went nowhere.
+        var lines = 0
+    }
+
+    /// The events in the stdout buffer not written yet: where each one's records end, how many, and
+    /// whether another destination took the event too (set by the runner after the fan-out).
+    private struct StdoutMark {
+        var end: Int
+        var records: Int
+        var serial: Int
+        var alone = true
+    }
+    private var stdoutMarks: [StdoutMark] = []
+    private var stdoutSerial = 0
+    /// The last event, when it was lost and counted as going nowhere (so `markLastEventShared` can correct that).
+    private var lastLostAloneSerial: Int?
+    private var stdoutLoss = StdoutLoss()
+    /// Bytes stdout's reader was given.
+    private(set) var stdoutBytesWritten = 0
+
+    var isStdout: Bool {
+        if case .stdout = target { return true }
+        return false
+    }
+
     init(name: String, target: Target, rotation: RotationPolicy) {
         self.name = name
         self.target = target
@@ -89,8 +120,45 @@ final class DestinationOutput {
         batch.bytesInFile += added
         records += count
         recordBytes += added
+        if case .stdout = target {
+            stdoutSerial += 1
+            stdoutMarks.append(StdoutMark(end: batch.buffer.count, records: count, serial: stdoutSerial))
+        }
         if batch.buffer.count >= DestinationOutput.chunkBytes { try send(batch) }
         return count
+    }
+
+    /// The event last appended (to stdout) was taken by another destination too:
+    /// if stdout's reader never gets it, the line still went somewhere.
+    func markLastEventShared() {
+        if let last = stdoutMarks.indices.last, stdoutMarks[last].serial == stdoutSerial {
+            stdoutMarks[last].alone = false
+        } else if lastLostAloneSerial == stdoutSerial {
+            stdoutLoss.lines -= 1
+            lastLostAloneSerial = nil
+        }
+    }
+
+    /// What stdout's reader missed since the last call.
+    func takeStdoutLoss() -> StdoutLoss {
+        defer { stdoutLoss = StdoutLoss() }
+        return stdoutLoss
+    }
+
+    /// Counts the events of the stdout buffer from byte `written` on as lost (the reader closed the pipe).
+    private func loseStdoutEvents(from written: Int) {
+        for mark in stdoutMarks {
+            // An event whose records were written in part is lost too: the reader stopped before its end.
+            if mark.end > written {
+                stdoutLoss.events += 1
+                stdoutLoss.records += mark.records
+                if mark.alone {
+                    stdoutLoss.lines += 1
+                    if mark.serial == stdoutSerial { lastLostAloneSerial = mark.serial }
+                }
+            }
+        }
+        stdoutMarks.removeAll(keepingCapacity: true)
     }
 
     /// Hands every pending record on (before the reader blocks, and at the end).
@@ -111,7 +179,10 @@ final class DestinationOutput {
             if let error = worker.failure { throw error }
             if let pendingError { throw pendingError }
             return report
-        case .stdout, .memory:
+        case .stdout:
+            if let pendingError { throw pendingError }
+            return CompressionWorker.Report(fileCount: 0, uncompressedBytes: stdoutBytesWritten, compressedBytes: 0)
+        case .memory:
             if let pendingError { throw pendingError }
             return CompressionWorker.Report(fileCount: 0, uncompressedBytes: recordBytes, compressedBytes: 0)
         }
@@ -121,7 +192,8 @@ final class DestinationOutput {
     var report: CompressionWorker.Report {
         switch target {
         case let .files(_, worker): return worker.snapshot
-        case .stdout, .memory: return CompressionWorker.Report(fileCount: 0, uncompressedBytes: recordBytes, compressedBytes: 0)
+        case .stdout: return CompressionWorker.Report(fileCount: 0, uncompressedBytes: stdoutBytesWritten, compressedBytes: 0)
+        case .memory: return CompressionWorker.Report(fileCount: 0, uncompressedBytes: recordBytes, compressedBytes: 0)
         }
     }
 
@@ -192,9 +264,12 @@ final class DestinationOutput {
             batch.buffer.removeAll(keepingCapacity: true)
         case .stdout:
             defer { batch.buffer.removeAll(keepingCapacity: true) }
-            if stdoutClosed { return }
+            if stdoutClosed {
+                loseStdoutEvents(from: 0)
+                return
+            }
+            var written = 0
             try batch.buffer.withUnsafeBytes { raw in
-                var written = 0
                 while written < raw.count {
                     let n = write(STDOUT_FILENO, raw.baseAddress! + written, raw.count - written)
                     if n < 0 {
@@ -206,8 +281,10 @@ final class DestinationOutput {
                         throw OutputError.writeFailed(path: "<stdout>", errno: errno)
                     }
                     written += n
+                    stdoutBytesWritten += n
                 }
             }
+            loseStdoutEvents(from: written)
         }
     }
 }

@@ -16,6 +16,8 @@ public final class PipelineRunner {
     private var routes: [RoutingRules]
     private let renames: [[[UInt8]: String]]
     private var outputs: [DestinationOutput] = []
+    /// The output writing to stdout, if any (`--stdout NAME` or `path: "-"`).
+    private var stdoutIndex: Int?
     private var counts: [RunSummary.DestinationCounts]
     private var rejectsOutput: DestinationOutput!
     private var stageBuffers: [StageOutput]
@@ -105,7 +107,9 @@ public final class PipelineRunner {
                     openParts: openParts))
             }
             outputs.append(DestinationOutput(name: settings.name, target: target, rotation: settings.rotation))
+            if toStdout { counts[outputs.count - 1].toStdout = true }
         }
+        stdoutIndex = outputs.firstIndex { $0.isStdout }
         let rejects = configuration.rejects
         rejectsOutput = DestinationOutput(name: "rejects", target: .files(template: rejects.template, worker: CompressionWorker(
             name: "rejects", root: options.outDirectory, level: rejects.gzipLevel,
@@ -359,6 +363,8 @@ public final class PipelineRunner {
 
     private func fanOut(_ event: Event) throws {
         var delivered = false
+        var deliveries = 0
+        var stdoutTook = false
         var firstRefusal: Rejection?
         var withheld = false
         let integrations = RoutingRules.integrations(of: event)
@@ -381,10 +387,14 @@ public final class PipelineRunner {
             }
             switch result {
             case .notTaken: break
-            case .delivered: delivered = true
+            case .delivered:
+                delivered = true
+                deliveries += 1
+                if index == stdoutIndex { stdoutTook = true }
             case let .refused(rejection): if firstRefusal == nil { firstRefusal = rejection }
             }
         }
+        if stdoutTook && deliveries > 1, let stdoutIndex { outputs[stdoutIndex].markLastEventShared() }
         if delivered {
             summary.emitted += 1
         } else if let firstRefusal {
@@ -476,7 +486,23 @@ public final class PipelineRunner {
                 summary.stdoutClosedEarly = true
             }
         }
+        absorbStdoutLoss()
         try rejectsOutput.handOver()
+    }
+
+    /// Events whose records stdout's reader never got (it closed the pipe
+    /// first) are not delivered there: they leave the destination's counts
+    /// for `not_taken` `stdout_closed`, and a line no other destination took
+    /// leaves `emitted` for `dropped` `stdout_closed`, so the balance stays exact.
+    private func absorbStdoutLoss() {
+        guard let index = stdoutIndex else { return }
+        let loss = outputs[index].takeStdoutLoss()
+        guard loss.events > 0 else { return }
+        counts[index].events -= loss.events
+        counts[index].records -= loss.records
+        counts[index].notTaken[DropReason.stdoutClosed.rawValue, default: 0] += loss.events
+        summary.emitted -= loss.lines
+        if loss.lines > 0 { summary.dropped[.stdoutClosed, default: 0] += loss.lines }
     }
 
     /// Closes and renames every file of every destination and the rejects
@@ -500,6 +526,7 @@ public final class PipelineRunner {
             }
             if output.stdoutClosed { summary.stdoutClosedEarly = true }
         }
+        absorbStdoutLoss()
         do {
             rejectsReport = try rejectsOutput.finish()
         } catch {

@@ -23,6 +23,8 @@ public struct RunSummary: Sendable {
         public var changes: [(name: String, value: Int)] = []
         /// Files completed and renamed.
         public var files = 0
+        /// Whether the records went to stdout (`--stdout`, `path: "-"`) instead of files.
+        public var toStdout = false
         /// Record bytes handed to the files (or stdout) so far, and their gzip size.
         public var uncompressedBytes = 0
         public var compressedBytes = 0
@@ -86,7 +88,10 @@ public struct RunSummary: Sendable {
         var parts = ["\(linesIn) lines in: \(emitted) emitted, \(merged) merged, \(rejectedTotal) rejected, \(droppedTotal) dropped"]
         if usesState { parts[0] += ", \(carried) carried to the state (\(carriedIn) carried in)" }
         if blankLines > 0 { parts.append("\(blankLines) blank skipped") }
-        let outputs = destinations.map { "\($0.name) \($0.records) records in \($0.files) file\($0.files == 1 ? "" : "s")" }
+        let outputs = destinations.map {
+            $0.toStdout ? "\($0.name) \($0.records) records to stdout"
+                : "\($0.name) \($0.records) records in \($0.files) file\($0.files == 1 ? "" : "s")"
+        }
         if !outputs.isEmpty { parts.append(outputs.joined(separator: ", ")) }
         if elapsedSeconds > 0 {
             parts.append(String(format3(elapsedSeconds)) + "s, \(Int(Double(linesIn) / max(elapsedSeconds, 1e-9))) lines/s")
@@ -120,6 +125,7 @@ public struct RunSummary: Sendable {
             d.object("not_taken_by_reason", destination.notTaken.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
             d.object("changes", destination.changes.map { ($0.name, $0.value) })
             d.field("files", destination.files)
+            if destination.toStdout { d.field("stdout", true) }
             d.field("uncompressed_bytes", destination.uncompressedBytes)
             d.field("compressed_bytes", destination.compressedBytes)
             destinationsJSON.append(d.text)
