@@ -34,6 +34,8 @@ final class DestinationOutput {
         var buffer: [UInt8] = []
         var recordsInFile = 0
         var bytesInFile = 0
+        /// When the file's first record was appended (monotonic ns), for `max_age`.
+        var openedAt: UInt64 = 0
         var lastUsed: UInt64 = 0
 
         init(key: String) { self.key = key }
@@ -87,10 +89,18 @@ final class DestinationOutput {
         return false
     }
 
+    /// `max_age` in nanoseconds, for files only (nil: no age limit).
+    private let maxAgeNanos: UInt64?
+
     init(name: String, target: Target, rotation: RotationPolicy) {
         self.name = name
         self.target = target
         self.rotation = rotation
+        if case .files = target, let maxAge = rotation.maxAge {
+            maxAgeNanos = UInt64(max(maxAge.nanoseconds, 0))
+        } else {
+            maxAgeNanos = nil
+        }
     }
 
     /// Appends the records `encode` writes for an event at `time`; returns how many it wrote.
@@ -108,14 +118,22 @@ final class DestinationOutput {
             return 0
         }
         let added = batch.buffer.count - before
+        // `max_age` is decided here too, not only by the worker's timer, so the
+        // counts below start afresh with the file: the worker's timer (which
+        // closes an idle file) fires no earlier than this, as its file opened
+        // after this side's first record. A file it closed already makes the
+        // rotate below a no-op, and still resets the counts.
+        let now = maxAgeNanos == nil ? 0 : Monotonic.nanoseconds()
         if batch.recordsInFile > 0 &&
-            (batch.recordsInFile + count > rotation.maxEvents || batch.bytesInFile + added > rotation.maxBytes) {
+            (batch.recordsInFile + count > rotation.maxEvents || batch.bytesInFile + added > rotation.maxBytes
+                || maxAgeNanos.map { now &- batch.openedAt >= $0 } == true) {
             let tail = Array(batch.buffer[before...])
             batch.buffer.removeSubrange(before...)
             try send(batch)
             rotate(batch)
             batch.buffer.append(contentsOf: tail)
         }
+        if batch.recordsInFile == 0 { batch.openedAt = now }
         batch.recordsInFile += count
         batch.bytesInFile += added
         records += count

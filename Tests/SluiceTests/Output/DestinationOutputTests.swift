@@ -38,6 +38,50 @@ import SluiceTestSupport
         #expect(try out.finish().fileCount == 3)
     }
 
+    /// Waits (bounded) until `name` exists under the directory.
+    private func waitForFile(_ directory: TemporaryDirectory, _ name: String) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !FileManager.default.fileExists(atPath: directory.file(name)) {
+            if ContinuousClock.now >= deadline { return false }
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        return true
+    }
+
+    @Test(arguments: [false, true])
+    func afterAnAgeRotationTheNextFileGetsTheWholeCountAndSizeLimit(bySize: Bool) throws {
+        let directory = TemporaryDirectory()
+        var rotation = RotationPolicy()
+        if bySize { rotation.maxBytes = 3 * record(0).count } else { rotation.maxEvents = 3 }
+        rotation.maxAge = .milliseconds(500)  // long enough that the three appends below never straddle it
+        let out = try output(directory, rotation)
+        let time = EventTime.parseISO8601("2026-11-20T08:00:00Z")!
+        for index in 0..<2 { _ = try out.append(time: time) { $0.append(contentsOf: record(index)); return 1 } }
+        try out.handOver()
+        // Input idle: the worker's timer closes the file at max_age.
+        #expect(waitForFile(directory, "d/2026-11-20/d-08-0000.ndjson.gz"))
+        for index in 2..<5 { _ = try out.append(time: time) { $0.append(contentsOf: record(index)); return 1 } }
+        _ = try out.finish()
+        let files = directory.files()
+        #expect(files == ["d/2026-11-20/d-08-0000.ndjson.gz", "d/2026-11-20/d-08-0001.ndjson.gz"])
+        #expect(files.map { TestGzip.decompressFile(directory.file($0))! } == [record(0) + record(1), record(2) + record(3) + record(4)])
+    }
+
+    @Test func aFileOlderThanMaxAgeIsRotatedAtTheNextRecordEvenWhileRecordsKeepComing() throws {
+        let directory = TemporaryDirectory()
+        var rotation = RotationPolicy()
+        rotation.maxAge = .milliseconds(30)
+        let out = try output(directory, rotation)
+        let time = EventTime.parseISO8601("2026-11-20T08:00:00Z")!
+        _ = try out.append(time: time) { $0.append(contentsOf: record(0)); return 1 }
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .milliseconds(40) { Thread.sleep(forTimeInterval: 0.005) }
+        _ = try out.append(time: time) { $0.append(contentsOf: record(1)); return 1 }
+        _ = try out.finish()
+        let files = directory.files()
+        #expect(files.map { TestGzip.decompressFile(directory.file($0))! } == [record(0), record(1)])
+    }
+
     @Test func eventsOfDifferentHoursGoToTheirOwnFiles() throws {
         let directory = TemporaryDirectory()
         let out = try output(directory, RotationPolicy())
