@@ -98,6 +98,7 @@ public struct Rejection: Error, Sendable, Equatable {
         }
         switch jsonError.kind {
         case .nestingTooDeep: self.init(.nestingTooDeep, jsonError.message)
+        case .duplicateKey: self.init(.duplicateKey, jsonError.message)
         case .notAnObject: self.init(.notAnObject, jsonError.message)
         case .invalidUTF8: self.init(.invalidUTF8, jsonError.message)
         default: self.init(.invalidJSON, jsonError.message)
@@ -124,7 +125,7 @@ public struct RejectReason: RawRepresentable, Hashable, Sendable, Comparable, Cu
     /// The reasons the input and the stages reject with; destinations add
     /// theirs (`DestinationType.rejectReasons`) to make `allCases`.
     public static let core: [RejectReason] = [
-        .lineTooLong, .invalidUTF8, .invalidJSON, .nestingTooDeep, .notAnObject, .missingType, .unknownType,
+        .lineTooLong, .invalidUTF8, .invalidJSON, .nestingTooDeep, .duplicateKey, .notAnObject, .missingType, .unknownType,
         .missingIdentity, .missingTimestamp, .invalidTimestamp, .missingEventName, .cutByShutdown, .orphanStop, .planViolation,
         .unplannedEvent,
     ]
@@ -133,6 +134,7 @@ public struct RejectReason: RawRepresentable, Hashable, Sendable, Comparable, Cu
     public static let invalidUTF8 = RejectReason("invalid_utf8")
     public static let invalidJSON = RejectReason("invalid_json")
     public static let nestingTooDeep = RejectReason("nesting_too_deep")
+    public static let duplicateKey = RejectReason("duplicate_key")
     public static let notAnObject = RejectReason("not_an_object")
     public static let missingType = RejectReason("missing_type")
     public static let unknownType = RejectReason("unknown_type")

@@ -198,6 +198,7 @@ public struct JSONError: Error, Sendable, Equatable {
         case controlCharacterInString
         case invalidNumber
         case nestingTooDeep
+        case duplicateKey
         case trailingContent
         case notAnObject
         case emptyInput
@@ -216,6 +217,7 @@ public struct JSONError: Error, Sendable, Equatable {
         case .controlCharacterInString: return "unescaped control character in string at byte \(offset)"
         case .invalidNumber: return "invalid number at byte \(offset)"
         case .nestingTooDeep: return "nesting deeper than \(JSONParser.maxDepth) at byte \(offset)"
+        case .duplicateKey: return "duplicate key at byte \(offset)"
         case .trailingContent: return "content after the JSON value at byte \(offset)"
         case .notAnObject: return "the line is JSON but not an object"
         case .emptyInput: return "empty input"

@@ -1,9 +1,19 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// An RFC 8259 parser that indexes a line into a tape without copying values.
 ///
 /// Strings are checked for valid UTF-8 (Unicode Table 3-7: no overlongs, no
 /// surrogates, nothing past U+10FFFF), unescaped control characters and valid
 /// escapes, including surrogate pairs. Numbers are checked against the grammar
-/// and kept as text. Nesting deeper than `maxDepth` is refused.
+/// and kept as text. Nesting deeper than `maxDepth` is refused, and so is an
+/// object that repeats a key (RFC 8259 leaves the meaning open; here readers
+/// would disagree).
 struct JSONParser {
     static let maxDepth = 64
 
@@ -100,8 +110,59 @@ struct JSONParser {
                 throw JSONError(kind: .unexpectedByte(byte), offset: index - 1)
             }
         }
+        // Two or more members (a member is at least two nodes): no key may repeat.
+        if isObject && tape.count - slot > 3 { try checkUniqueKeys(slot, tape) }
         tape[slot].end = UInt32(index)
         tape[slot].next = UInt32(tape.count)
+    }
+
+    /// Throws `duplicateKey` when the object at tape index `object` (complete on
+    /// the tape) has two members with the same key, escapes decoded: a line
+    /// whose readers could disagree on a field's value (one stage scrubs the
+    /// first `"email"`, a provider reads the last) is refused whole. Keys are
+    /// compared pairwise, length first, which is cheap for the small objects of
+    /// events; objects of more than `pairwiseLimit` members are sorted instead.
+    private func checkUniqueKeys(_ object: Int, _ tape: [JSONNode]) throws(JSONError) {
+        let end = tape.count
+        var key = object + 1
+        var members = 0
+        var escaped = false
+        while key < end {
+            let node = tape[key]
+            escaped = escaped || node.flags & JSONNode.hasEscapes != 0
+            let length = Int(node.end - node.start)
+            // Compare with the keys before it.
+            var other = object + 1
+            while other < key {
+                let earlier = tape[other]
+                if Int(earlier.end - earlier.start) == length && memcmp(base + Int(earlier.start), base + Int(node.start), length) == 0 {
+                    throw JSONError(kind: .duplicateKey, offset: Int(node.start))
+                }
+                other = Int(tape[other + 1].next)
+            }
+            members += 1
+            if members > JSONParser.pairwiseLimit { return try checkUniqueKeysSorted(object, tape) }
+            key = Int(tape[key + 1].next)
+        }
+        if escaped { try checkUniqueKeysSorted(object, tape) }
+    }
+
+    static let pairwiseLimit = 32
+
+    /// The same check on the decoded keys, sorted: for large objects and keys with escapes.
+    private func checkUniqueKeysSorted(_ object: Int, _ tape: [JSONNode]) throws(JSONError) {
+        var keys: [(text: [UInt8], start: Int)] = []
+        var key = object + 1
+        while key < tape.count {
+            let node = tape[key]
+            let body = UnsafeBufferPointer(start: base + Int(node.start) + 1, count: Int(node.end - node.start) - 2)
+            keys.append((node.flags & JSONNode.hasEscapes != 0 ? JSONString.unescape(ArraySlice(body)) : Array(body), Int(node.start)))
+            key = Int(tape[key + 1].next)
+        }
+        keys.sort { $0.text.lexicographicallyPrecedes($1.text) }
+        for index in keys.indices.dropFirst() where keys[index].text == keys[index - 1].text {
+            throw JSONError(kind: .duplicateKey, offset: max(keys[index].start, keys[index - 1].start))
+        }
     }
 
     private mutating func parseLiteral(_ literal: StaticString, kind: JSONKind, into tape: inout [JSONNode]) throws(JSONError) {

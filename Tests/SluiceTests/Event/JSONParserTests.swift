@@ -10,7 +10,7 @@ import SluiceTestSupport
         #"{"big":9223372036854775808,"neg":-0.0,"exp":1e21,"E":1E+2,"frac":0.125e-3}"#,
         #"{"s":"\u00e9\ud83d\ude00 \"q\" \\ \/ \b\f\n\r\t","raw":"é漢😀"}"#,
         #"{"nested":{"a":[1,2.5,-0.0,1e21,null,true,false,[],{}],"b":{"c":"x"}}}"#,
-        #"{"dup":1,"dup":2}"#,
+        #"{"same":1,"inner":{"same":2},"list":[{"same":3},{"same":4}]}"#,
         #"{"n":123456789012345678901234567890}"#,
     ])
     func compactDocumentRoundTripsExactly(_ text: String) throws {

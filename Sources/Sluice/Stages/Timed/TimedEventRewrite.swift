@@ -73,6 +73,16 @@ enum TimedEventRewrite {
     /// the consent mark the message had when it came in.
     static func marked(line: ArraySlice<UInt8>, markerValue: Range<Int>, _ value: String, abandonReason: String? = nil,
                        origin: Origin, time: EventTime, withheld: WithheldDestinations?, marker: JSONPath) -> Event {
+        if abandonReason != nil && mayHaveAbandonReason(line) {
+            // The message may have an `abandon_reason` of its own: a second one would make the
+            // line a duplicate-key line, which does not parse. Replace it through the tape.
+            var original = event(from: line, origin: origin, time: time, withheld: withheld)
+            if original.document.member("abandon_reason") != nil {
+                original.document.set(marker, string: value)
+                original.document.set(abandonReasonPath, string: abandonReason!)
+                return applyingEdits(original)
+            }
+        }
         var close = line.endIndex - 1
         while close > line.startIndex && line[close] != UInt8(ascii: "}") { close -= 1 }
         var text: [UInt8] = []
@@ -80,21 +90,19 @@ enum TimedEventRewrite {
         text.append(contentsOf: line[line.startIndex..<markerValue.lowerBound])
         JSONString.appendQuoted(value, to: &text)
         text.append(contentsOf: line[markerValue.upperBound..<close])
-        let added = text.count
         if let abandonReason {
             text.append(contentsOf: #","abandon_reason":"#.utf8)
             JSONString.appendQuoted(abandonReason, to: &text)
         }
         text.append(UInt8(ascii: "}"))
-        let spliced = event(from: text[...], origin: origin, time: time, withheld: withheld)
-        guard abandonReason != nil, let node = spliced.document.member("abandon_reason"),
-              Int(spliced.document.tape[node].start) < added
-        else { return spliced }
-        // The message has an `abandon_reason` of its own: replace it rather than add a second.
-        var original = event(from: line, origin: origin, time: time, withheld: withheld)
-        original.document.set(marker, string: value)
-        original.document.set(abandonReasonPath, string: abandonReason!)
-        return applyingEdits(original)
+        return event(from: text[...], origin: origin, time: time, withheld: withheld)
+    }
+
+    private static let abandonReasonKey = Array("abandon_reason".utf8)
+
+    /// Whether `line` holds `abandon_reason`, or an escape that could spell it.
+    private static func mayHaveAbandonReason(_ line: ArraySlice<UInt8>) -> Bool {
+        line.contains(UInt8(ascii: "\\")) || line.firstRange(of: abandonReasonKey) != nil
     }
 
     /// Rebuilds a track event from the line bytes the stage kept, with the time, origin and consent mark it had.

@@ -12,6 +12,8 @@ import Testing
                 // A re-send, possibly restamped.
                 var copy = sent[Int.random(in: 0..<sent.count, using: &random)]
                 if Bool.random(using: &random) {
+                    // Restamped: a new `sentAt` in place of the one an earlier restamp added (a key twice does not parse).
+                    if let stamp = copy.line.range(of: #","sentAt":"#) { copy.line = String(copy.line[..<stamp.lowerBound]) + "}" }
                     copy.line = String(copy.line.dropLast()) + #","sentAt":"2026-11-20T09:00:0\#(index % 10)Z"}"#
                 }
                 sent.append(copy)
