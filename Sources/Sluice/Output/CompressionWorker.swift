@@ -49,6 +49,12 @@ final class CompressionWorker: @unchecked Sendable {
     private let openParts: OpenPartFiles
     /// Guards `failureValue` and `report`, which finisher threads update.
     private let failureLock = NSLock()
+    /// Chunk buffers the worker is done with, for the reader to fill again.
+    private var spares: [[UInt8]] = []
+    private let sparesLock = NSLock()
+    /// As many as can be in flight for one file (the queue, one being
+    /// compressed, one being filled), so buffers are rarely freed or made anew.
+    private let maxSpares: Int
     private var failureValue: OutputError?
 
     // Owned by the worker thread.
@@ -72,6 +78,7 @@ final class CompressionWorker: @unchecked Sendable {
         self.maxAgeNanos = maxAge.map { UInt64($0.nanoseconds) }
         self.flushIntervalNanos = UInt64(max(flushInterval.nanoseconds, 1_000_000))
         self.queue = WorkQueue(capacity: queueDepth)
+        self.maxSpares = queueDepth + 2
         let thread = Thread { [self] in run() }
         thread.name = "sluice-gzip-\(name)"
         thread.start()
@@ -82,6 +89,25 @@ final class CompressionWorker: @unchecked Sendable {
         failureLock.lock()
         defer { failureLock.unlock() }
         return failureValue
+    }
+
+    /// A buffer for the next chunk: one the worker has written out, emptied, or
+    /// nil (make one). Reusing them keeps the chunk buffers out of malloc: freed
+    /// on another thread, they left glibc's heap 20 MB larger for three
+    /// destinations (its mmap threshold rises after the first free).
+    func spareBuffer() -> [UInt8]? {
+        sparesLock.lock()
+        let spare = spares.popLast()
+        sparesLock.unlock()
+        guard var spare else { return nil }
+        spare.removeAll(keepingCapacity: true)
+        return spare
+    }
+
+    private func recycle(_ buffer: [UInt8]) {
+        sparesLock.lock()
+        if spares.count < maxSpares { spares.append(buffer) }
+        sparesLock.unlock()
     }
 
     /// Queues a command; blocks while the queue is full.
@@ -123,7 +149,9 @@ final class CompressionWorker: @unchecked Sendable {
             let command = queue.take(deadlineNanos: nextDeadline())
             if let command {
                 switch command {
-                case let .write(key, data): write(key: key, data: data)
+                case let .write(key, data):
+                    write(key: key, data: data)
+                    recycle(data)
                 case let .rotate(key): close(key: key)
                 case .rotateAll:
                     for key in files.keys.sorted() { close(key: key) }

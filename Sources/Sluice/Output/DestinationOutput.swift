@@ -42,7 +42,7 @@ final class DestinationOutput {
     }
 
     /// Records are handed to the worker in chunks of about this size.
-    static let chunkBytes = 256 * 1024
+    static let chunkBytes = 128 * 1024
     /// Open files per destination before the least recently used one is closed.
     static let maxOpenFiles = 16
 
@@ -109,7 +109,10 @@ final class DestinationOutput {
         let batch = batch(for: time)
         // Room for a whole chunk, taken when a batch is written to, not kept by
         // idle ones: up to 16 keys per destination would otherwise hold 320 KiB each.
-        if batch.buffer.capacity == 0 { batch.buffer.reserveCapacity(DestinationOutput.chunkBytes + 64 * 1024) }
+        if batch.buffer.capacity == 0 {
+            if case let .files(_, worker) = target, let spare = worker.spareBuffer() { batch.buffer = spare }
+            batch.buffer.reserveCapacity(DestinationOutput.chunkBytes + 64 * 1024)
+        }
         let before = batch.buffer.count
         let count = encode(&batch.buffer)
         guard count > 0 else {
