@@ -158,7 +158,7 @@ struct RedactionWalk {
                 }
                 switch tape[value].kind {
                 case .string:
-                    if mayHit(value, view) && !view.isHandled(value) {
+                    if (childEmailOnly ? mayHoldEmail(value, view) : mayHit(value, view)) && !view.isHandled(value) {
                         scan(value, view, isKey: false, emailOnly: childEmailOnly, checkScope: checkScope, &splice)
                     }
                 case .object, .array:
@@ -176,7 +176,7 @@ struct RedactionWalk {
             while element < end {
                 let following = Int(tape[element].next)
                 if tape[element].kind == .string {
-                    if mayHit(element, view) && !view.isHandled(element) {
+                    if (emailOnly ? mayHoldEmail(element, view) : mayHit(element, view)) && !view.isHandled(element) {
                         scan(element, view, isKey: false, emailOnly: emailOnly, checkScope: checkScope, &splice)
                     }
                 } else {
@@ -191,6 +191,19 @@ struct RedactionWalk {
         default:
             break
         }
+    }
+
+    /// For exempt fields, where only the email detectors look: whether the string
+    /// at `node` has an `@` or a `%` (or an escape, which may hide one).
+    @inline(__always)
+    private func mayHoldEmail(_ node: Int, _ view: View) -> Bool {
+        let string = view.tape[node]
+        if string.flags & JSONNode.hasEscapes != 0 { return true }
+        for index in Int(string.start + 1)..<Int(string.end - 1) {
+            let byte = view.bytes[index]
+            if byte == UInt8(ascii: "@") || byte == UInt8(ascii: "%") { return true }
+        }
+        return false
     }
 
     /// Whether the number at `node` is long enough to be a phone or a card (7 characters), and not handled.
@@ -209,11 +222,12 @@ struct RedactionWalk {
         var detector: PIIDetector?
         numberDigits.withUnsafeBufferPointer { digits in
             var whole = false
-            if cardsInNumbers && digits.count >= 13 {
+            // Only lengths that can be one: a card of 13-19 digits from a card network (2-6), or a bare-run phone (10-11).
+            if cardsInNumbers && digits.count >= 13 && digits[0] >= UInt8(ascii: "2") && digits[0] <= UInt8(ascii: "6") {
                 NumberDetection.scanCards(digits, groups: &groups) { whole = whole || ($0 == 0 && $1 == digits.count) }
                 if whole { detector = .card; return }
             }
-            if phonesInNumbers && digits.count <= 15 {
+            if phonesInNumbers && (digits.count == 10 || digits.count == 11) {
                 NumberDetection.scanPhones(digits, groups: &groups) { whole = whole || ($0 == 0 && $1 == digits.count) }
                 if whole { detector = .phone }
             }
