@@ -6,14 +6,23 @@ import Darwin
 
 /// Writes small files (stats, metrics) so a reader sees the old or the new
 /// content, never half: a temporary file beside it, fsync, rename.
+///
+/// A path that is a device, a FIFO or a socket (`--stats /dev/stderr`, a
+/// FIFO a collector reads) is written to as it is: renaming over it would
+/// replace it (as root, `/dev/stderr` itself) with a regular file.
 public enum AtomicFile {
     public static func write(_ text: String, to path: String) throws(OutputError) {
+        var bytes = Array(text.utf8)
+        if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFDIR {
+            try writeInPlace(bytes, to: path)
+            return
+        }
         try FileSystem.makeDirectories(FileSystem.directory(of: path))
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 { throw .cannotCreate(path: temporary, errno: errno) }
-        var bytes = Array(text.utf8)
-        if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
         var written = 0
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
@@ -35,6 +44,21 @@ public enum AtomicFile {
             let code = errno
             unlink(temporary)
             throw .writeFailed(path: path, errno: code)
+        }
+    }
+
+    private static func writeInPlace(_ bytes: [UInt8], to path: String) throws(OutputError) {
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        if fd < 0 { throw .cannotCreate(path: path, errno: errno) }
+        defer { close(fd) }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .writeFailed(path: path, errno: errno)
+            }
+            written += n
         }
     }
 }

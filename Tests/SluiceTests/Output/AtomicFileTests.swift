@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+@testable import Sluice
+import SluiceTestSupport
+
+@Suite struct AtomicFileTests {
+    @Test func aRegularFileIsReplacedWholeAndNoTemporaryIsLeft() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.write("s.json", "old, longer content")
+        try AtomicFile.write("{}", to: path)
+        #expect(FileManager.default.contents(atPath: path) == Data("{}\n".utf8))
+        #expect(directory.files() == ["s.json"])
+    }
+
+    /// `--stats /dev/stderr`, `--metrics` into a FIFO: the text goes to it, and
+    /// the device or FIFO is still there (renaming over it would replace it).
+    @Test func aFIFOIsWrittenToNotReplaced() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("stats.fifo")
+        #expect(mkfifo(path, 0o600) == 0)
+        let reader = open(path, O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        defer { close(reader) }
+        try AtomicFile.write("{\"lines_in\":1}", to: path)
+        var info = stat()
+        #expect(lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+        var buffer = [UInt8](repeating: 0, count: 256)
+        var descriptor = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&descriptor, 1, 10_000) == 1)
+        let n = read(reader, &buffer, buffer.count)
+        #expect(n > 0 && Array(buffer[..<max(n, 0)]) == Array("{\"lines_in\":1}\n".utf8))
+        #expect(directory.files().isEmpty || directory.files() == ["stats.fifo"])
+    }
+}
