@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// How the timed stage changes the events it lets out: the completed pair,
 /// an abandoned start, an orphan stop, and events rebuilt from stored bytes.
 ///
@@ -100,9 +108,23 @@ enum TimedEventRewrite {
 
     private static let abandonReasonKey = Array("abandon_reason".utf8)
 
-    /// Whether `line` holds `abandon_reason`, or an escape that could spell it.
+    /// Whether `line` holds `abandon_reason`, or an escape that could spell it
+    /// (with memchr and memcmp: the generic `firstRange(of:)` cost 13% of the
+    /// reading thread in a run that abandons 5% of its events).
     private static func mayHaveAbandonReason(_ line: ArraySlice<UInt8>) -> Bool {
-        line.contains(UInt8(ascii: "\\")) || line.firstRange(of: abandonReasonKey) != nil
+        line.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress, raw.count > 0 else { return false }
+            if memchr(base, Int32(UInt8(ascii: "\\")), raw.count) != nil { return true }
+            return abandonReasonKey.withUnsafeBytes { key in
+                var offset = 0
+                while raw.count - offset >= key.count {
+                    guard let hit = memchr(base + offset, Int32(key[0]), raw.count - offset - key.count + 1) else { return false }
+                    if memcmp(hit, key.baseAddress!, key.count) == 0 { return true }
+                    offset = UnsafeRawPointer(hit) - base + 1
+                }
+                return false
+            }
+        }
     }
 
     /// Rebuilds a track event from the line bytes the stage kept, with the time, origin and consent mark it had.
