@@ -49,9 +49,15 @@ final class Workload: @unchecked Sendable {
         ("dedupe", "[{dedupe: {}}]"),
         ("timed", "[{timed: {}}]"),
         ("session", "[{session: {}}]"),
+        ("privacy", "[{privacy: {}}]"),
     ]
 
-    static let destinationTypes = ["ndjson", "mixpanel", "amplitude", "ga4", "segment"]
+    static let destinationTypes = ["ndjson", "mixpanel", "amplitude", "ga4", "adjust", "segment"]
+
+    /// Options a destination type cannot do without (Adjust's app and event tokens, as in pipelines/providers.yaml).
+    static let requiredOptions = [
+        "adjust": ", app_token: 4w565xzmb54d, tokens: {purchase_completed: f0ob4r, signed_out: abc123}",
+    ]
 
     /// The configured stages of a `stages:` list (YAML flow text).
     static func stages(_ list: String) -> [any Stage] {
@@ -65,7 +71,7 @@ final class Workload: @unchecked Sendable {
 
     /// A destination adapter of `type` with its default options.
     static func destination(_ type: String) -> any Destination {
-        let yaml = "version: 1\ndestinations: {bench: {type: \(type)}}\n"
+        let yaml = "version: 1\ndestinations: {bench: {type: \(type)\(requiredOptions[type] ?? "")}}\n"
         do {
             return try PipelineConfiguration.load(yaml: yaml, file: "<benchmark>").destinations[0].destination
         } catch {
