@@ -63,12 +63,12 @@ struct RunCommand: ParsableCommand {
 
     @Option(name: .customLong("flush-interval"),
             help: ArgumentHelp("How stale finished data in an open .part file may get (e.g. 500ms, 5s).", valueName: "duration"),
-            transform: DurationArgument.parse)
+            transform: { try DurationArgument.parse($0) })
     var flushInterval: DurationArgument = DurationArgument(.seconds(5))
 
     @Option(name: .customLong("shutdown-timeout"),
             help: ArgumentHelp("How long the drain after SIGTERM/SIGINT may take before exiting 75.", valueName: "duration"),
-            transform: DurationArgument.parse)
+            transform: { try DurationArgument.parse($0) })
     var shutdownTimeout: DurationArgument = DurationArgument(.seconds(30))
 
     @Option(name: .long, help: ArgumentHelp("Carry open timers, sessions and the dedupe window from run to run in this file.",

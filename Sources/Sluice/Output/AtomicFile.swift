@@ -23,17 +23,11 @@ public enum AtomicFile {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 { throw .cannotCreate(path: temporary, errno: errno) }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let code = errno
-                close(fd)
-                unlink(temporary)
-                throw .writeFailed(path: temporary, errno: code)
-            }
-            written += n
+        let code = bytes.withUnsafeBytes { FileSystem.writeAll(fd, $0).errno }
+        if code != 0 {
+            close(fd)
+            unlink(temporary)
+            throw .writeFailed(path: temporary, errno: code)
         }
         if fsync(fd) != 0 || close(fd) != 0 {
             let code = errno
@@ -51,14 +45,7 @@ public enum AtomicFile {
         let fd = open(path, O_WRONLY | O_CLOEXEC)
         if fd < 0 { throw .cannotCreate(path: path, errno: errno) }
         defer { close(fd) }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .writeFailed(path: path, errno: errno)
-            }
-            written += n
-        }
+        let code = bytes.withUnsafeBytes { FileSystem.writeAll(fd, $0).errno }
+        if code != 0 { throw .writeFailed(path: path, errno: code) }
     }
 }

@@ -289,23 +289,14 @@ final class DestinationOutput {
                 loseStdoutEvents(from: 0)
                 return
             }
-            var written = 0
-            try batch.buffer.withUnsafeBytes { raw in
-                while written < raw.count {
-                    let n = write(STDOUT_FILENO, raw.baseAddress! + written, raw.count - written)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        if errno == EPIPE {
-                            stdoutClosed = true
-                            return
-                        }
-                        throw OutputError.writeFailed(path: "<stdout>", errno: errno)
-                    }
-                    written += n
-                    stdoutBytesWritten += n
-                }
+            let result = batch.buffer.withUnsafeBytes { FileSystem.writeAll(STDOUT_FILENO, $0) }
+            stdoutBytesWritten += result.written
+            switch result.errno {
+            case 0: break
+            case EPIPE: stdoutClosed = true
+            default: throw OutputError.writeFailed(path: "<stdout>", errno: result.errno)
             }
-            loseStdoutEvents(from: written)
+            loseStdoutEvents(from: result.written)
         }
     }
 }

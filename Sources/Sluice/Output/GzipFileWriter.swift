@@ -147,15 +147,8 @@ final class GzipFileWriter {
     }
 
     private func writeOut(_ chunk: UnsafeRawBufferPointer) throws(OutputError) {
-        var written = 0
-        while written < chunk.count {
-            let n = Glibc.write(fd, chunk.baseAddress! + written, chunk.count - written)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .writeFailed(path: partPath, errno: errno)
-            }
-            written += n
-        }
+        let result = FileSystem.writeAll(fd, chunk)
+        if result.errno != 0 { throw .writeFailed(path: partPath, errno: result.errno) }
         compressedBytes += chunk.count
     }
 }
@@ -202,6 +195,21 @@ enum FileSystem {
         if mkdir(path, 0o755) != 0 && errno != EEXIST {
             throw .cannotCreate(path: path, errno: errno)
         }
+    }
+
+    /// Writes all of `bytes` to `fd`, again after a signal interrupts a write;
+    /// returns how many were written and, if a write failed, its errno (else 0).
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> (written: Int, errno: Int32) {
+        var written = 0
+        while written < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + written, bytes.count - written)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return (written, errno)
+            }
+            written += n
+        }
+        return (written, 0)
     }
 
     static func exists(_ path: String) -> Bool {

@@ -362,7 +362,6 @@ public final class PipelineRunner {
     }
 
     private func fanOut(_ event: Event) throws {
-        var delivered = false
         var deliveries = 0
         var stdoutTook = false
         var firstRefusal: Rejection?
@@ -388,14 +387,13 @@ public final class PipelineRunner {
             switch result {
             case .notTaken: break
             case .delivered:
-                delivered = true
                 deliveries += 1
                 if index == stdoutIndex { stdoutTook = true }
             case let .refused(rejection): if firstRefusal == nil { firstRefusal = rejection }
             }
         }
         if stdoutTook && deliveries > 1, let stdoutIndex { outputs[stdoutIndex].markLastEventShared() }
-        if delivered {
+        if deliveries > 0 {
             summary.emitted += 1
         } else if let firstRefusal {
             summary.rejected[firstRefusal.reason, default: 0] += 1

@@ -18,25 +18,15 @@ enum CutMemberSalvage {
     /// `lineBytes` bytes of data into one gzip member and writes it to `out`.
     static func write(from fd: Int32, offset: Int, lineBytes: Int, to out: Int32, outPath: String) throws(RecoveryError) {
         guard lineBytes > 0 else { return }
-        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        defer { inflateEnd(stream); stream.deallocate() }
-        _ = sluice_inflateInit2(stream, 16 + MAX_WBITS)
-        let size = 256 * 1024
-        let input = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
-        let output = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
-        defer { input.deallocate(); output.deallocate() }
+        let inflater = GzipInflater()
+        // The pointers below are the inflater's: it must live until the function returns.
+        defer { withExtendedLifetime(inflater) {} }
+        let (stream, input, output) = (inflater.stream, inflater.input, inflater.output)
+        let size = GzipInflater.bufferSize
         let deflater = GzipDeflater(level: 6, label: outPath)
         let sink = { (chunk: UnsafeRawBufferPointer) throws(OutputError) in
-            var written = 0
-            while written < chunk.count {
-                let n = Glibc.write(out, chunk.baseAddress! + written, chunk.count - written)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw OutputError.writeFailed(path: outPath, errno: errno)
-                }
-                written += n
-            }
+            let code = FileSystem.writeAll(out, chunk).errno
+            if code != 0 { throw OutputError.writeFailed(path: outPath, errno: code) }
         }
         var readOffset = offset
         var remaining = lineBytes

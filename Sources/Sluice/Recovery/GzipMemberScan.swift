@@ -37,14 +37,11 @@ public struct GzipMemberScan: Equatable, Sendable {
     /// Reads `fd` from its start to its end.
     static func scan(fd: Int32) throws(RecoveryError) -> GzipMemberScan {
         var result = GzipMemberScan()
-        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        defer { inflateEnd(stream); stream.deallocate() }
-        _ = sluice_inflateInit2(stream, 16 + MAX_WBITS)
-        let inputSize = 256 * 1024
-        let input = UnsafeMutablePointer<UInt8>.allocate(capacity: inputSize)
-        let output = UnsafeMutablePointer<UInt8>.allocate(capacity: inputSize)
-        defer { input.deallocate(); output.deallocate() }
+        let inflater = GzipInflater()
+        // The pointers below are the inflater's: it must live until the function returns.
+        defer { withExtendedLifetime(inflater) {} }
+        let (stream, input, output) = (inflater.stream, inflater.input, inflater.output)
+        let inputSize = GzipInflater.bufferSize
 
         var fileOffset = 0          // bytes read from the file
         var memberStart = 0         // file offset where the current member starts

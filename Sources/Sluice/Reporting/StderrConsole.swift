@@ -51,16 +51,7 @@ public final class StderrConsole: @unchecked Sendable {
     }
 
     private func writeAll(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { raw in
-            var written = 0
-            while written < raw.count {
-                let n = write(fd, raw.baseAddress! + written, raw.count - written)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return  // stderr is gone; nothing better to do with a message
-                }
-                written += n
-            }
-        }
+        // A failure means stderr is gone: nothing better to do with a message.
+        _ = bytes.withUnsafeBytes { FileSystem.writeAll(fd, $0) }
     }
 }

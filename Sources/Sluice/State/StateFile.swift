@@ -81,15 +81,8 @@ public final class StateFile {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 { throw .cannotWrite(path: temporary, errno: errno, atEnd: true) }
         let writer = StateWriter(sourceNames: sourceNames) { (chunk: UnsafeRawBufferPointer) throws(StateError) in
-            var written = 0
-            while written < chunk.count {
-                let n = write(fd, chunk.baseAddress! + written, chunk.count - written)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw .cannotWrite(path: temporary, errno: errno, atEnd: true)
-                }
-                written += n
-            }
+            let code = FileSystem.writeAll(fd, chunk).errno
+            if code != 0 { throw .cannotWrite(path: temporary, errno: code, atEnd: true) }
         }
         StateFormat.encode(stages: stages, latestTime: latestTime, to: writer)
         var failure = writer.failure

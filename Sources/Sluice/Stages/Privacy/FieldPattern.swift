@@ -30,13 +30,12 @@ public struct FieldPattern: Sendable, Hashable, CustomStringConvertible {
             }
         }
         self.components = components
+        isLiteral = components.allSatisfy { if case .key = $0 { return true } else { return false } }
         description = text
     }
 
     /// Whether every component is a plain key (found with one look-up per component).
-    var isLiteral: Bool {
-        components.allSatisfy { if case .key = $0 { return true } else { return false } }
-    }
+    let isLiteral: Bool
 
     /// The literal path, when `isLiteral`.
     var literalPath: JSONPath? {
@@ -91,32 +90,6 @@ public struct FieldPattern: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: - Finding fields
 
-    /// What a plain path (`isLiteral`) finds by looking its keys up one by one.
-    enum LiteralLookUp: Equatable {
-        /// The field's value.
-        case found(Int)
-        /// No such field.
-        case absent
-        /// An array lies on the way: its elements each have the path, so walk (`forEachField`).
-        case crossesArray
-    }
-
-    /// Looks a plain path up without walking (the common case: `traits.email`).
-    func lookUpLiteral(in document: JSONDocument) -> LiteralLookUp {
-        var node = 0
-        for component in components {
-            guard case .key(let key) = component else { return .crossesArray }
-            switch document.tape[node].kind {
-            case .object: break
-            case .array: return .crossesArray
-            default: return .absent
-            }
-            guard let value = key.withUnsafeBytes({ document.member($0, of: node) }) else { return .absent }
-            node = value
-        }
-        return .found(node)
-    }
-
     /// One field the pattern names: the object holding it, its key's and its value's tape indexes.
     struct Field {
         var object: Int
@@ -125,18 +98,49 @@ public struct FieldPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Calls `body` for every field of `document` this pattern names, in document
-    /// order, with the tape indexes of the keys on the way (the last is the field's).
-    func forEachField(in document: JSONDocument, _ body: (Field, [Int]) -> Void) {
-        var keys: [Int] = []
-        visit(0, from: 0, document, &keys, body)
+    /// order. A plain path (`traits.email`, the common case) is looked up key by
+    /// key, with nothing allocated; one with globs, or an array on the way (whose
+    /// elements each have the path), is walked.
+    func forEachField(in document: JSONDocument, _ body: (Field) -> Void) {
+        if isLiteral {
+            switch lookUp(in: document) {
+            case .absent: return
+            case .found(let field): return body(field)
+            case .crossesArray: break
+            }
+        }
+        visit(0, from: 0, document, body)
     }
 
-    private func visit(_ node: Int, from component: Int, _ document: JSONDocument, _ keys: inout [Int],
-                       _ body: (Field, [Int]) -> Void) {
+    private enum LookUp {
+        case found(Field)
+        case absent
+        case crossesArray
+    }
+
+    /// A plain path's field, found by looking its keys up one by one.
+    private func lookUp(in document: JSONDocument) -> LookUp {
+        var node = 0
+        var field = Field(object: 0, key: 0, value: 0)
+        for component in components {
+            guard case .key(let key) = component else { return .crossesArray }
+            switch document.tape[node].kind {
+            case .object: break
+            case .array: return .crossesArray
+            default: return .absent
+            }
+            guard let value = key.withUnsafeBytes({ document.member($0, of: node) }) else { return .absent }
+            field = Field(object: node, key: value - 1, value: value)
+            node = value
+        }
+        return .found(field)
+    }
+
+    private func visit(_ node: Int, from component: Int, _ document: JSONDocument, _ body: (Field) -> Void) {
         let tape = document.tape
         switch tape[node].kind {
         case .array:
-            for element in document.elements(of: node) { visit(element, from: component, document, &keys, body) }
+            for element in document.elements(of: node) { visit(element, from: component, document, body) }
             return
         case .object:
             break
@@ -148,43 +152,23 @@ public struct FieldPattern: Sendable, Hashable, CustomStringConvertible {
         switch components[component] {
         case .key(let key):
             guard let value = key.withUnsafeBytes({ document.member($0, of: node) }) else { return }
-            keys.append(value - 1)
-            if isLast { body(Field(object: node, key: value - 1, value: value), keys) }
-            else { visit(value, from: component + 1, document, &keys, body) }
-            keys.removeLast()
+            if isLast { body(Field(object: node, key: value - 1, value: value)) }
+            else { visit(value, from: component + 1, document, body) }
         case .glob(let glob):
             for (key, value) in document.members(of: node) where document.withString(key, { Glob.matches(glob, Array($0)) }) == true {
-                keys.append(key)
-                if isLast { body(Field(object: node, key: key, value: value), keys) }
-                else { visit(value, from: component + 1, document, &keys, body) }
-                keys.removeLast()
+                if isLast { body(Field(object: node, key: key, value: value)) }
+                else { visit(value, from: component + 1, document, body) }
             }
         case .anyDepth:
             if isLast {
                 // `a.**` names everything below `a`: its members.
-                for (key, value) in document.members(of: node) {
-                    keys.append(key)
-                    body(Field(object: node, key: key, value: value), keys)
-                    keys.removeLast()
-                }
+                for (key, value) in document.members(of: node) { body(Field(object: node, key: key, value: value)) }
                 return
             }
-            visit(node, from: component + 1, document, &keys, body)
-            for (key, value) in document.members(of: node) where tape[value].kind == .object || tape[value].kind == .array {
-                keys.append(key)
-                visit(value, from: component, document, &keys, body)
-                keys.removeLast()
+            visit(node, from: component + 1, document, body)
+            for (_, value) in document.members(of: node) where tape[value].kind == .object || tape[value].kind == .array {
+                visit(value, from: component, document, body)
             }
         }
-    }
-
-    /// The dotted path of a field from its keys' tape indexes (for the audit: keys only, never values).
-    static func path(_ keys: some Collection<Int>, in document: JSONDocument) -> String {
-        var text: [UInt8] = []
-        for key in keys {
-            if !text.isEmpty { text.append(UInt8(ascii: ".")) }
-            _ = document.withString(key) { text.append(contentsOf: $0) }
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

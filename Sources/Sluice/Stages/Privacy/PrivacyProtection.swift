@@ -35,8 +35,8 @@ public struct PrivacyProtection: Stage {
     private var auditLog: PrivacyAudit
     private let auditLabels: AuditLabels
     /// The `ip` fields that are plain paths (`context.ip`): found with one look-up per key, each with its audit slot.
-    private var literalIPFields: [(path: JSONPath, slot: Int)] = []
-    private var patternIPFields: [FieldPattern] = []
+    private var ipSlots: [Int] = []
+    private var dropSlots: [Int] = []
     /// Per `pseudonymize` field: its audit slot.
     private var pseudonymizeSlots: [Int] = []
 
@@ -70,15 +70,11 @@ public struct PrivacyProtection: Stage {
         named += (settings.redact?.paths ?? []) + (settings.redact?.exempt ?? [])
         named += [settings.consent?.field, settings.consent?.categories].compactMap { $0.flatMap { FieldPattern($0.description) } }
         auditLabels = AuditLabels(named)
-        for pattern in settings.ip?.fields ?? [] {
-            if let path = pattern.literalPath {
-                literalIPFields.append((path, auditLog.register(rule: Rule.ip.rawValue, path: pattern.description)))
-            } else {
-                patternIPFields.append(pattern)
-            }
-        }
-        for pattern in settings.pseudonymize?.fields ?? [] {
-            pseudonymizeSlots.append(auditLog.register(rule: Rule.pseudonymize.rawValue, path: pattern.description))
+        // The audit counts these rules' hits under their configured patterns: one slot each, no path text per hit.
+        dropSlots = settings.drop.map { auditLog.register(rule: Rule.drop.rawValue, path: $0.description) }
+        ipSlots = (settings.ip?.fields ?? []).map { auditLog.register(rule: Rule.ip.rawValue, path: $0.description) }
+        pseudonymizeSlots = (settings.pseudonymize?.fields ?? []).map {
+            auditLog.register(rule: Rule.pseudonymize.rawValue, path: $0.description)
         }
     }
 
@@ -168,11 +164,11 @@ public struct PrivacyProtection: Stage {
 
     private mutating func removeFields(_ document: JSONDocument) {
         var removals: [(object: Int, key: Int)] = []
-        for pattern in settings.drop {
-            pattern.forEachField(in: document) { field, _ in
+        for (pattern, slot) in zip(settings.drop, dropSlots) {
+            pattern.forEachField(in: document) { field in
                 removals.append((field.object, field.key))
                 stats.fieldsDropped += 1
-                auditLog.count(rule: Rule.drop.rawValue, path: pattern.description)
+                auditLog.count(slot: slot)
             }
         }
         if let allow = settings.allow {
@@ -223,14 +219,10 @@ public struct PrivacyProtection: Stage {
     // MARK: - Rules 4 and 5
 
     private mutating func truncateAddresses(_ document: JSONDocument) {
-        for field in literalIPFields {
-            if let node = document.find(field.path), truncateAddress(node, document) { auditLog.count(slot: field.slot) }
-        }
-        for pattern in patternIPFields {
-            pattern.forEachField(in: document) { field, _ in
-                if truncateAddress(field.value, document) {
-                    auditLog.count(rule: Rule.ip.rawValue, path: pattern.description)
-                }
+        guard let fields = settings.ip?.fields else { return }
+        for (pattern, slot) in zip(fields, ipSlots) {
+            pattern.forEachField(in: document) { field in
+                if truncateAddress(field.value, document) { auditLog.count(slot: slot) }
             }
         }
     }
@@ -265,22 +257,9 @@ public struct PrivacyProtection: Stage {
     private mutating func pseudonymize(_ document: JSONDocument) -> Bool {
         guard let fields = settings.pseudonymize?.fields else { return false }
         let before = stats.pseudonymized
-        for (index, pattern) in fields.enumerated() {
-            // Hits are counted in the configured pattern's audit slot: no path text per hit.
-            let slot = pseudonymizeSlots[index]
-            // A plain path (`traits.email`) is looked up key by key, not walked.
-            if pattern.isLiteral {
-                switch pattern.lookUpLiteral(in: document) {
-                case .absent: continue
-                case .found(let node):
-                    let hits = pseudonymizeValue(node, document)
-                    if hits > 0 { auditLog.count(slot: slot, hits: hits) }
-                    continue
-                case .crossesArray: break
-                }
-            }
+        for (pattern, slot) in zip(fields, pseudonymizeSlots) {
             var hits = 0
-            pattern.forEachField(in: document) { field, _ in hits += pseudonymizeValue(field.value, document) }
+            pattern.forEachField(in: document) { field in hits += pseudonymizeValue(field.value, document) }
             if hits > 0 { auditLog.count(slot: slot, hits: hits) }
         }
         return stats.pseudonymized != before

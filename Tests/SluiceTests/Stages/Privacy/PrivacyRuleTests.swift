@@ -89,6 +89,14 @@ import Testing
         #expect(P.apply(P.track(#""context":{"ip":"2001:db8:1:2:3:4:5:6"}"#), &stage) == P.track(#""context":{"ip":"2001:db8:1:2::"}"#))
     }
 
+    @Test func aPlainIPPathReachesEveryElementOfAnArrayOnTheWay() throws {
+        // `peers.ip` names the ip of each element of `peers`, as any field path does.
+        var stage = try P.stage("{ip: {fields: [peers.ip]}}")
+        let out = P.apply(P.track(#""peers":[{"ip":"203.0.113.45"},{"ip":"198.51.100.7"}]"#), &stage)
+        #expect(out == P.track(#""peers":[{"ip":"203.0.113.0"},{"ip":"198.51.100.0"}]"#))
+        #expect(P.counter(stage, "ip_truncated") == 2)
+    }
+
     @Test func anIPFieldThatIsNotOneAddressIsRedactedInstead() throws {
         var stage = try P.stage()
         let out = P.apply(P.track(#""context":{"ip":"203.0.113.5, 198.51.100.7"}"#), &stage)
