@@ -27,17 +27,31 @@ public struct JSONNode: Sendable, Equatable {
 /// insignificant whitespace), so values pass through exactly: `1e21`, `-0.0`
 /// and 2^63 keep their text.
 public struct JSONDocument: Sendable {
-    public private(set) var bytes: [UInt8]
-    public private(set) var tape: [JSONNode]
+    /// The line and its tape, never changed once parsed: one reference, so
+    /// that an event costs one retain, not three, each time it is copied on its
+    /// way through the stages and the destinations.
+    private final class Storage: Sendable {
+        let bytes: [UInt8]
+        let tape: [JSONNode]
+        let hasInsignificantWhitespace: Bool
+
+        init(bytes: [UInt8], tape: [JSONNode], hasInsignificantWhitespace: Bool) {
+            self.bytes = bytes
+            self.tape = tape
+            self.hasInsignificantWhitespace = hasInsignificantWhitespace
+        }
+    }
+
+    private let storage: Storage
+    public var bytes: [UInt8] { storage.bytes }
+    public var tape: [JSONNode] { storage.tape }
     /// True when the original text has whitespace outside strings.
-    public let hasInsignificantWhitespace: Bool
+    public var hasInsignificantWhitespace: Bool { storage.hasInsignificantWhitespace }
     /// Changes applied by stages, in the order they were made.
     var edits: JSONEdits
 
     init(bytes: [UInt8], tape: [JSONNode], hasInsignificantWhitespace: Bool) {
-        self.bytes = bytes
-        self.tape = tape
-        self.hasInsignificantWhitespace = hasInsignificantWhitespace
+        storage = Storage(bytes: bytes, tape: tape, hasInsignificantWhitespace: hasInsignificantWhitespace)
         self.edits = JSONEdits()
     }
 

@@ -299,7 +299,7 @@ public final class PipelineRunner {
 
     // MARK: - Stages
 
-    private func runStage(_ index: Int, _ event: Event) throws {
+    private func runStage(_ index: Int, _ event: consuming Event) throws {
         if index == stages.count {
             try deliver(event)
             return
@@ -307,7 +307,7 @@ public final class PipelineRunner {
         var output = stageBuffers[index]
         stageBuffers[index] = StageOutput()
         stages[index].process(event, into: &output)
-        try settle(output, stage: index)
+        try settle(&output, stage: index)
         output.removeAll()
         stageBuffers[index] = output
     }
@@ -321,12 +321,14 @@ public final class PipelineRunner {
             while !done {
                 var output = StageOutput()
                 done = stages[index].finish(into: &output, limit: Self.finishStep)
-                try settle(output, stage: index)
+                try settle(&output, stage: index)
             }
         }
     }
 
-    private func settle(_ output: StageOutput, stage index: Int) throws {
+    /// Accounts for what a stage settled and hands its events on, in order,
+    /// moving each out of `output` (an event is not copied between stages).
+    private func settle(_ output: inout StageOutput, stage index: Int) throws {
         for settled in output.settled {
             switch settled {
             case .merged:
@@ -337,7 +339,8 @@ public final class PipelineRunner {
                 try writeReject(event: event, stage: stages[index].name, destination: nil, rejection: rejection)
             }
         }
-        for event in output.events { try runStage(index + 1, event) }
+        if output.events.count > 1 { output.events.reverse() }
+        while let event = output.events.popLast() { try runStage(index + 1, event) }
     }
 
     // MARK: - Fan-out

@@ -9,7 +9,7 @@ import Yams
 public protocol Stage {
     /// The stage's key in the pipeline file (`timed`, `privacy`); rejects name it.
     var name: String { get }
-    mutating func process(_ event: Event, into output: inout StageOutput)
+    mutating func process(_ event: consuming Event, into output: inout StageOutput)
     mutating func finish(into output: inout StageOutput)
     /// `finish` a step at a time: lets out about `limit` of what the stage
     /// holds (in `finish`'s order) and returns true once nothing is left. The
@@ -68,7 +68,7 @@ public struct StageOutput {
 
     public init() {}
 
-    public mutating func emit(_ event: Event) { events.append(event) }
+    public mutating func emit(_ event: consuming Event) { events.append(event) }
     /// The event's line was folded into another event (a timed start into its stop).
     public mutating func merge(_ origin: Origin) { settled.append(.merged(origin)) }
     public mutating func drop(_ origin: Origin, _ reason: DropReason) { settled.append(.dropped(origin, reason)) }

@@ -7,7 +7,7 @@ private struct ScriptedStage: Stage {
     let name = "scripted"
     var held: [Event] = []
 
-    mutating func process(_ event: Event, into output: inout StageOutput) {
+    mutating func process(_ event: consuming Event, into output: inout StageOutput) {
         switch event.nameString {
         case "merge_me": output.merge(event.origin)
         case "drop_me": output.drop(event.origin, .unrouted)

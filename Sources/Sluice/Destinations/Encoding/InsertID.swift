@@ -40,9 +40,7 @@ struct InsertID {
 
     /// Appends the id of `hash`, quoted.
     static func appendQuoted(_ hash: (UInt64, UInt64), to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        InsertID.appendUUIDShaped(hash.0, hash.1, dashes: true, to: &out)
-        out.append(UInt8(ascii: "\""))
+        appendUUIDShaped(hash.0, hash.1, dashes: true, quoted: true, to: &out)
     }
 
     /// The id as bytes (for tests and for ids that are not written at once).
@@ -81,15 +79,27 @@ struct InsertID {
                                    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
         (48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102)
 
-    /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (or the 32 digits alone) from 128 bits.
+    /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (or the 32 digits alone) from 128 bits,
+    /// in quotes with `quoted`: made on the stack and appended at once (one id
+    /// per record per destination, so one capacity check rather than 38).
     @inline(__always)
-    static func appendUUIDShaped(_ high: UInt64, _ low: UInt64, dashes: Bool, to out: inout [UInt8]) {
-        withUnsafeBytes(of: hexDigits) { hex in
-            for nibble in 0..<32 {
-                if dashes && (nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20) { out.append(UInt8(ascii: "-")) }
-                let word = nibble < 16 ? high : low
-                let shift = UInt64((15 - nibble % 16) * 4)
-                out.append(hex[Int((word >> shift) & 0xF)])
+    static func appendUUIDShaped(_ high: UInt64, _ low: UInt64, dashes: Bool, quoted: Bool = false, to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 38) { text in
+            withUnsafeBytes(of: hexDigits) { hex in
+                var length = 0
+                if quoted { text[0] = UInt8(ascii: "\""); length = 1 }
+                for nibble in 0..<32 {
+                    if dashes && (nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20) {
+                        text[length] = UInt8(ascii: "-")
+                        length += 1
+                    }
+                    let word = nibble < 16 ? high : low
+                    let shift = UInt64((15 - nibble % 16) * 4)
+                    text[length] = hex[Int((word >> shift) & 0xF)]
+                    length += 1
+                }
+                if quoted { text[length] = UInt8(ascii: "\""); length += 1 }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: text[0..<length]))
             }
         }
     }

@@ -64,7 +64,7 @@ public struct MessageDeduplication: Stage {
     /// Bytes of state per remembered id right now (ring entry plus index share).
     var bytesPerID: Double { table.bytesPerID }
 
-    public mutating func process(_ event: Event, into output: inout StageOutput) {
+    public mutating func process(_ event: consuming Event, into output: inout StageOutput) {
         guard let id = fingerprint.idHash(event.document) else {
             stats.withoutID += 1
             output.emit(event)

@@ -79,7 +79,7 @@ public struct TrackingPlan: Stage {
     public var counters: [(name: String, value: Int)] { stats.flat }
     public var counterGroups: [CounterGroup] { stats.groups }
 
-    public mutating func process(_ event: Event, into output: inout StageOutput) {
+    public mutating func process(_ event: consuming Event, into output: inout StageOutput) {
         let index: Int?
         switch event.type {
         case .track:
@@ -94,7 +94,6 @@ public struct TrackingPlan: Stage {
             return pass(event, &output)
         }
         guard let index else { return unplanned(event, &output) }
-        var event = event
         // What an earlier stage set or added sits beside the tape; the check reads the tape (rare: `plan` goes first).
         if event.document.isModified { event.document = event.document.materialized() }
         collectViolations(event.document, messages[index])

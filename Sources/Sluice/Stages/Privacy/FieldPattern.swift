@@ -31,8 +31,22 @@ public struct FieldPattern: Sendable, Hashable, CustomStringConvertible {
         }
         self.components = components
         isLiteral = components.allSatisfy { if case .key = $0 { return true } else { return false } }
+        var keyBytes: [UInt8] = [], keyEnds: [Int] = []
+        if isLiteral {
+            for case .key(let key) in components {
+                keyBytes += key
+                keyEnds.append(keyBytes.count)
+            }
+        }
+        literalKeyBytes = keyBytes
+        literalKeyEnds = keyEnds
         description = text
     }
+
+    /// A literal path's keys, end to end, and where each ends: read in place by
+    /// `lookUp`, which runs for every event and every plain-path rule.
+    private let literalKeyBytes: [UInt8]
+    private let literalKeyEnds: [Int]
 
     /// Whether every component is a plain key (found with one look-up per component).
     let isLiteral: Bool
@@ -102,38 +116,44 @@ public struct FieldPattern: Sendable, Hashable, CustomStringConvertible {
     /// key, with nothing allocated; one with globs, or an array on the way (whose
     /// elements each have the path), is walked.
     func forEachField(in document: JSONDocument, _ body: (Field) -> Void) {
-        if isLiteral {
-            switch lookUp(in: document) {
-            case .absent: return
-            case .found(let field): return body(field)
-            case .crossesArray: break
-            }
+        switch lookUp(in: document) {
+        case .absent: return
+        case .found(let field): return body(field)
+        case .walk: visit(0, from: 0, document, body)
         }
-        visit(0, from: 0, document, body)
     }
 
-    private enum LookUp {
+    enum LookUp {
         case found(Field)
         case absent
-        case crossesArray
+        /// The pattern has globs, or its path crosses an array: `forEachField` walks it.
+        case walk
     }
 
-    /// A plain path's field, found by looking its keys up one by one.
-    private func lookUp(in document: JSONDocument) -> LookUp {
-        var node = 0
-        var field = Field(object: 0, key: 0, value: 0)
-        for component in components {
-            guard case .key(let key) = component else { return .crossesArray }
-            switch document.tape[node].kind {
-            case .object: break
-            case .array: return .crossesArray
-            default: return .absent
+    /// A plain path's field, found by looking its keys up one by one (no closure, no copy: the hot path).
+    func lookUp(in document: JSONDocument) -> LookUp {
+        guard isLiteral else { return .walk }
+        return literalKeyBytes.withUnsafeBytes { keys in
+            literalKeyEnds.withUnsafeBufferPointer { ends in
+                var node = 0
+                var start = 0
+                var field = Field(object: 0, key: 0, value: 0)
+                for end in ends {
+                    switch document.tape[node].kind {
+                    case .object: break
+                    case .array: return .walk
+                    default: return .absent
+                    }
+                    guard let value = document.member(UnsafeRawBufferPointer(rebasing: keys[start..<end]), of: node) else {
+                        return .absent
+                    }
+                    field = Field(object: node, key: value - 1, value: value)
+                    node = value
+                    start = end
+                }
+                return .found(field)
             }
-            guard let value = key.withUnsafeBytes({ document.member($0, of: node) }) else { return .absent }
-            field = Field(object: node, key: value - 1, value: value)
-            node = value
         }
-        return .found(field)
     }
 
     private func visit(_ node: Int, from component: Int, _ document: JSONDocument, _ body: (Field) -> Void) {

@@ -39,6 +39,9 @@ public struct PrivacyProtection: Stage {
     private var dropSlots: [Int] = []
     /// Per `pseudonymize` field: its audit slot.
     private var pseudonymizeSlots: [Int] = []
+    /// `ip.fields` and `pseudonymize.fields`, kept at hand: read for every event.
+    private let ipFields: [FieldPattern]
+    private let pseudonymizeFields: [FieldPattern]
 
     struct Counters {
         var optedOut = 0
@@ -58,6 +61,8 @@ public struct PrivacyProtection: Stage {
 
     public init(settings: PrivacySettings = PrivacySettings()) {
         self.settings = settings
+        ipFields = settings.ip?.fields ?? []
+        pseudonymizeFields = settings.pseudonymize?.fields ?? []
         consent = settings.consent.map(ConsentRule.init)
         ipTruncation = settings.ip.map(IPTruncation.init)
         pseudonymizer = settings.pseudonymize.map(Pseudonymizer.init)
@@ -115,8 +120,7 @@ public struct PrivacyProtection: Stage {
         })
     }
 
-    public mutating func process(_ event: Event, into output: inout StageOutput) {
-        var event = event
+    public mutating func process(_ event: consuming Event, into output: inout StageOutput) {
         if event.document.isModified { event.document = event.document.materialized() }
         if let consent {
             if consent.optedOut(event.document) {
@@ -219,10 +223,18 @@ public struct PrivacyProtection: Stage {
     // MARK: - Rules 4 and 5
 
     private mutating func truncateAddresses(_ document: JSONDocument) {
-        guard let fields = settings.ip?.fields else { return }
-        for (pattern, slot) in zip(fields, ipSlots) {
-            pattern.forEachField(in: document) { field in
-                if truncateAddress(field.value, document) { auditLog.count(slot: slot) }
+        for index in ipFields.indices {
+            // A plain path is looked up directly (every event, every field): no closure to set up.
+            switch ipFields[index].lookUp(in: document) {
+            case .absent:
+                continue
+            case .found(let field):
+                if truncateAddress(field.value, document) { auditLog.count(slot: ipSlots[index]) }
+            case .walk:
+                let slot = ipSlots[index]
+                ipFields[index].forEachField(in: document) { field in
+                    if truncateAddress(field.value, document) { auditLog.count(slot: slot) }
+                }
             }
         }
     }
@@ -255,12 +267,15 @@ public struct PrivacyProtection: Stage {
 
     /// Returns whether it changed anything.
     private mutating func pseudonymize(_ document: JSONDocument) -> Bool {
-        guard let fields = settings.pseudonymize?.fields else { return false }
         let before = stats.pseudonymized
-        for (pattern, slot) in zip(fields, pseudonymizeSlots) {
+        for index in pseudonymizeFields.indices {
             var hits = 0
-            pattern.forEachField(in: document) { field in hits += pseudonymizeValue(field.value, document) }
-            if hits > 0 { auditLog.count(slot: slot, hits: hits) }
+            switch pseudonymizeFields[index].lookUp(in: document) {
+            case .absent: continue
+            case .found(let field): hits = pseudonymizeValue(field.value, document)
+            case .walk: pseudonymizeFields[index].forEachField(in: document) { field in hits += pseudonymizeValue(field.value, document) }
+            }
+            if hits > 0 { auditLog.count(slot: pseudonymizeSlots[index], hits: hits) }
         }
         return stats.pseudonymized != before
     }

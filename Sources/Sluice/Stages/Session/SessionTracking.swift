@@ -101,8 +101,7 @@ public struct SessionTracking: Stage {
     /// Bytes of state per tracked device right now (record plus index share).
     var bytesPerDevice: Double { devices.bytesPerDevice }
 
-    public mutating func process(_ event: Event, into output: inout StageOutput) {
-        var event = event
+    public mutating func process(_ event: consuming Event, into output: inout StageOutput) {
         let time = event.time.microseconds
         if time > latest {
             latest = time

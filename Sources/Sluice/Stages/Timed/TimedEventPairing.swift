@@ -88,7 +88,7 @@ public struct TimedEventPairing: Stage {
 
     // MARK: - Stage
 
-    public mutating func process(_ event: Event, into output: inout StageOutput) {
+    public mutating func process(_ event: consuming Event, into output: inout StageOutput) {
         let time = event.time.microseconds
         if time > latest {
             latest = time
