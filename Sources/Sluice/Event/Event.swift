@@ -30,11 +30,13 @@ public struct Event: Sendable {
 
     public var nameString: String { String(decoding: name, as: UTF8.self) }
 
-    /// Parses and checks one input line (without its line ending).
-    public static func decode(_ line: UnsafeBufferPointer<UInt8>, origin: Origin) -> Result<Event, Rejection> {
+    /// Parses and checks one input line (without its line ending); `scratch`:
+    /// the parser's tape space, reused from line to line by a reader.
+    public static func decode(_ line: UnsafeBufferPointer<UInt8>, origin: Origin,
+                              scratch: JSONTapeScratch = JSONTapeScratch()) -> Result<Event, Rejection> {
         let document: JSONDocument
         do {
-            document = try JSONDocument.parse(line)
+            document = try JSONDocument.parse(line, scratch: scratch)
         } catch {
             return .failure(Rejection(jsonError: error, line: line))
         }

@@ -63,10 +63,11 @@ public struct JSONDocument: Sendable {
     }
 
     /// Parses one JSON text that must be an object; copies the bytes only on success.
-    public static func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> JSONDocument {
+    /// `scratch`: tape space to reuse from line to line (a reader parsing many keeps one).
+    public static func parse(_ buffer: UnsafeBufferPointer<UInt8>,
+                             scratch: JSONTapeScratch = JSONTapeScratch()) throws(JSONError) -> JSONDocument {
         var tape: [JSONNode] = []
-        tape.reserveCapacity(max(16, buffer.count / 8))
-        var parser = JSONParser(buffer: buffer)
+        var parser = JSONParser(buffer: buffer, scratch: scratch)
         try parser.parseDocument(into: &tape)
         guard tape[0].kind == .object else {
             throw JSONError(kind: .notAnObject, offset: 0)

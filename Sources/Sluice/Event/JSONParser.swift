@@ -21,11 +21,26 @@ struct JSONParser {
     let count: Int
     var index = 0
     var sawWhitespace = false
+    /// The tape being built, in `scratch`'s memory: written through a pointer,
+    /// not appended to an array (which checks uniqueness on every node), and
+    /// copied out once, at its exact size, when the line is done.
+    private let scratch: JSONTapeScratch
+    private var nodes: UnsafeMutablePointer<JSONNode>
+    private var nodeCount = 0
 
-    init(buffer: UnsafeBufferPointer<UInt8>) {
+    init(buffer: UnsafeBufferPointer<UInt8>, scratch: JSONTapeScratch = JSONTapeScratch()) {
         // An empty buffer may have a nil base address; point at a constant instead.
         self.base = buffer.baseAddress ?? JSONParser.emptyBase
         self.count = buffer.count
+        self.scratch = scratch
+        nodes = scratch.base
+    }
+
+    @inline(__always)
+    private mutating func push(_ node: JSONNode) {
+        if nodeCount == scratch.capacity { nodes = scratch.grow() }
+        nodes[nodeCount] = node
+        nodeCount += 1
     }
 
     private static let emptyBase: UnsafePointer<UInt8> = {
@@ -37,9 +52,10 @@ struct JSONParser {
     mutating func parseDocument(into tape: inout [JSONNode]) throws(JSONError) {
         skipWhitespace()
         if index == count { throw JSONError(kind: .emptyInput, offset: 0) }
-        try parseValue(depth: 0, into: &tape)
+        try parseValue(depth: 0)
         skipWhitespace()
         if index != count { throw JSONError(kind: .trailingContent, offset: index) }
+        tape = Array(UnsafeBufferPointer(start: nodes, count: nodeCount))
     }
 
     @inline(__always)
@@ -55,28 +71,28 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseValue(depth: Int, into tape: inout [JSONNode]) throws(JSONError) {
+    private mutating func parseValue(depth: Int) throws(JSONError) {
         guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
         switch base[index] {
-        case UInt8(ascii: "{"): try parseContainer(.object, depth: depth + 1, into: &tape)
-        case UInt8(ascii: "["): try parseContainer(.array, depth: depth + 1, into: &tape)
-        case UInt8(ascii: "\""): try parseString(into: &tape)
-        case UInt8(ascii: "t"): try parseLiteral("true", kind: .true, into: &tape)
-        case UInt8(ascii: "f"): try parseLiteral("false", kind: .false, into: &tape)
-        case UInt8(ascii: "n"): try parseLiteral("null", kind: .null, into: &tape)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try parseNumber(into: &tape)
+        case UInt8(ascii: "{"): try parseContainer(.object, depth: depth + 1)
+        case UInt8(ascii: "["): try parseContainer(.array, depth: depth + 1)
+        case UInt8(ascii: "\""): try parseString()
+        case UInt8(ascii: "t"): try parseLiteral("true", kind: .true)
+        case UInt8(ascii: "f"): try parseLiteral("false", kind: .false)
+        case UInt8(ascii: "n"): try parseLiteral("null", kind: .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try parseNumber()
         case let byte: throw JSONError(kind: .unexpectedByte(byte), offset: index)
         }
     }
 
     /// Parses an object or an array: they differ only in their brackets and in
     /// objects' `"key":` before each value.
-    private mutating func parseContainer(_ kind: JSONKind, depth: Int, into tape: inout [JSONNode]) throws(JSONError) {
+    private mutating func parseContainer(_ kind: JSONKind, depth: Int) throws(JSONError) {
         if depth > JSONParser.maxDepth { throw JSONError(kind: .nestingTooDeep, offset: index) }
         let isObject = kind == .object
         let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
-        let slot = tape.count
-        tape.append(JSONNode(kind: kind, flags: 0, start: UInt32(index), end: 0, next: 0))
+        let slot = nodeCount
+        push(JSONNode(kind: kind, flags: 0, start: UInt32(index), end: 0, next: 0))
         index += 1
         skipWhitespace()
         if index < count && base[index] == close {
@@ -88,7 +104,7 @@ struct JSONParser {
                     guard base[index] == UInt8(ascii: "\"") else {
                         throw JSONError(kind: .unexpectedByte(base[index]), offset: index)
                     }
-                    try parseString(into: &tape)
+                    try parseString()
                     skipWhitespace()
                     guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
                     guard base[index] == UInt8(ascii: ":") else {
@@ -97,7 +113,7 @@ struct JSONParser {
                     index += 1
                     skipWhitespace()
                 }
-                try parseValue(depth: depth, into: &tape)
+                try parseValue(depth: depth)
                 skipWhitespace()
                 guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
                 let byte = base[index]
@@ -111,9 +127,9 @@ struct JSONParser {
             }
         }
         // Two or more members (a member is at least two nodes): no key may repeat.
-        if isObject && tape.count - slot > 3 { try checkUniqueKeys(slot, tape) }
-        tape[slot].end = UInt32(index)
-        tape[slot].next = UInt32(tape.count)
+        if isObject && nodeCount - slot > 3 { try checkUniqueKeys(slot) }
+        nodes[slot].end = UInt32(index)
+        nodes[slot].next = UInt32(nodeCount)
     }
 
     /// Throws `duplicateKey` when the object at tape index `object` (complete on
@@ -122,8 +138,8 @@ struct JSONParser {
     /// first `"email"`, a provider reads the last) is refused whole. Keys are
     /// compared pairwise, length first, which is cheap for the small objects of
     /// events; objects of more than `pairwiseLimit` members are sorted instead.
-    private func checkUniqueKeys(_ object: Int, _ tape: [JSONNode]) throws(JSONError) {
-        let end = tape.count
+    private func checkUniqueKeys(_ object: Int) throws(JSONError) {
+        let tape = nodes, end = nodeCount
         var key = object + 1
         var members = 0
         var escaped = false
@@ -141,19 +157,20 @@ struct JSONParser {
                 other = Int(tape[other + 1].next)
             }
             members += 1
-            if members > JSONParser.pairwiseLimit { return try checkUniqueKeysSorted(object, tape) }
+            if members > JSONParser.pairwiseLimit { return try checkUniqueKeysSorted(object) }
             key = Int(tape[key + 1].next)
         }
-        if escaped { try checkUniqueKeysSorted(object, tape) }
+        if escaped { try checkUniqueKeysSorted(object) }
     }
 
     static let pairwiseLimit = 32
 
     /// The same check on the decoded keys, sorted: for large objects and keys with escapes.
-    private func checkUniqueKeysSorted(_ object: Int, _ tape: [JSONNode]) throws(JSONError) {
+    private func checkUniqueKeysSorted(_ object: Int) throws(JSONError) {
+        let tape = nodes
         var keys: [(text: [UInt8], start: Int)] = []
         var key = object + 1
-        while key < tape.count {
+        while key < nodeCount {
             let node = tape[key]
             let body = UnsafeBufferPointer(start: base + Int(node.start) + 1, count: Int(node.end - node.start) - 2)
             keys.append((node.flags & JSONNode.hasEscapes != 0 ? JSONString.unescape(ArraySlice(body)) : Array(body), Int(node.start)))
@@ -165,7 +182,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseLiteral(_ literal: StaticString, kind: JSONKind, into tape: inout [JSONNode]) throws(JSONError) {
+    private mutating func parseLiteral(_ literal: StaticString, kind: JSONKind) throws(JSONError) {
         let length = literal.utf8CodeUnitCount
         guard index + length <= count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
         let expected = literal.utf8Start
@@ -174,10 +191,10 @@ struct JSONParser {
         }
         let start = index
         index += length
-        tape.append(JSONNode(kind: kind, flags: 0, start: UInt32(start), end: UInt32(index), next: UInt32(tape.count + 1)))
+        push(JSONNode(kind: kind, flags: 0, start: UInt32(start), end: UInt32(index), next: UInt32(nodeCount + 1)))
     }
 
-    private mutating func parseNumber(into tape: inout [JSONNode]) throws(JSONError) {
+    private mutating func parseNumber() throws(JSONError) {
         let start = index
         if base[index] == UInt8(ascii: "-") { index += 1 }
         guard index < count else { throw JSONError(kind: .invalidNumber, offset: start) }
@@ -199,18 +216,23 @@ struct JSONParser {
             guard index < count && isDigit(base[index]) else { throw JSONError(kind: .invalidNumber, offset: start) }
             while index < count && isDigit(base[index]) { index += 1 }
         }
-        tape.append(JSONNode(kind: .number, flags: 0, start: UInt32(start), end: UInt32(index), next: UInt32(tape.count + 1)))
+        push(JSONNode(kind: .number, flags: 0, start: UInt32(start), end: UInt32(index), next: UInt32(nodeCount + 1)))
     }
 
     @inline(__always)
     private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
-    private mutating func parseString(into tape: inout [JSONNode]) throws(JSONError) {
+    private mutating func parseString() throws(JSONError) {
         let start = index
         index += 1
         var flags: UInt8 = 0
         while true {
-            // Fast path: plain printable ASCII.
+            // Fast path: plain printable ASCII, eight bytes at a time, then one at a time.
+            while index + 8 <= count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                if JSONParser.hasSpecialByte(word) { break }
+                index += 8
+            }
             while index < count {
                 let byte = base[index]
                 if byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
@@ -235,7 +257,23 @@ struct JSONParser {
                 index += length
             }
         }
-        tape.append(JSONNode(kind: .string, flags: flags, start: UInt32(start), end: UInt32(index), next: UInt32(tape.count + 1)))
+        push(JSONNode(kind: .string, flags: flags, start: UInt32(start), end: UInt32(index), next: UInt32(nodeCount + 1)))
+    }
+
+    /// Whether any of the eight bytes of `word` ends the fast path of a
+    /// string: a control character (< 0x20), a non-ASCII byte (>= 0x80), `"`
+    /// or `\\` (the SWAR tests of "Bit Twiddling Hacks", byte-order free).
+    @inline(__always)
+    static func hasSpecialByte(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let control = word &- ones &* 0x20
+        let zeroQuote = (quote &- ones) & ~quote
+        let zeroBackslash = (backslash &- ones) & ~backslash
+        // A byte >= 0x80 sets its own high bit; the borrow tests are exact once those are ruled out.
+        return (word | ((control | zeroQuote | zeroBackslash) & ~word)) & highs != 0
     }
 
     private mutating func parseEscape() throws(JSONError) {
@@ -274,6 +312,30 @@ struct JSONParser {
             value = value << 4 | UInt32(digit)
         }
         return value
+    }
+}
+
+/// Tape space for the parser, reused line after line by one reader (the
+/// runner keeps one); grows as a line needs, never shrinks.
+public final class JSONTapeScratch {
+    fileprivate private(set) var base: UnsafeMutablePointer<JSONNode>
+    fileprivate private(set) var capacity: Int
+
+    public init(capacity: Int = 256) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// Doubles the space, keeping the nodes written so far; returns the new base.
+    fileprivate func grow() -> UnsafeMutablePointer<JSONNode> {
+        let larger = UnsafeMutablePointer<JSONNode>.allocate(capacity: capacity * 2)
+        larger.moveInitialize(from: base, count: capacity)
+        base.deallocate()
+        base = larger
+        capacity *= 2
+        return larger
     }
 }
 

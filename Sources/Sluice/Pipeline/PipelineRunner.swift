@@ -46,6 +46,8 @@ public final class PipelineRunner {
     /// What the destinations read of the event being fanned out (one for it, one for a renamed copy).
     private var encoding = EncodingContext()
     private var renamedEncoding = EncodingContext()
+    /// The parser's tape space, reused for every line.
+    private let tapeScratch = JSONTapeScratch()
 
     /// Checks the options against the configuration and starts the output threads.
     /// - Parameters:
@@ -263,7 +265,7 @@ public final class PipelineRunner {
                 }
                 summary.linesIn += 1
                 let origin = Origin(source: sourceIndex, line: number)
-                switch Event.decode(buffer, origin: origin) {
+                switch Event.decode(buffer, origin: origin, scratch: tapeScratch) {
                 case .success(let event):
                     if event.time > latestTime { latestTime = event.time }
                     try runStage(0, event)

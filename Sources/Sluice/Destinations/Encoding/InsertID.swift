@@ -75,28 +75,31 @@ struct InsertID {
         appendUUIDShaped(high, low, dashes: true, to: &out)
     }
 
-    private static let hexDigits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                                   UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-        (48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102)
+    /// Each byte's two lowercase hex digits, high one first: `hexPairs[2 * byte]`, `hexPairs[2 * byte + 1]`.
+    private static let hexPairs: [UInt8] = (0..<256).flatMap { byte in
+        [Array("0123456789abcdef".utf8)[byte >> 4], Array("0123456789abcdef".utf8)[byte & 0xF]]
+    }
 
     /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (or the 32 digits alone) from 128 bits,
-    /// in quotes with `quoted`: made on the stack and appended at once (one id
-    /// per record per destination, so one capacity check rather than 38).
+    /// in quotes with `quoted`: made on the stack a byte (two digits) at a time
+    /// and appended at once (one id per record per destination).
     @inline(__always)
     static func appendUUIDShaped(_ high: UInt64, _ low: UInt64, dashes: Bool, quoted: Bool = false, to out: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 38) { text in
-            withUnsafeBytes(of: hexDigits) { hex in
+            hexPairs.withUnsafeBufferPointer { pairs in
                 var length = 0
                 if quoted { text[0] = UInt8(ascii: "\""); length = 1 }
-                for nibble in 0..<32 {
-                    if dashes && (nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20) {
+                for byteIndex in 0..<16 {
+                    // UUID groups are 4-2-2-2-6 bytes: a dash before bytes 4, 6, 8 and 10.
+                    if dashes && (byteIndex == 4 || byteIndex == 6 || byteIndex == 8 || byteIndex == 10) {
                         text[length] = UInt8(ascii: "-")
                         length += 1
                     }
-                    let word = nibble < 16 ? high : low
-                    let shift = UInt64((15 - nibble % 16) * 4)
-                    text[length] = hex[Int((word >> shift) & 0xF)]
-                    length += 1
+                    let word = byteIndex < 8 ? high : low
+                    let byte = Int((word >> UInt64((7 - byteIndex % 8) * 8)) & 0xFF)
+                    text[length] = pairs[2 * byte]
+                    text[length + 1] = pairs[2 * byte + 1]
+                    length += 2
                 }
                 if quoted { text[length] = UInt8(ascii: "\""); length += 1 }
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: text[0..<length]))

@@ -12,32 +12,23 @@ import Foundation
 /// hashed as its JSON text. The key is read once, at startup, from the
 /// environment or a file (`PrivacySettingsReader`), never from the pipeline text.
 struct Pseudonymizer {
-    private let key: SymmetricKey
+    private let mac: KeyedSHA256
     private let normalizeEmails: Bool
     private var normalized: [UInt8] = []
-    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
     init(settings: PrivacySettings.Pseudonymization) {
-        key = settings.key
+        mac = KeyedSHA256(key: settings.key)
         normalizeEmails = settings.normalizeEmails
     }
 
     /// Appends the pseudonym of `value` (64 lowercase hex digits) to `out`.
     mutating func appendPseudonym(of value: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        var code = HMAC<SHA256>(key: key)
         if normalizeEmails, let email = emailForm(value) {
             normalized.removeAll(keepingCapacity: true)
             normalized.append(contentsOf: email.lazy.map { TextBytes.isASCIILetter($0) ? $0 | 0x20 : $0 })
-            normalized.withUnsafeBytes { code.update(data: $0) }
+            normalized.withUnsafeBytes { mac.appendHex(of: $0, to: &out) }
         } else {
-            code.update(data: value)
-        }
-        let mac = code.finalize()
-        mac.withUnsafeBytes { bytes in
-            for byte in bytes {
-                out.append(Pseudonymizer.hex[Int(byte >> 4)])
-                out.append(Pseudonymizer.hex[Int(byte & 0xF)])
-            }
+            mac.appendHex(of: value, to: &out)
         }
     }
 
@@ -60,5 +51,64 @@ struct Pseudonymizer {
 
     private static func isSpace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+}
+
+/// HMAC-SHA-256 (RFC 2104) with the key's two padded blocks hashed once, at
+/// startup: each value then costs its own SHA-256 blocks and the outer one,
+/// not the key set-up again (swift-crypto's `HMAC(key:)` redoes it for every
+/// value, and reads the value through the generic `DataProtocol`). The
+/// result is HMAC's, byte for byte (`PseudonymizerTests` checks it against
+/// swift-crypto's `HMAC<SHA256>` for short, block-sized and long keys).
+struct KeyedSHA256 {
+    /// SHA-256 having absorbed the key XOR ipad, and the key XOR opad.
+    private let inner: SHA256
+    private let outer: SHA256
+    private static let blockSize = 64
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    init(key: SymmetricKey) {
+        var block = [UInt8](repeating: 0, count: KeyedSHA256.blockSize)
+        key.withUnsafeBytes { bytes in
+            if bytes.count > KeyedSHA256.blockSize {
+                // A key longer than a block is replaced by its hash.
+                SHA256.hash(data: bytes).withUnsafeBytes { digest in
+                    for index in digest.indices { block[index] = digest[index] }
+                }
+            } else {
+                for index in bytes.indices { block[index] = bytes[index] }
+            }
+        }
+        var inner = SHA256()
+        inner.update(data: block.map { $0 ^ 0x36 })
+        var outer = SHA256()
+        outer.update(data: block.map { $0 ^ 0x5C })
+        self.inner = inner
+        self.outer = outer
+    }
+
+    /// The 32-byte code of `message`, handed to `body`.
+    func withCode<R>(of message: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        var hash = inner
+        hash.update(bufferPointer: message)
+        let innerDigest = hash.finalize()
+        var outerHash = outer
+        innerDigest.withUnsafeBytes { outerHash.update(bufferPointer: $0) }
+        return outerHash.finalize().withUnsafeBytes(body)
+    }
+
+    /// Appends the code of `message` as 64 lowercase hex digits.
+    func appendHex(of message: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        withCode(of: message) { code in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { text in
+                KeyedSHA256.hexDigits.withUnsafeBufferPointer { hex in
+                    for (index, byte) in code.enumerated() {
+                        text[2 * index] = hex[Int(byte >> 4)]
+                        text[2 * index + 1] = hex[Int(byte & 0xF)]
+                    }
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: text[0..<(2 * code.count)]))
+            }
+        }
     }
 }
