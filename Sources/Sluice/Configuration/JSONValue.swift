@@ -151,7 +151,7 @@ public indirect enum JSONValue: Sendable {
 
     public var jsonText: String { String(decoding: json, as: UTF8.self) }
 
-    func write(to out: inout [UInt8]) {
+    func write<Out: ByteSink>(to out: inout Out) {
         switch self {
         case .object(let members):
             out.append(UInt8(ascii: "{"))

@@ -16,7 +16,7 @@ public protocol Destination {
     /// Appends the records for `event` to `out`, each ending in `\n`; a refusal
     /// appends nothing. `context` holds what other destinations already read of
     /// the same event.
-    mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout [UInt8]) -> EncodeOutcome
+    mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome
     /// What the adapter changed to fit the provider, by kind (`string_cut`, `name_normalized`), for `--stats`.
     var changes: [(name: String, value: Int)] { get }
     /// What this provider would predictably refuse, leave out or rename in a
@@ -26,9 +26,12 @@ public protocol Destination {
 
 extension Destination {
     /// Encodes one event on its own (tests, tools): a fresh context.
-    public mutating func encode(_ event: Event, into out: inout [UInt8]) -> EncodeOutcome {
+    public mutating func encode<Out: ByteSink>(_ event: Event, into out: inout Out) -> EncodeOutcome {
         var context = EncodingContext()
-        return encode(event, context: &context, into: &out)
+        var buffer = ByteBuffer()
+        let outcome = encode(event, context: &context, into: &buffer)
+        out.append(raw: buffer.bytes)
+        return outcome
     }
 
     public func skipReason(for event: Event) -> String? {

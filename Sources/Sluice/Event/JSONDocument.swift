@@ -146,7 +146,7 @@ public struct JSONDocument: Sendable {
     /// Appends the JSON text of the value at `node` as it is in the line (the
     /// encoders' most frequent copy: through a pointer, with no slice to retain).
     @inline(__always)
-    func appendRaw(_ node: Int, to out: inout [UInt8]) {
+    func appendRaw<Out: ByteSink>(_ node: Int, to out: inout Out) {
         let start = Int(tape[node].start), end = Int(tape[node].end)
         bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<end])) }
     }

@@ -50,7 +50,7 @@ public enum JSONString {
         return out
     }
 
-    static func appendUTF8(_ scalar: UInt32, to out: inout [UInt8]) {
+    static func appendUTF8<Out: ByteSink>(_ scalar: UInt32, to out: inout Out) {
         switch scalar {
         case 0..<0x80:
             out.append(UInt8(scalar))
@@ -72,7 +72,7 @@ public enum JSONString {
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Appends `text` (valid UTF-8) as a quoted JSON string, escaping only what RFC 8259 requires.
-    public static func appendQuoted<Bytes: Collection>(_ text: Bytes, to out: inout [UInt8]) where Bytes.Element == UInt8 {
+    public static func appendQuoted<Bytes: Collection, Out: ByteSink>(_ text: Bytes, to out: inout Out) where Bytes.Element == UInt8 {
         out.append(UInt8(ascii: "\""))
         for byte in text {
             switch byte {
@@ -92,7 +92,7 @@ public enum JSONString {
     }
 
     /// Appends a Swift string as a quoted JSON string.
-    public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+    public static func appendQuoted<Out: ByteSink>(_ text: String, to out: inout Out) {
         appendQuoted(text.utf8, to: &out)
     }
 }

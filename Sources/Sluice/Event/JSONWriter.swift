@@ -2,7 +2,7 @@ extension JSONDocument {
     /// Appends the document as canonical JSON: compact (no insignificant
     /// whitespace), keys in their original order, values byte-identical to the
     /// input unless a stage changed them, added members after the original ones.
-    public func write(to out: inout [UInt8]) {
+    public func write<Out: ByteSink>(to out: inout Out) {
         if edits.isEmpty && !hasInsignificantWhitespace {
             out.append(contentsOf: bytes)
             return
@@ -11,7 +11,7 @@ extension JSONDocument {
     }
 
     /// Appends the value at `node` as canonical JSON, edits applied.
-    public func write(node: Int, to out: inout [UInt8]) {
+    public func write<Out: ByteSink>(node: Int, to out: inout Out) {
         if let replacement = edits.replacement(for: node) {
             out.append(contentsOf: replacement)
             return

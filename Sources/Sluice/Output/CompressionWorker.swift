@@ -16,7 +16,7 @@ import Foundation
 /// members), because records sent to it after the error were discarded.
 final class CompressionWorker: @unchecked Sendable {
     enum Command {
-        case write(key: String, data: [UInt8])
+        case write(key: String, data: ByteBuffer)
         /// Close the file of this key; the next write opens the next `{seq}`.
         case rotate(key: String)
         /// Close and rename every open file (SIGHUP); the next writes open new ones.
@@ -50,7 +50,7 @@ final class CompressionWorker: @unchecked Sendable {
     /// Guards `failureValue` and `report`, which finisher threads update.
     private let failureLock = NSLock()
     /// Chunk buffers the worker is done with, for the reader to fill again.
-    private var spares: [[UInt8]] = []
+    private var spares: [ByteBuffer] = []
     private let sparesLock = NSLock()
     /// As many as can be in flight for one file (the queue, one being
     /// compressed, one being filled), so buffers are rarely freed or made anew.
@@ -95,16 +95,15 @@ final class CompressionWorker: @unchecked Sendable {
     /// nil (make one). Reusing them keeps the chunk buffers out of malloc: freed
     /// on another thread, they left glibc's heap 20 MB larger for three
     /// destinations (its mmap threshold rises after the first free).
-    func spareBuffer() -> [UInt8]? {
+    func spareBuffer() -> ByteBuffer? {
         sparesLock.lock()
         let spare = spares.popLast()
         sparesLock.unlock()
-        guard var spare else { return nil }
-        spare.removeAll(keepingCapacity: true)
+        spare?.removeAll()
         return spare
     }
 
-    private func recycle(_ buffer: [UInt8]) {
+    private func recycle(_ buffer: ByteBuffer) {
         sparesLock.lock()
         if spares.count < maxSpares { spares.append(buffer) }
         sparesLock.unlock()
@@ -176,13 +175,13 @@ final class CompressionWorker: @unchecked Sendable {
         #endif
     }
 
-    private func write(key: String, data: [UInt8]) {
+    private func write(key: String, data: ByteBuffer) {
         guard failure == nil else { return }
         do {
             if files[key] == nil { try open(key: key) }
             let writer = files[key]!.writer
             let before = writer.compressedBytes
-            try data.withUnsafeBytes { raw in try writer.write(raw) }
+            try writer.write(data.bytes)
             count(uncompressed: data.count, compressed: writer.compressedBytes - before)
         } catch {
             files.removeValue(forKey: key)?.writer.abandon()

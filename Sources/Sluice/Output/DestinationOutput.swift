@@ -31,7 +31,8 @@ final class DestinationOutput {
     /// A file being filled: its key (path with `{seq}` unfilled) and the records not yet handed over.
     private final class FileBatch {
         let key: String
-        var buffer: [UInt8] = []
+        /// Made when the batch is first written to (see `append`).
+        var buffer = ByteBuffer(capacity: 16)
         var recordsInFile = 0
         var bytesInFile = 0
         /// When the file's first record was appended (monotonic ns), for `max_age`.
@@ -105,13 +106,13 @@ final class DestinationOutput {
 
     /// Appends the records `encode` writes for an event at `time`; returns how many it wrote.
     @inline(__always)
-    func append(time: EventTime, encode: (inout [UInt8]) -> Int) throws -> Int {
+    func append(time: EventTime, encode: (inout ByteBuffer) -> Int) throws -> Int {
         let batch = batch(for: time)
         // Room for a whole chunk, taken when a batch is written to, not kept by
         // idle ones: up to 16 keys per destination would otherwise hold 320 KiB each.
-        if batch.buffer.capacity == 0 {
+        if batch.buffer.capacity < DestinationOutput.chunkBytes {
             if case let .files(_, worker) = target, let spare = worker.spareBuffer() { batch.buffer = spare }
-            batch.buffer.reserveCapacity(DestinationOutput.chunkBytes + 64 * 1024)
+            batch.buffer.reserve(DestinationOutput.chunkBytes + 64 * 1024)
         }
         let before = batch.buffer.count
         let count = encode(&batch.buffer)
@@ -130,10 +131,11 @@ final class DestinationOutput {
         if batch.recordsInFile > 0 &&
             (batch.recordsInFile + count > rotation.maxEvents || batch.bytesInFile + added > rotation.maxBytes
                 || maxAgeNanos.map { now &- batch.openedAt >= $0 } == true) {
-            let tail = Array(batch.buffer[before...])
+            let tail = Array(batch.buffer.bytes[before...])
             batch.buffer.removeSubrange(before...)
             try send(batch)
             rotate(batch)
+            if batch.buffer.capacity < DestinationOutput.chunkBytes { batch.buffer.reserve(DestinationOutput.chunkBytes) }
             batch.buffer.append(contentsOf: tail)
         }
         if batch.recordsInFile == 0 { batch.openedAt = now }
@@ -279,17 +281,18 @@ final class DestinationOutput {
         switch target {
         case let .files(_, worker):
             worker.send(.write(key: batch.key, data: batch.buffer))
-            batch.buffer = []
+            // The worker owns the filled buffer now; the next one comes from its spares (or is made).
+            batch.buffer = ByteBuffer(capacity: 16)
         case let .memory(memory):
-            memory.append(name, batch.buffer)
-            batch.buffer.removeAll(keepingCapacity: true)
+            memory.append(name, batch.buffer.array)
+            batch.buffer.removeAll()
         case .stdout:
-            defer { batch.buffer.removeAll(keepingCapacity: true) }
+            defer { batch.buffer.removeAll() }
             if stdoutClosed {
                 loseStdoutEvents(from: 0)
                 return
             }
-            let result = batch.buffer.withUnsafeBytes { FileSystem.writeAll(STDOUT_FILENO, $0) }
+            let result = FileSystem.writeAll(STDOUT_FILENO, batch.buffer.bytes)
             stdoutBytesWritten += result.written
             switch result.errno {
             case 0: break

@@ -13,7 +13,7 @@ struct RejectRecord {
     var rejection: Rejection
     var truncatedFrom: Int?
 
-    func encode<Bytes: Collection>(line: Bytes, into out: inout [UInt8]) where Bytes.Element == UInt8 {
+    func encode<Bytes: Collection, Out: ByteSink>(line: Bytes, into out: inout Out) where Bytes.Element == UInt8 {
         out.append(UInt8(ascii: "{"))
         appendKey("source", &out, first: true)
         JSONString.appendQuoted(source, to: &out)
@@ -48,7 +48,7 @@ struct RejectRecord {
         out.append(contentsOf: "}\n".utf8)
     }
 
-    private func appendKey(_ key: String, _ out: inout [UInt8], first: Bool = false) {
+    private func appendKey<Out: ByteSink>(_ key: String, _ out: inout Out, first: Bool = false) {
         if !first { out.append(UInt8(ascii: ",")) }
         JSONString.appendQuoted(key, to: &out)
         out.append(UInt8(ascii: ":"))
@@ -59,7 +59,7 @@ struct RejectRecord {
 enum Base64 {
     private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
-    static func encode<Bytes: Collection>(_ input: Bytes, into out: inout [UInt8]) where Bytes.Element == UInt8 {
+    static func encode<Bytes: Collection, Out: ByteSink>(_ input: Bytes, into out: inout Out) where Bytes.Element == UInt8 {
         let bytes = Array(input)
         var index = 0
         while index + 3 <= bytes.count {

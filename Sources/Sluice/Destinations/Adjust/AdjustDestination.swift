@@ -109,7 +109,7 @@ public struct AdjustDestination: Destination {
     /// [s2s-ids] the all-zero IDFA / advertising id a device sends when ad tracking is limited.
     static let zeroAdvertisingID: [UInt8] = Array("00000000-0000-0000-0000-000000000000".utf8)
 
-    public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout [UInt8]) -> EncodeOutcome {
+    public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
         guard let token = tokens[event.name] else {
             return .refused(Rejection(.unsupportedEvent, "no Adjust event token for \"\(event.nameString)\""))
         }
@@ -189,8 +189,8 @@ public struct AdjustDestination: Destination {
 
     /// [s2s] revenue: `revenue` in full currency units (at least 0.001) with
     /// `currency` (ISO 4217), from the properties `revenue`, or `price` × `quantity`.
-    private mutating func appendRevenue(_ document: JSONDocument, _ properties: Int, _ record: inout JSONObjectEncoder,
-                                        _ out: inout [UInt8]) {
+    private mutating func appendRevenue<Out: ByteSink>(_ document: JSONDocument, _ properties: Int, _ record: inout JSONObjectEncoder,
+                                        _ out: inout Out) {
         var revenue: Double?
         if let node = document.member("revenue", of: properties) {
             revenue = EventFields.double(document, node)
@@ -219,7 +219,7 @@ public struct AdjustDestination: Destination {
     /// as their JSON text, objects and arrays as their JSON text (counted
     /// `nested_param_stringified`), nulls left out (counted `null_param_dropped`).
     @discardableResult
-    private mutating func appendStringMap(_ document: JSONDocument, _ object: Int, only: [[UInt8]]?, _ out: inout [UInt8]) -> Int {
+    private mutating func appendStringMap<Out: ByteSink>(_ document: JSONDocument, _ object: Int, only: [[UInt8]]?, _ out: inout Out) -> Int {
         var map = JSONObjectEncoder()
         var count = 0
         document.forEachMember(of: object) { key, value in

@@ -75,7 +75,7 @@ public struct AmplitudeDestination: Destination {
         }
     }
 
-    public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout [UInt8]) -> EncodeOutcome {
+    public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
         let fields = context.fields(of: event)
         let document = fields.document
         let minimum = minIDLength
@@ -142,7 +142,7 @@ public struct AmplitudeDestination: Destination {
     }
 
     /// Copies an object (`{}` when absent) with every string in it, at any depth, cut to 1024 characters.
-    private mutating func appendObject(_ document: JSONDocument, _ node: Int?, _ out: inout [UInt8]) {
+    private mutating func appendObject<Out: ByteSink>(_ document: JSONDocument, _ node: Int?, _ out: inout Out) {
         guard let node else {
             out.append(UInt8(ascii: "{"))
             out.append(UInt8(ascii: "}"))

@@ -28,7 +28,7 @@ public struct EncodingContext {
     }
 
     /// Appends the event's insert id for the provider event `name`, quoted (see `InsertID`).
-    mutating func appendInsertID(messageId: Int?, name: [UInt8], document: JSONDocument, to out: inout [UInt8]) {
+    mutating func appendInsertID<Out: ByteSink>(messageId: Int?, name: [UInt8], document: JSONDocument, to out: inout Out) {
         if let memo = insertIDMemo, memo.messageId == messageId, memo.name == name {
             InsertID.appendQuoted(memo.hash, to: &out)
             return

@@ -18,7 +18,7 @@ struct InsertID {
     /// Appends the id, quoted, for a message with `messageId` (tape index of a
     /// non-empty string, if any) and provider event `name`. Without a messageId
     /// the message's own bytes identify it.
-    mutating func append(messageId: Int?, name: [UInt8], document: JSONDocument, to out: inout [UInt8]) {
+    mutating func append<Out: ByteSink>(messageId: Int?, name: [UInt8], document: JSONDocument, to out: inout Out) {
         InsertID.appendQuoted(hash(messageId: messageId, name: name, document: document), to: &out)
     }
 
@@ -39,7 +39,7 @@ struct InsertID {
     }
 
     /// Appends the id of `hash`, quoted.
-    static func appendQuoted(_ hash: (UInt64, UInt64), to out: inout [UInt8]) {
+    static func appendQuoted<Out: ByteSink>(_ hash: (UInt64, UInt64), to out: inout Out) {
         appendUUIDShaped(hash.0, hash.1, dashes: true, quoted: true, to: &out)
     }
 
@@ -63,13 +63,13 @@ struct InsertID {
 
     /// 128 bits of `StableHash` of `bytes` as 32 lowercase hex digits, or
     /// UUID-shaped with `dashes` (a device id derived from another id).
-    static func appendHex32(of bytes: UnsafeRawBufferPointer, dashes: Bool, to out: inout [UInt8]) {
+    static func appendHex32<Out: ByteSink>(of bytes: UnsafeRawBufferPointer, dashes: Bool, to out: inout Out) {
         appendUUIDShaped(StableHash.hash(bytes, seed: StableHash.seedA), StableHash.hash(bytes, seed: StableHash.seedB),
                          dashes: dashes, to: &out)
     }
 
     /// A stable version-4-shaped UUID (RFC 9562 version and variant bits set) from 128 bits of `StableHash` of `bytes`.
-    static func appendUUIDv4(of bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+    static func appendUUIDv4<Out: ByteSink>(of bytes: UnsafeRawBufferPointer, to out: inout Out) {
         let high = StableHash.hash(bytes, seed: StableHash.seedA) & ~(0xF << 12) | (0x4 << 12)
         let low = StableHash.hash(bytes, seed: StableHash.seedB) & ~(0xC << 60) | (0x8 << 60)
         appendUUIDShaped(high, low, dashes: true, to: &out)
@@ -84,7 +84,7 @@ struct InsertID {
     /// in quotes with `quoted`: made on the stack a byte (two digits) at a time
     /// and appended at once (one id per record per destination).
     @inline(__always)
-    static func appendUUIDShaped(_ high: UInt64, _ low: UInt64, dashes: Bool, quoted: Bool = false, to out: inout [UInt8]) {
+    static func appendUUIDShaped<Out: ByteSink>(_ high: UInt64, _ low: UInt64, dashes: Bool, quoted: Bool = false, to out: inout Out) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 38) { text in
             hexPairs.withUnsafeBufferPointer { pairs in
                 var length = 0

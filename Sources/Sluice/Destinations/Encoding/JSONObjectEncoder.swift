@@ -8,7 +8,7 @@ struct JSONObjectEncoder {
 
     /// Starts the next member: `{` or `,`, then `"key":`.
     @inline(__always)
-    mutating func key(_ name: StaticString, _ out: inout [UInt8]) {
+    mutating func key<Out: ByteSink>(_ name: StaticString, _ out: inout Out) {
         out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
         first = false
         out.append(UInt8(ascii: "\""))
@@ -18,7 +18,7 @@ struct JSONObjectEncoder {
     }
 
     /// Starts the next member with a key from data (escaped).
-    mutating func key<Bytes: Collection>(bytes name: Bytes, _ out: inout [UInt8]) where Bytes.Element == UInt8 {
+    mutating func key<Bytes: Collection, Out: ByteSink>(bytes name: Bytes, _ out: inout Out) where Bytes.Element == UInt8 {
         out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
         first = false
         JSONString.appendQuoted(name, to: &out)
@@ -27,7 +27,7 @@ struct JSONObjectEncoder {
 
     /// Starts the next member with an event's key copied as it is (already a JSON string).
     @inline(__always)
-    mutating func key(_ document: JSONDocument, node: Int, _ out: inout [UInt8]) {
+    mutating func key<Out: ByteSink>(_ document: JSONDocument, node: Int, _ out: inout Out) {
         out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
         first = false
         document.appendRaw(node, to: &out)
@@ -36,28 +36,28 @@ struct JSONObjectEncoder {
 
     /// A member whose value is a string node of the event, copied as it is.
     @inline(__always)
-    mutating func raw(_ name: StaticString, _ document: JSONDocument, node: Int, _ out: inout [UInt8]) {
+    mutating func raw<Out: ByteSink>(_ name: StaticString, _ document: JSONDocument, node: Int, _ out: inout Out) {
         key(name, &out)
         document.appendRaw(node, to: &out)
     }
 
-    mutating func string(_ name: StaticString, _ value: String, _ out: inout [UInt8]) {
+    mutating func string<Out: ByteSink>(_ name: StaticString, _ value: String, _ out: inout Out) {
         key(name, &out)
         JSONString.appendQuoted(value.utf8, to: &out)
     }
 
-    mutating func string<Bytes: Collection>(_ name: StaticString, bytes value: Bytes, _ out: inout [UInt8]) where Bytes.Element == UInt8 {
+    mutating func string<Bytes: Collection, Out: ByteSink>(_ name: StaticString, bytes value: Bytes, _ out: inout Out) where Bytes.Element == UInt8 {
         key(name, &out)
         JSONString.appendQuoted(value, to: &out)
     }
 
-    mutating func integer(_ name: StaticString, _ value: Int64, _ out: inout [UInt8]) {
+    mutating func integer<Out: ByteSink>(_ name: StaticString, _ value: Int64, _ out: inout Out) {
         key(name, &out)
         appendInteger(value, to: &out)
     }
 
     /// Closes the object (`{}` when nothing was written).
-    mutating func close(_ out: inout [UInt8]) {
+    mutating func close<Out: ByteSink>(_ out: inout Out) {
         if first { out.append(UInt8(ascii: "{")) }
         out.append(UInt8(ascii: "}"))
         first = true
@@ -68,7 +68,7 @@ struct JSONObjectEncoder {
 
 /// Appends a decimal integer without going through String.
 @inline(__always)
-func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+func appendInteger<Out: ByteSink>(_ value: Int64, to out: inout Out) {
     if value == 0 {
         out.append(UInt8(ascii: "0"))
         return

@@ -65,8 +65,8 @@ enum SessionAsProperties {
     /// Appends `session_id`, `session_number` and `session_seq`, those the
     /// session has and whose bit (in `names` order) `skipping` does not set;
     /// returns how many were written.
-    static func append(_ session: EventFields.Session?, _ document: JSONDocument, skipping: Int = 0,
-                       to encoder: inout JSONObjectEncoder, _ out: inout [UInt8]) -> Int {
+    static func append<Out: ByteSink>(_ session: EventFields.Session?, _ document: JSONDocument, skipping: Int = 0,
+                       to encoder: inout JSONObjectEncoder, _ out: inout Out) -> Int {
         guard let session else { return 0 }
         var added = 0
         if let id = session.id, skipping & 1 == 0 { encoder.raw("session_id", document, node: id, &out); added += 1 }

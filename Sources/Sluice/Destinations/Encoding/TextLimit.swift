@@ -7,8 +7,8 @@
 enum TextLimit {
     /// Appends the string at `node` as JSON, cut to at most `maxBytes` bytes of
     /// UTF-8 and `maxScalars` characters; returns whether it was cut.
-    static func appendString(_ document: JSONDocument, _ node: Int, maxBytes: Int = .max, maxScalars: Int = .max,
-                             to out: inout [UInt8]) -> Bool {
+    static func appendString<Out: ByteSink>(_ document: JSONDocument, _ node: Int, maxBytes: Int = .max, maxScalars: Int = .max,
+                             to out: inout Out) -> Bool {
         let current = document.tape[node]
         let rawBody = Int(current.end - current.start) - 2
         // Decoded text is never longer than its JSON form, in bytes or in characters.
@@ -23,8 +23,8 @@ enum TextLimit {
 
     /// Appends `bytes` (valid UTF-8) as a JSON string cut to the limits; returns whether it was cut.
     @discardableResult
-    static func appendCut<Bytes: Collection>(_ bytes: Bytes, maxBytes: Int = .max, maxScalars: Int = .max,
-                                             to out: inout [UInt8]) -> Bool where Bytes.Element == UInt8 {
+    static func appendCut<Bytes: Collection, Out: ByteSink>(_ bytes: Bytes, maxBytes: Int = .max, maxScalars: Int = .max,
+                                             to out: inout Out) -> Bool where Bytes.Element == UInt8 {
         let length = prefixLength(bytes, maxBytes: maxBytes, maxScalars: maxScalars)
         JSONString.appendQuoted(bytes.prefix(length), to: &out)
         return length < bytes.count
@@ -32,8 +32,8 @@ enum TextLimit {
 
     /// Appends the value at `node` as JSON with every string in it, at any
     /// depth, cut to the limits (keys are left alone); returns how many strings were cut.
-    static func appendValue(_ document: JSONDocument, _ node: Int, maxBytes: Int = .max, maxScalars: Int = .max,
-                            to out: inout [UInt8]) -> Int {
+    static func appendValue<Out: ByteSink>(_ document: JSONDocument, _ node: Int, maxBytes: Int = .max, maxScalars: Int = .max,
+                            to out: inout Out) -> Int {
         let current = document.tape[node]
         // No string inside can be longer than the whole value's text.
         let raw = Int(current.end - current.start)
@@ -77,7 +77,7 @@ enum TextLimit {
 
     /// Appends a value as compact JSON: its raw text when that already is.
     @inline(__always)
-    static func appendRaw(_ document: JSONDocument, _ node: Int, to out: inout [UInt8]) {
+    static func appendRaw<Out: ByteSink>(_ document: JSONDocument, _ node: Int, to out: inout Out) {
         let kind = document.tape[node].kind
         if (kind != .object && kind != .array) || (!document.hasInsignificantWhitespace && !document.isModified) {
             document.appendRaw(node, to: &out)

@@ -96,7 +96,7 @@ public struct GA4Destination: Destination {
         var duration: Bool
     }
 
-    public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout [UInt8]) -> EncodeOutcome {
+    public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
         let fields = context.fields(of: event)
         let document = fields.document
         var parts = (Part(suffix: nil, time: nil, duration: true), nil as Part?)
@@ -168,8 +168,8 @@ public struct GA4Destination: Destination {
     }
 
     /// `{"name": ..., "timestamp_micros": ..., "params": {...}}` for one part of the message.
-    private mutating func appendEventItem(_ part: Part, _ fields: EventFields, event: Event,
-                                          extra: (key: StaticString, limit: Int)?, _ out: inout [UInt8]) {
+    private mutating func appendEventItem<Out: ByteSink>(_ part: Part, _ fields: EventFields, event: Event,
+                                          extra: (key: StaticString, limit: Int)?, _ out: inout Out) {
         var item = JSONObjectEncoder()
         item.key("name", &out)
         out.append(UInt8(ascii: "\""))
@@ -214,7 +214,7 @@ public struct GA4Destination: Destination {
     /// [mp-ref] "app_instance_id ... expected to be a 32 digit hexadecimal number":
     /// the anonymousId itself when it already is (a UUID without its dashes
     /// counts, lowercased), else a stable hash of it (counted).
-    private mutating func appendAppInstanceID(_ id: UnsafeRawBufferPointer, _ out: inout [UInt8]) {
+    private mutating func appendAppInstanceID<Out: ByteSink>(_ id: UnsafeRawBufferPointer, _ out: inout Out) {
         var digits = 0
         var isHex = true
         for byte in id where byte != UInt8(ascii: "-") {

@@ -2,8 +2,8 @@
 /// their count, names and values, and what happens to values GA4 would drop.
 /// The bracketed citations are the pages listed on `GA4Destination`.
 extension GA4Destination {
-    mutating func appendParams(_ fields: EventFields, event: Event, extra: (key: StaticString, limit: Int)?,
-                               includeDuration: Bool, _ out: inout [UInt8]) {
+    mutating func appendParams<Out: ByteSink>(_ fields: EventFields, event: Event, extra: (key: StaticString, limit: Int)?,
+                               includeDuration: Bool, _ out: inout Out) {
         let document = fields.document
         var params = JSONObjectEncoder()
         written.removeAll(keepingCapacity: true)
@@ -35,8 +35,8 @@ extension GA4Destination {
         params.close(&out)
     }
 
-    private mutating func appendParam(_ document: JSONDocument, _ rawKey: UnsafeRawBufferPointer, _ value: Int,
-                                      parent: UnsafeRawBufferPointer?, _ params: inout JSONObjectEncoder, _ out: inout [UInt8]) {
+    private mutating func appendParam<Out: ByteSink>(_ document: JSONDocument, _ rawKey: UnsafeRawBufferPointer, _ value: Int,
+                                      parent: UnsafeRawBufferPointer?, _ params: inout JSONObjectEncoder, _ out: inout Out) {
         let kind = document.tape[value].kind
         switch kind {
         case .null:
@@ -101,7 +101,7 @@ extension GA4Destination {
 
     /// [mp-user] `user_properties: {"name": {"value": ...}}` from `context.traits`:
     /// at most 25, names 24 characters, values 36, strings or numbers.
-    mutating func appendUserProperties(_ document: JSONDocument, _ traits: Int, _ out: inout [UInt8]) {
+    mutating func appendUserProperties<Out: ByteSink>(_ document: JSONDocument, _ traits: Int, _ out: inout Out) {
         var object = JSONObjectEncoder()
         written.removeAll(keepingCapacity: true)
         document.forEachMember(of: traits) { key, value in
@@ -157,16 +157,18 @@ extension GA4Destination {
 
     /// Remembers the key just written (`"name":` at the end of `out`).
     @inline(__always)
-    private mutating func markLastKey(_ count: Int, _ out: [UInt8]) {
+    private mutating func markLastKey<Out: ByteSink>(_ count: Int, _ out: Out) {
         written.append((out.count - 2 - count, count))
     }
 
     /// Whether a key equal to `candidate` was already written into the current object.
-    private func isWritten(_ candidate: [UInt8], in out: [UInt8]) -> Bool {
+    private func isWritten<Out: ByteSink>(_ candidate: [UInt8], in out: Out) -> Bool {
         let count = candidate.count
-        for entry in written where entry.count == count {
-            if out[entry.start..<(entry.start + count)].elementsEqual(candidate) { return true }
+        return out.withBytes { bytes in
+            for entry in written where entry.count == count {
+                if bytes[entry.start..<(entry.start + count)].elementsEqual(candidate) { return true }
+            }
+            return false
         }
-        return false
     }
 }

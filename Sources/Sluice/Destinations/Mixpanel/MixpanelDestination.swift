@@ -79,7 +79,7 @@ public struct MixpanelDestination: Destination {
 
     init(naming: ScreenNaming) { self.naming = naming }
 
-    public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout [UInt8]) -> EncodeOutcome {
+    public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
         let fields = context.fields(of: event)
         let document = fields.document
         // [import] distinct_id is the user: `userId`, else `anonymousId`.
@@ -149,8 +149,8 @@ public struct MixpanelDestination: Destination {
         return .records(1)
     }
 
-    private mutating func appendEventProperties(_ document: JSONDocument, _ node: Int, count: Int,
-                                                _ properties: inout JSONObjectEncoder, _ out: inout [UInt8]) {
+    private mutating func appendEventProperties<Out: ByteSink>(_ document: JSONDocument, _ node: Int, count: Int,
+                                                _ properties: inout JSONObjectEncoder, _ out: inout Out) {
         var count = count
         document.forEachMember(of: node) { key, value in
             let isReserved = document.withString(key) { name in
@@ -195,7 +195,7 @@ public struct MixpanelDestination: Destination {
     }
 
     /// Milliseconds as seconds with three decimals (`12.345`, `-0.500`), without Foundation.
-    static func appendSeconds(_ milliseconds: Int64, to out: inout [UInt8]) {
+    static func appendSeconds<Out: ByteSink>(_ milliseconds: Int64, to out: inout Out) {
         if milliseconds < 0 { out.append(UInt8(ascii: "-")) }
         let magnitude = milliseconds.magnitude
         appendInteger(Int64(magnitude / 1000), to: &out)

@@ -7,7 +7,7 @@ public struct NDJSONDestination: Destination {
 
     public init() {}
 
-    public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout [UInt8]) -> EncodeOutcome {
+    public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
         event.document.write(to: &out)
         out.append(UInt8(ascii: "\n"))
         return .records(1)

@@ -35,7 +35,7 @@ public struct SegmentDestination: Destination {
 
     public init() {}
 
-    public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout [UInt8]) -> EncodeOutcome {
+    public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
         let document = event.document
         if let node = document.member("messageId", of: 0), document.tape[node].kind == .string,
            document.decodedLength(node) > SegmentDestination.maxMessageIDLength,

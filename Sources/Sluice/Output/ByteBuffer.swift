@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where JSON text is appended: the encoders' helpers are generic over it, so
+/// records go straight into an output's `ByteBuffer` while the same helpers
+/// still fill plain arrays elsewhere (rejects' details, tests, state).
+public protocol ByteSink {
+    var count: Int { get }
+    mutating func append(_ byte: UInt8)
+    mutating func append<Bytes: Collection>(contentsOf bytes: Bytes) where Bytes.Element == UInt8
+    /// Appends raw bytes (the common case: a value copied from an input line).
+    mutating func append(raw bytes: UnsafeRawBufferPointer)
+    /// Removes the bytes from `start` on (a refused or partly written record).
+    mutating func removeSubrange(_ range: PartialRangeFrom<Int>)
+    /// Reads what was appended so far (GA4 looks back at the keys it wrote).
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
+}
+
+extension Array: ByteSink where Element == UInt8 {
+    @inline(__always)
+    public mutating func append(raw bytes: UnsafeRawBufferPointer) { append(contentsOf: bytes) }
+    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try withUnsafeBytes(body) }
+}
+
+/// The buffer an output's records are encoded into and handed to its
+/// compression thread in: an append is a capacity check and a copy.
+///
+/// `[UInt8].append(contentsOf:)` costs about 85 instructions and a call into
+/// the runtime (the uniqueness check) each time, and encoders make twenty or
+/// more appends per record, most of a few bytes: on the reader thread, the one
+/// that limits a run, that was several percent of all its work. A class, not a
+/// value: one owner at a time (the output filling it, then the worker
+/// compressing it), which hands it on rather than copying it.
+public final class ByteBuffer: ByteSink {
+    public private(set) var base: UnsafeMutablePointer<UInt8>
+    public private(set) var count = 0
+    public private(set) var capacity: Int
+
+    public init(capacity: Int = 256) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// The bytes appended so far, valid until the next change.
+    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    /// A copy of the bytes as an array (tests, in-memory outputs).
+    public var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    /// Makes room for at least `additional` more bytes.
+    @inline(__always)
+    public func reserve(_ additional: Int) {
+        if capacity - count < additional { grow(count + additional) }
+    }
+
+    @inline(never)
+    private func grow(_ needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        larger.initialize(from: base, count: count)
+        base.deallocate()
+        base = larger
+        capacity = newCapacity
+    }
+
+    @inline(__always)
+    public func append(_ byte: UInt8) {
+        if count == capacity { grow(count + 1) }
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    public func append(raw bytes: UnsafeRawBufferPointer) {
+        let length = bytes.count
+        guard length > 0 else { return }
+        reserve(length)
+        memcpy(base + count, bytes.baseAddress!, length)
+        count += length
+    }
+
+    @inline(__always)
+    public func append<Bytes: Collection>(contentsOf bytes: Bytes) where Bytes.Element == UInt8 {
+        if let done: Void = bytes.withContiguousStorageIfAvailable({ append(raw: UnsafeRawBufferPointer($0)) }) {
+            return done
+        }
+        reserve(bytes.count)
+        for byte in bytes {
+            base[count] = byte
+            count += 1
+        }
+    }
+
+    public func removeSubrange(_ range: PartialRangeFrom<Int>) {
+        precondition(range.lowerBound >= 0 && range.lowerBound <= count, "ByteBuffer.removeSubrange out of bounds")
+        count = range.lowerBound
+    }
+
+    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try body(bytes) }
+
+    /// Empties the buffer, keeping its memory.
+    public func removeAll() { count = 0 }
+}
