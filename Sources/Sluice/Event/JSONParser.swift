@@ -224,40 +224,46 @@ struct JSONParser {
 
     private mutating func parseString() throws(JSONError) {
         let start = index
-        index += 1
+        // The position is kept in a local while scanning (the struct's own is
+        // written back once), so the byte loops run in registers.
+        let base = self.base, count = self.count
+        var position = index + 1
         var flags: UInt8 = 0
         while true {
             // Fast path: plain printable ASCII, eight bytes at a time, then one at a time.
-            while index + 8 <= count {
-                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            while position + 8 <= count {
+                let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
                 if JSONParser.hasSpecialByte(word) { break }
-                index += 8
+                position += 8
             }
-            while index < count {
-                let byte = base[index]
+            while position < count {
+                let byte = base[position]
                 if byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
-                    index += 1
+                    position += 1
                 } else {
                     break
                 }
             }
-            guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
-            let byte = base[index]
+            guard position < count else { throw JSONError(kind: .unexpectedEnd, offset: position) }
+            let byte = base[position]
             if byte == UInt8(ascii: "\"") {
-                index += 1
+                position += 1
                 break
             } else if byte == UInt8(ascii: "\\") {
                 flags |= JSONNode.hasEscapes
+                index = position
                 try parseEscape()
+                position = index
             } else if byte < 0x20 {
-                throw JSONError(kind: .controlCharacterInString, offset: index)
+                throw JSONError(kind: .controlCharacterInString, offset: position)
             } else {
-                let length = UTF8Validation.sequenceLength(base, index, count)
-                if length == 0 { throw JSONError(kind: .invalidUTF8, offset: index) }
-                index += length
+                let length = UTF8Validation.sequenceLength(base, position, count)
+                if length == 0 { throw JSONError(kind: .invalidUTF8, offset: position) }
+                position += length
             }
         }
-        push(JSONNode(kind: .string, flags: flags, start: UInt32(start), end: UInt32(index), next: UInt32(nodeCount + 1)))
+        index = position
+        push(JSONNode(kind: .string, flags: flags, start: UInt32(start), end: UInt32(position), next: UInt32(nodeCount + 1)))
     }
 
     /// Whether any of the eight bytes of `word` ends the fast path of a

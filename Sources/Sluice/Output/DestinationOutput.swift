@@ -105,8 +105,10 @@ final class DestinationOutput {
     }
 
     /// Appends the records `encode` writes for an event at `time`; returns how many it wrote.
+    /// `now`: the monotonic clock, if the caller read it already (the fan-out
+    /// reads it once per event, not once per destination).
     @inline(__always)
-    func append(time: EventTime, encode: (inout ByteBuffer) -> Int) throws -> Int {
+    func append(time: EventTime, now clock: UInt64? = nil, encode: (inout ByteBuffer) -> Int) throws -> Int {
         let batch = batch(for: time)
         // Room for a whole chunk, taken when a batch is written to, not kept by
         // idle ones: up to 16 keys per destination would otherwise hold 320 KiB each.
@@ -127,7 +129,7 @@ final class DestinationOutput {
         // closes an idle file) fires no earlier than this, as its file opened
         // after this side's first record. A file it closed already makes the
         // rotate below a no-op, and still resets the counts.
-        let now = maxAgeNanos == nil ? 0 : Monotonic.nanoseconds()
+        let now = maxAgeNanos == nil ? 0 : clock ?? Monotonic.nanoseconds()
         if batch.recordsInFile > 0 &&
             (batch.recordsInFile + count > rotation.maxEvents || batch.bytesInFile + added > rotation.maxBytes
                 || maxAgeNanos.map { now &- batch.openedAt >= $0 } == true) {

@@ -46,6 +46,8 @@ public final class PipelineRunner {
     /// What the destinations read of the event being fanned out (one for it, one for a renamed copy).
     private var encoding = EncodingContext()
     private var renamedEncoding = EncodingContext()
+    /// The monotonic clock when the event being fanned out was taken up (files' `max_age`).
+    private var fanOutClock: UInt64 = 0
     /// The parser's tape space, reused for every line.
     private let tapeScratch = JSONTapeScratch()
 
@@ -373,6 +375,7 @@ public final class PipelineRunner {
         var withheld = false
         let integrations = RoutingRules.integrations(of: event)
         encoding.reset()
+        fanOutClock = Monotonic.nanoseconds()
         for index in destinations.indices {
             guard routes[index].accepts(event, integrations: integrations) else { continue }
             if let mark = event.withheld, mark.contains(index) {
@@ -416,7 +419,7 @@ public final class PipelineRunner {
             return .notTaken
         }
         var outcome = EncodeOutcome.records(0)
-        let written = try outputs[index].append(time: event.time) { buffer in
+        let written = try outputs[index].append(time: event.time, now: fanOutClock) { buffer in
             outcome = destinations[index].encode(event, context: &context, into: &buffer)
             if case let .records(count) = outcome { return count }
             return 0
