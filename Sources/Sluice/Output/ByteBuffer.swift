@@ -83,7 +83,22 @@ public final class ByteBuffer: ByteSink {
         let length = bytes.count
         guard length > 0 else { return }
         reserve(length)
-        memcpy(base + count, bytes.baseAddress!, length)
+        let target = UnsafeMutableRawPointer(base + count), source = bytes.baseAddress!
+        if length <= 16 {
+            // Most appends are a key or a short value: two overlapping word
+            // moves instead of a call to memcpy (which costs more than the copy).
+            if length >= 8 {
+                target.storeBytes(of: source.loadUnaligned(as: UInt64.self), as: UInt64.self)
+                (target + length - 8).storeBytes(of: (source + length - 8).loadUnaligned(as: UInt64.self), as: UInt64.self)
+            } else if length >= 4 {
+                target.storeBytes(of: source.loadUnaligned(as: UInt32.self), as: UInt32.self)
+                (target + length - 4).storeBytes(of: (source + length - 4).loadUnaligned(as: UInt32.self), as: UInt32.self)
+            } else {
+                for offset in 0..<length { target.storeBytes(of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self) }
+            }
+        } else {
+            memcpy(target, source, length)
+        }
         count += length
     }
 

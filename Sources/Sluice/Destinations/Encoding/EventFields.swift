@@ -6,7 +6,7 @@
 /// both are optional, and adapters fall back when they are absent. Node indexes
 /// point into `document`; a field that is absent, or not of the kind expected
 /// (an id that is not a non-empty string, `properties` that is not an object), is nil.
-struct EventFields {
+final class EventFields {
     /// What the `timed` stage made of a timed message.
     enum Timed: Equatable {
         case completed(durationMs: Int64?)
@@ -85,7 +85,7 @@ struct EventFields {
         if let context { readContext(context) }
     }
 
-    private mutating func readContext(_ context: Int) {
+    private func readContext(_ context: Int) {
         let document = self.document
         var os: Int?, device: Int?, app: Int?, sessionNode: Int?, traits: Int?, ip: Int?
         document.forEachMember(of: context) { key, value in
@@ -106,14 +106,42 @@ struct EventFields {
             guard let object, let node = document.member(key, of: object), document.tape[node].kind == .string else { return nil }
             return node
         }
-        contextNodes.0 = string("name", of: os)
-        contextNodes.1 = string("version", of: os)
-        contextNodes.2 = string("model", of: device)
-        contextNodes.3 = string("manufacturer", of: device)
-        contextNodes.4 = string("id", of: device)
-        contextNodes.5 = string("advertisingId", of: device)
-        contextNodes.6 = string("version", of: app)
-        contextNodes.7 = string("build", of: app)
+        // One pass over each of `os`, `device` and `app` (not one look-up per field):
+        // the first string member of each name wins, as `member` would find it.
+        if let os {
+            var name: Int?, version: Int?
+            document.forEachMember(of: os) { key, value in
+                guard document.tape[value].kind == .string else { return }
+                if name == nil, document.string(key, is: "name") { name = value }
+                else if version == nil, document.string(key, is: "version") { version = value }
+            }
+            contextNodes.0 = name
+            contextNodes.1 = version
+        }
+        if let device {
+            var model: Int?, manufacturer: Int?, id: Int?, advertisingId: Int?
+            document.forEachMember(of: device) { key, value in
+                guard document.tape[value].kind == .string else { return }
+                if model == nil, document.string(key, is: "model") { model = value }
+                else if manufacturer == nil, document.string(key, is: "manufacturer") { manufacturer = value }
+                else if id == nil, document.string(key, is: "id") { id = value }
+                else if advertisingId == nil, document.string(key, is: "advertisingId") { advertisingId = value }
+            }
+            contextNodes.2 = model
+            contextNodes.3 = manufacturer
+            contextNodes.4 = id
+            contextNodes.5 = advertisingId
+        }
+        if let app {
+            var version: Int?, build: Int?
+            document.forEachMember(of: app) { key, value in
+                guard document.tape[value].kind == .string else { return }
+                if version == nil, document.string(key, is: "version") { version = value }
+                else if build == nil, document.string(key, is: "build") { build = value }
+            }
+            contextNodes.6 = version
+            contextNodes.7 = build
+        }
         if let sessionNode {
             func number(_ key: StaticString) -> Int64? {
                 document.member(key, of: sessionNode).flatMap { EventFields.integer(document, $0) }
