@@ -232,8 +232,13 @@ struct JSONParser {
         while true {
             // Fast path: plain printable ASCII, eight bytes at a time, then one at a time.
             while position + 8 <= count {
-                let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
-                if JSONParser.hasSpecialByte(word) { break }
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+                let special = JSONParser.specialBytes(word)
+                if special != 0 {
+                    // Straight to the first special byte (the lowest flag is exact, see `specialBytes`).
+                    position += special.trailingZeroBitCount >> 3
+                    break
+                }
                 position += 8
             }
             while position < count {
@@ -266,20 +271,22 @@ struct JSONParser {
         push(JSONNode(kind: .string, flags: flags, start: UInt32(start), end: UInt32(position), next: UInt32(nodeCount + 1)))
     }
 
-    /// Whether any of the eight bytes of `word` ends the fast path of a
-    /// string: a control character (< 0x20), a non-ASCII byte (>= 0x80), `"`
-    /// or `\\` (the SWAR tests of "Bit Twiddling Hacks", byte-order free).
+    /// Flags (the high bit of each byte) the bytes of `word`, read little-end
+    /// first, that end the fast path of a string: a control character
+    /// (< 0x20), a non-ASCII byte (>= 0x80), `"` or `\\`. The SWAR tests of
+    /// "Bit Twiddling Hacks": a borrow can flag a byte above a flagged one that
+    /// is not special, never one below, so the lowest flag is always exact
+    /// (and the word has a special byte exactly when the result is not 0).
     @inline(__always)
-    static func hasSpecialByte(_ word: UInt64) -> Bool {
+    static func specialBytes(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let quote = word ^ (ones &* 0x22)
         let backslash = word ^ (ones &* 0x5C)
-        let control = word &- ones &* 0x20
+        let control = (word &- ones &* 0x20) & ~word
         let zeroQuote = (quote &- ones) & ~quote
         let zeroBackslash = (backslash &- ones) & ~backslash
-        // A byte >= 0x80 sets its own high bit; the borrow tests are exact once those are ruled out.
-        return (word | ((control | zeroQuote | zeroBackslash) & ~word)) & highs != 0
+        return (word | control | zeroQuote | zeroBackslash) & highs
     }
 
     private mutating func parseEscape() throws(JSONError) {
