@@ -75,35 +75,52 @@ struct InsertID {
         appendUUIDShaped(high, low, dashes: true, to: &out)
     }
 
-    /// Each byte's two lowercase hex digits, high one first: `hexPairs[2 * byte]`, `hexPairs[2 * byte + 1]`.
-    private static let hexPairs: [UInt8] = (0..<256).flatMap { byte in
-        [Array("0123456789abcdef".utf8)[byte >> 4], Array("0123456789abcdef".utf8)[byte & 0xF]]
+    /// The eight lowercase hex digits of `value`, most significant first, as
+    /// the bytes of a word in memory order (SWAR: the nibbles are spread one
+    /// per byte, then made ASCII digits or letters without a branch).
+    @inline(__always)
+    static func hexDigits(_ value: UInt32) -> UInt64 {
+        var spread = UInt64(value)
+        spread = (spread | spread << 16) & 0x0000_FFFF_0000_FFFF
+        spread = (spread | spread << 8) & 0x00FF_00FF_00FF_00FF
+        spread = (spread | spread << 4) & 0x0F0F_0F0F_0F0F_0F0F
+        // Byte i holds nibble i (least significant first); 1 where it is 10 or more.
+        let letters = ((spread &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
+        let ascii = spread &+ 0x3030_3030_3030_3030 &+ letters &* 0x27
+        return UInt64(bigEndian: ascii)
     }
 
     /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (or the 32 digits alone) from 128 bits,
-    /// in quotes with `quoted`: made on the stack a byte (two digits) at a time
-    /// and appended at once (one id per record per destination).
+    /// in quotes with `quoted`: made on the stack, eight digits at a time, and
+    /// appended at once (one id per record per destination).
     @inline(__always)
     static func appendUUIDShaped<Out: ByteSink>(_ high: UInt64, _ low: UInt64, dashes: Bool, quoted: Bool = false, to out: inout Out) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 38) { text in
-            hexPairs.withUnsafeBufferPointer { pairs in
-                var length = 0
-                if quoted { text[0] = UInt8(ascii: "\""); length = 1 }
-                for byteIndex in 0..<16 {
-                    // UUID groups are 4-2-2-2-6 bytes: a dash before bytes 4, 6, 8 and 10.
-                    if dashes && (byteIndex == 4 || byteIndex == 6 || byteIndex == 8 || byteIndex == 10) {
-                        text[length] = UInt8(ascii: "-")
-                        length += 1
-                    }
-                    let word = byteIndex < 8 ? high : low
-                    let byte = Int((word >> UInt64((7 - byteIndex % 8) * 8)) & 0xFF)
-                    text[length] = pairs[2 * byte]
-                    text[length + 1] = pairs[2 * byte + 1]
-                    length += 2
+        let digits = (hexDigits(UInt32(truncatingIfNeeded: high >> 32)), hexDigits(UInt32(truncatingIfNeeded: high)),
+                      hexDigits(UInt32(truncatingIfNeeded: low >> 32)), hexDigits(UInt32(truncatingIfNeeded: low)))
+        withUnsafeTemporaryAllocation(byteCount: 40, alignment: 8) { text in
+            var length = 0
+            func put(_ word: UInt64, _ bytes: Int, from offset: Int = 0) {
+                withUnsafeBytes(of: word) { source in
+                    for index in 0..<bytes { text[length + index] = source[offset + index] }
                 }
-                if quoted { text[length] = UInt8(ascii: "\""); length += 1 }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: text[0..<length]))
+                length += bytes
             }
+            func dash() {
+                if dashes { text[length] = UInt8(ascii: "-"); length += 1 }
+            }
+            if quoted { text[0] = UInt8(ascii: "\""); length = 1 }
+            put(digits.0, 8)
+            dash()
+            put(digits.1, 4)
+            dash()
+            put(digits.1, 4, from: 4)
+            dash()
+            put(digits.2, 4)
+            dash()
+            put(digits.2, 4, from: 4)
+            put(digits.3, 8)
+            if quoted { text[length] = UInt8(ascii: "\""); length += 1 }
+            out.append(raw: UnsafeRawBufferPointer(rebasing: text[0..<length]))
         }
     }
 }
