@@ -143,11 +143,31 @@ final class EventFields {
             contextNodes.7 = build
         }
         if let sessionNode {
-            func number(_ key: StaticString) -> Int64? {
-                document.member(key, of: sessionNode).flatMap { EventFields.integer(document, $0) }
+            // One pass too; the numbers are read only if they are integers, the id only if a string.
+            var found = Session()
+            var seen = 0
+            document.forEachMember(of: sessionNode) { key, value in
+                switch document.decodedLength(key) {
+                case 2 where seen & 1 == 0 && document.string(key, is: "id"):
+                    seen |= 1
+                    if document.tape[value].kind == .string { found.id = value }
+                case 3 where seen & 2 == 0 && document.string(key, is: "seq"):
+                    seen |= 2
+                    found.seq = EventFields.integer(document, value)
+                case 6 where seen & 4 == 0 && document.string(key, is: "number"):
+                    seen |= 4
+                    found.number = EventFields.integer(document, value)
+                case 8 where seen & 8 == 0 && document.string(key, is: "start_ms"):
+                    seen |= 8
+                    found.startMs = EventFields.integer(document, value)
+                case 13 where seen & 16 == 0 && document.string(key, is: "engagement_ms"):
+                    seen |= 16
+                    found.engagementMs = EventFields.integer(document, value)
+                default:
+                    break
+                }
             }
-            session = Session(id: string("id", of: sessionNode), startMs: number("start_ms"), number: number("number"),
-                              seq: number("seq"), engagementMs: number("engagement_ms"))
+            session = found
         }
     }
 
