@@ -5,7 +5,11 @@
 /// key (`*_email` matches `user_email`), and a component that is exactly `**`
 /// matches any number of keys (none included). Array elements have their
 /// array's path: `properties.targets` names every element of that array.
-public struct FieldPattern: Sendable, Hashable, CustomStringConvertible {
+///
+/// A class (immutable, compared by its text): the privacy stage reads its
+/// patterns for every event, and a reference is one retain where the value
+/// was four (its components, text and look-up keys).
+public final class FieldPattern: Sendable, Hashable, CustomStringConvertible {
     enum Component: Sendable, Hashable {
         case key([UInt8])
         case glob([UInt8])
@@ -47,6 +51,9 @@ public struct FieldPattern: Sendable, Hashable, CustomStringConvertible {
     /// `lookUp`, which runs for every event and every plain-path rule.
     private let literalKeyBytes: [UInt8]
     private let literalKeyEnds: [Int]
+
+    public static func == (lhs: FieldPattern, rhs: FieldPattern) -> Bool { lhs.description == rhs.description }
+    public func hash(into hasher: inout Hasher) { hasher.combine(description) }
 
     /// Whether every component is a plain key (found with one look-up per component).
     let isLiteral: Bool
