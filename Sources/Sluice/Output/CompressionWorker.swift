@@ -190,7 +190,7 @@ final class CompressionWorker: @unchecked Sendable {
             count(uncompressed: data.count, compressed: writer.compressedBytes - before)
         } catch {
             files.removeValue(forKey: key)?.writer.abandon()
-            fail(error as? OutputError ?? .writeFailed(path: key, errno: EIO))
+            fail(error)
         }
     }
 

@@ -111,59 +111,72 @@ enum IPDetection {
 
     /// Parses an IPv6 text form (a trailing dotted IPv4 counts as two groups); nil if it is not one.
     static func parseIPv6(_ text: UnsafeBufferPointer<UInt8>) -> IPv6? {
-        var head: [UInt16] = []
-        var tail: [UInt16] = []
-        var sawGap = false
-        var index = 0
-        let count = text.count
-        guard count >= 2 else { return nil }
-        if text[0] == UInt8(ascii: ":") {
-            guard text[1] == UInt8(ascii: ":") else { return nil }
-            sawGap = true
-            index = 2
-        }
-        while index < count {
-            // A group, or a dotted IPv4 as the last two groups.
-            var end = index
-            var value = 0
-            while end < count && TextBytes.isHexDigit(text[end]) && end - index < 5 {
-                value = value << 4 | Int(TextBytes.hexValue(text[end]))
-                end += 1
+        // The groups before `::` fill `words` from the front, those after it
+        // from index 8 on; nothing is allocated but the result's 16 bytes.
+        withUnsafeTemporaryAllocation(of: UInt16.self, capacity: 16) { words -> IPv6? in
+            var headCount = 0, tailCount = 0
+            func add(_ word: UInt16, tail: Bool) -> Bool {
+                guard headCount + tailCount < 8 else { return false }
+                if tail { words[8 + tailCount] = word; tailCount += 1 } else { words[headCount] = word; headCount += 1 }
+                return true
             }
-            if end < count && text[end] == UInt8(ascii: ".") {
-                guard let v4End = ipv4End(text, from: index), v4End == count else { return nil }
-                let v4 = parseIPv4(UnsafeBufferPointer(rebasing: text[index..<v4End]))!
-                let words = [UInt16(v4[0]) << 8 | UInt16(v4[1]), UInt16(v4[2]) << 8 | UInt16(v4[3])]
-                if sawGap { tail += words } else { head += words }
-                index = count
-                break
-            }
-            guard end > index && end - index <= 4 else { return nil }
-            if sawGap { tail.append(UInt16(value)) } else { head.append(UInt16(value)) }
-            index = end
-            if index == count { break }
-            guard text[index] == UInt8(ascii: ":") else { return nil }
-            index += 1
-            if index < count && text[index] == UInt8(ascii: ":") {
-                guard !sawGap else { return nil }
+            var sawGap = false
+            var index = 0
+            let count = text.count
+            guard count >= 2 else { return nil }
+            if text[0] == UInt8(ascii: ":") {
+                guard text[1] == UInt8(ascii: ":") else { return nil }
                 sawGap = true
-                index += 1
-            } else if index == count {
-                return nil  // a single trailing colon
+                index = 2
             }
+            while index < count {
+                // A group, or a dotted IPv4 as the last two groups.
+                var end = index
+                var value = 0
+                while end < count && TextBytes.isHexDigit(text[end]) && end - index < 5 {
+                    value = value << 4 | Int(TextBytes.hexValue(text[end]))
+                    end += 1
+                }
+                if end < count && text[end] == UInt8(ascii: ".") {
+                    guard let v4End = ipv4End(text, from: index), v4End == count,
+                          let v4 = IPTruncation.ipv4Value(UnsafeBufferPointer(rebasing: text[index..<v4End])),
+                          add(UInt16(truncatingIfNeeded: v4 >> 16), tail: sawGap), add(UInt16(truncatingIfNeeded: v4), tail: sawGap)
+                    else { return nil }
+                    index = count
+                    break
+                }
+                guard end > index && end - index <= 4, add(UInt16(value), tail: sawGap) else { return nil }
+                index = end
+                if index == count { break }
+                guard text[index] == UInt8(ascii: ":") else { return nil }
+                index += 1
+                if index < count && text[index] == UInt8(ascii: ":") {
+                    guard !sawGap else { return nil }
+                    sawGap = true
+                    index += 1
+                } else if index == count {
+                    return nil  // a single trailing colon
+                }
+            }
+            let groups = headCount + tailCount
+            if sawGap { guard groups <= 7 else { return nil } } else { guard groups == 8 else { return nil } }
+            let bytes = [UInt8](unsafeUninitializedCapacity: 16) { buffer, initialized in
+                for position in 0..<8 {
+                    let word: UInt16
+                    if position < headCount {
+                        word = words[position]
+                    } else if position >= 8 - tailCount {
+                        word = words[8 + position - (8 - tailCount)]
+                    } else {
+                        word = 0
+                    }
+                    buffer[2 * position] = UInt8(truncatingIfNeeded: word >> 8)
+                    buffer[2 * position + 1] = UInt8(truncatingIfNeeded: word)
+                }
+                initialized = 16
+            }
+            return IPv6(bytes: bytes, groups: groups)
         }
-        let groups = head.count + tail.count
-        if sawGap { guard groups <= 7 else { return nil } } else { guard groups == 8 else { return nil } }
-        var words = head
-        words += [UInt16](repeating: 0, count: 8 - groups)
-        words += tail
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
-        for word in words {
-            bytes.append(UInt8(word >> 8))
-            bytes.append(UInt8(word & 0xFF))
-        }
-        return IPv6(bytes: bytes, groups: groups)
     }
 
     /// The four octets of a dotted IPv4 text that is exactly one address, or nil.
@@ -192,13 +205,16 @@ enum IPDetection {
         }
     }
 
-    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
-
     /// RFC 5952 text: lowercase, no leading zeros, the longest run (two or more)
     /// of zero groups as `::`; an IPv4-mapped address (`::ffff:a.b.c.d`) keeps its dotted tail.
     static func appendIPv6(_ bytes: [UInt8], to out: inout [UInt8]) {
-        var words = [Int](repeating: 0, count: 8)
-        for index in 0..<8 { words[index] = Int(bytes[2 * index]) << 8 | Int(bytes[2 * index + 1]) }
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 8) { words in
+            for index in 0..<8 { words[index] = Int(bytes[2 * index]) << 8 | Int(bytes[2 * index + 1]) }
+            appendIPv6(words: UnsafeBufferPointer(words), bytes, to: &out)
+        }
+    }
+
+    private static func appendIPv6(words: UnsafeBufferPointer<Int>, _ bytes: [UInt8], to out: inout [UInt8]) {
         if words[0..<5].allSatisfy({ $0 == 0 }) && words[5] == 0xFFFF {
             out.append(contentsOf: "::ffff:".utf8)
             appendIPv4(bytes[12..<16], to: &out)
@@ -227,7 +243,7 @@ enum IPDetection {
             for shift in stride(from: 12, through: 0, by: -4) {
                 let nibble = (word >> shift) & 0xF
                 if nibble != 0 || started || shift == 0 {
-                    out.append(hex[nibble])
+                    out.append(nibble < 10 ? UInt8(0x30 + nibble) : UInt8(0x57 + nibble))
                     started = true
                 }
             }
