@@ -66,25 +66,41 @@ struct JSONObjectEncoder {
     var isEmpty: Bool { first }
 }
 
-/// Appends a decimal integer without going through String.
+/// Appends a decimal integer without going through String: two digits per
+/// division, from a table, into a buffer on the stack, then one append (a
+/// 13-digit millisecond time is the most common value encoders write).
 @inline(__always)
 func appendInteger<Out: ByteSink>(_ value: Int64, to out: inout Out) {
-    if value == 0 {
-        out.append(UInt8(ascii: "0"))
+    if value >= 0 && value < 10 {
+        out.append(UInt8(ascii: "0") + UInt8(value))
         return
     }
     var magnitude = value.magnitude
-    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                 UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    var count = 0
-    withUnsafeMutableBytes(of: &digits) { buffer in
-        while magnitude > 0 {
-            buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-            magnitude /= 10
-            count += 1
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+        IntegerDigits.pairs.withUnsafeBufferPointer { pairs in
+            var position = 20
+            while magnitude >= 100 {
+                let (quotient, remainder) = magnitude.quotientAndRemainder(dividingBy: 100)
+                position -= 2
+                digits[position] = pairs[Int(remainder) * 2]
+                digits[position + 1] = pairs[Int(remainder) * 2 + 1]
+                magnitude = quotient
+            }
+            if magnitude >= 10 {
+                position -= 2
+                digits[position] = pairs[Int(magnitude) * 2]
+                digits[position + 1] = pairs[Int(magnitude) * 2 + 1]
+            } else {
+                position -= 1
+                digits[position] = UInt8(ascii: "0") + UInt8(magnitude)
+            }
+            if value < 0 { out.append(UInt8(ascii: "-")) }
+            out.append(raw: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(digits)[position...]))
         }
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(20 - count)...]))
     }
+}
+
+enum IntegerDigits {
+    /// "00", "01", ... "99", end to end.
+    static let pairs: [UInt8] = (0..<100).flatMap { [UInt8(ascii: "0") + UInt8($0 / 10), UInt8(ascii: "0") + UInt8($0 % 10)] }
 }

@@ -1,0 +1,57 @@
+@testable import Sluice
+import Testing
+
+/// The byte-level helpers every encoder writes with: integers, insert ids and
+/// the output buffer itself, checked against plain Swift formatting.
+@Suite struct EncodingPrimitivesTests {
+    @Test(arguments: [Int64.min, Int64.min + 1, -1_795_165_200_000, -100, -99, -10, -9, -1, 0, 1, 9, 10, 11, 99, 100, 101,
+                      999, 1000, 1_795_165_200_000, 9_999_999_999_999, Int64.max - 1, Int64.max])
+    func integersAreWrittenAsSwiftWritesThem(value: Int64) {
+        var array: [UInt8] = []
+        appendInteger(value, to: &array)
+        #expect(String(decoding: array, as: UTF8.self) == String(value))
+        let buffer = ByteBuffer()
+        var sink = buffer
+        appendInteger(value, to: &sink)
+        #expect(buffer.array == Array(String(value).utf8))
+    }
+
+    @Test func insertIDsAreUUIDShapedLowercaseHexOfTheirBits() {
+        for (high, low): (UInt64, UInt64) in [(0, 0), (.max, .max), (0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210), (1, 1 << 63)] {
+            var out: [UInt8] = []
+            InsertID.appendQuoted((high, low), to: &out)
+            let hex = String(high, radix: 16).leftPadded(16) + String(low, radix: 16).leftPadded(16)
+            let chars = Array(hex)
+            let expected = "\"" + String(chars[0..<8]) + "-" + String(chars[8..<12]) + "-" + String(chars[12..<16]) + "-"
+                + String(chars[16..<20]) + "-" + String(chars[20..<32]) + "\""
+            #expect(String(decoding: out, as: UTF8.self) == expected)
+            var plain: [UInt8] = []
+            InsertID.appendUUIDShaped(high, low, dashes: false, to: &plain)
+            #expect(String(decoding: plain, as: UTF8.self) == hex)
+        }
+    }
+
+    @Test func aByteBufferGrowsKeepsWhatWasWrittenAndForgetsARefusedTail() {
+        let buffer = ByteBuffer(capacity: 16)
+        var expected: [UInt8] = []
+        var sink = buffer
+        for length in 0..<200 {
+            let piece = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ length) }
+            piece.withUnsafeBytes { sink.append(raw: $0) }
+            sink.append(UInt8(truncatingIfNeeded: length))
+            sink.append(contentsOf: piece[...])
+            expected += piece + [UInt8(truncatingIfNeeded: length)] + piece
+        }
+        #expect(buffer.array == expected)
+        let mark = buffer.count
+        sink.append(contentsOf: Array("refused".utf8))
+        sink.removeSubrange(mark...)
+        #expect(buffer.array == expected)
+        buffer.removeAll()
+        #expect(buffer.isEmpty && buffer.capacity >= expected.count)
+    }
+}
+
+private extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
