@@ -43,18 +43,37 @@ public struct Event: Sendable {
         return decode(document, origin: origin)
     }
 
-    /// Checks the fields every message must have.
+    /// Checks the fields every message must have. The top-level members are
+    /// read in one pass (not one look-up per field: events have a dozen keys).
     public static func decode(_ document: JSONDocument, origin: Origin) -> Result<Event, Rejection> {
-        guard let typeNode = document.member("type" as StaticString, of: 0), document.tape[typeNode].kind == .string else {
+        var typeNode: Int?, anonymousId: Int?, userId: Int?, timeNode: Int?, eventNode: Int?, nameNode: Int?
+        document.forEachMember(of: 0) { key, value in
+            switch document.decodedLength(key) {
+            case 4:
+                if typeNode == nil, document.string(key, is: "type") { typeNode = value }
+                else if nameNode == nil, document.string(key, is: "name") { nameNode = value }
+            case 5:
+                if eventNode == nil, document.string(key, is: "event") { eventNode = value }
+            case 6:
+                if userId == nil, document.string(key, is: "userId") { userId = value }
+            case 9:
+                if timeNode == nil, document.string(key, is: "timestamp") { timeNode = value }
+            case 11:
+                if anonymousId == nil, document.string(key, is: "anonymousId") { anonymousId = value }
+            default:
+                break
+            }
+        }
+        guard let typeNode, document.tape[typeNode].kind == .string else {
             return .failure(Rejection(.missingType, "no string \"type\" field"))
         }
         guard let typeName = document.string(typeNode), let type = MessageType(rawValue: typeName) else {
             return .failure(Rejection(.unknownType, "unknown type \(document.string(typeNode).map { "\"\($0)\"" } ?? "")"))
         }
-        if !hasIdentity(document, "anonymousId") && !hasIdentity(document, "userId") {
+        if !hasIdentity(document, anonymousId) && !hasIdentity(document, userId) {
             return .failure(Rejection(.missingIdentity, "neither anonymousId nor userId is a non-empty string"))
         }
-        guard let timeNode = document.member("timestamp" as StaticString, of: 0) else {
+        guard let timeNode else {
             return .failure(Rejection(.missingTimestamp, "no \"timestamp\" field"))
         }
         guard let time = document.withString(timeNode, { EventTime.parseISO8601($0) }) ?? nil else {
@@ -63,22 +82,22 @@ public struct Event: Sendable {
         var name: [UInt8]
         switch type {
         case .track:
-            guard let node = document.member("event" as StaticString, of: 0),
+            guard let node = eventNode,
                   let decoded = document.withString(node, { Array($0) }), !decoded.isEmpty
             else {
                 return .failure(Rejection(.missingEventName, "a track message needs a non-empty string \"event\""))
             }
             name = decoded
         case .screen, .page:
-            name = document.member("name" as StaticString, of: 0).flatMap { node in document.withString(node) { Array($0) } } ?? []
+            name = nameNode.flatMap { node in document.withString(node) { Array($0) } } ?? []
         case .identify, .group, .alias, .session:
             name = Array(type.rawValue.utf8)
         }
         return .success(Event(document: document, origin: origin, type: type, time: time, name: name))
     }
 
-    private static func hasIdentity(_ document: JSONDocument, _ key: StaticString) -> Bool {
-        guard let node = document.member(key, of: 0) else { return false }
+    private static func hasIdentity(_ document: JSONDocument, _ node: Int?) -> Bool {
+        guard let node else { return false }
         return document.withString(node) { $0.count > 0 } ?? false
     }
 }
