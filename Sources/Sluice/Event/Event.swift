@@ -33,7 +33,7 @@ public struct Event: Sendable {
     /// Parses and checks one input line (without its line ending); `scratch`:
     /// the parser's tape space, reused from line to line by a reader.
     public static func decode(_ line: UnsafeBufferPointer<UInt8>, origin: Origin,
-                              scratch: JSONTapeScratch = JSONTapeScratch()) -> Result<Event, Rejection> {
+                              scratch: JSONTapeScratch? = nil) -> Result<Event, Rejection> {
         let document: JSONDocument
         do {
             document = try JSONDocument.parse(line, scratch: scratch)

@@ -63,9 +63,10 @@ public struct JSONDocument: Sendable {
     }
 
     /// Parses one JSON text that must be an object; copies the bytes only on success.
-    /// `scratch`: tape space to reuse from line to line (a reader parsing many keeps one).
+    /// `scratch`: tape space to reuse from line to line (a reader parsing many
+    /// keeps one); without it, space for the line is made for this call.
     public static func parse(_ buffer: UnsafeBufferPointer<UInt8>,
-                             scratch: JSONTapeScratch = JSONTapeScratch()) throws(JSONError) -> JSONDocument {
+                             scratch: JSONTapeScratch? = nil) throws(JSONError) -> JSONDocument {
         var tape: [JSONNode] = []
         var parser = JSONParser(buffer: buffer, scratch: scratch)
         try parser.parseDocument(into: &tape)

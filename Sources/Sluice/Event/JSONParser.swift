@@ -28,10 +28,12 @@ struct JSONParser {
     private var nodes: UnsafeMutablePointer<JSONNode>
     private var nodeCount = 0
 
-    init(buffer: UnsafeBufferPointer<UInt8>, scratch: JSONTapeScratch = JSONTapeScratch()) {
+    /// `scratch`: tape space to reuse; without it, space for this buffer is made.
+    init(buffer: UnsafeBufferPointer<UInt8>, scratch: JSONTapeScratch? = nil) {
         // An empty buffer may have a nil base address; point at a constant instead.
         self.base = buffer.baseAddress ?? JSONParser.emptyBase
         self.count = buffer.count
+        let scratch = scratch ?? JSONTapeScratch(capacity: buffer.count / 8 + 16)
         self.scratch = scratch
         nodes = scratch.base
     }
