@@ -72,7 +72,7 @@ public enum JSONString {
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Appends `text` (valid UTF-8) as a quoted JSON string, escaping only what RFC 8259 requires.
-    public static func appendQuoted<Bytes: Collection, Out: ByteSink>(_ text: Bytes, to out: inout Out) where Bytes.Element == UInt8 {
+    static func appendQuoted<Bytes: Collection, Out: ByteSink>(_ text: Bytes, to out: inout Out) where Bytes.Element == UInt8 {
         out.append(UInt8(ascii: "\""))
         for byte in text {
             switch byte {
@@ -92,7 +92,12 @@ public enum JSONString {
     }
 
     /// Appends a Swift string as a quoted JSON string.
-    public static func appendQuoted<Out: ByteSink>(_ text: String, to out: inout Out) {
+    static func appendQuoted<Out: ByteSink>(_ text: String, to out: inout Out) {
+        appendQuoted(text.utf8, to: &out)
+    }
+
+    /// The same for other modules, concrete (see `JSONDocument.write(to:)`).
+    public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
         appendQuoted(text.utf8, to: &out)
     }
 }

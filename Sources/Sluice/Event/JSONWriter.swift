@@ -2,7 +2,15 @@ extension JSONDocument {
     /// Appends the document as canonical JSON: compact (no insignificant
     /// whitespace), keys in their original order, values byte-identical to the
     /// input unless a stage changed them, added members after the original ones.
-    public func write<Out: ByteSink>(to out: inout Out) {
+    ///
+    /// The concrete overloads are the API for other modules: a generic call
+    /// from outside this module is not specialized, and pays a witness-table
+    /// call for every byte appended.
+    public func write(to out: inout [UInt8]) { writeCanonical(to: &out) }
+    public func write(to out: inout ByteBuffer) { writeCanonical(to: &out) }
+    func write<Out: ByteSink>(to out: inout Out) { writeCanonical(to: &out) }
+
+    private func writeCanonical<Out: ByteSink>(to out: inout Out) {
         if edits.isEmpty && !hasInsignificantWhitespace {
             out.append(contentsOf: bytes)
             return
@@ -11,7 +19,7 @@ extension JSONDocument {
     }
 
     /// Appends the value at `node` as canonical JSON, edits applied.
-    public func write<Out: ByteSink>(node: Int, to out: inout Out) {
+    func write<Out: ByteSink>(node: Int, to out: inout Out) {
         if let replacement = edits.replacement(for: node) {
             out.append(contentsOf: replacement)
             return
