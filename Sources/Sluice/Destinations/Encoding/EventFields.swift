@@ -106,42 +106,13 @@ final class EventFields {
             guard let object, let node = document.member(key, of: object), document.tape[node].kind == .string else { return nil }
             return node
         }
-        // One pass over each of `os`, `device` and `app` (not one look-up per field):
-        // the first string member of each name wins, as `member` would find it.
-        if let os {
-            var name: Int?, version: Int?
-            document.forEachMember(of: os) { key, value in
-                guard document.tape[value].kind == .string else { return }
-                if name == nil, document.string(key, is: "name") { name = value }
-                else if version == nil, document.string(key, is: "version") { version = value }
-            }
-            contextNodes.0 = name
-            contextNodes.1 = version
-        }
+        // One pass over each of `os`, `device` and `app` (not one look-up per field).
+        if let os { (contextNodes.0, contextNodes.1, _, _) = stringMembers(of: os, "name", "version") }
         if let device {
-            var model: Int?, manufacturer: Int?, id: Int?, advertisingId: Int?
-            document.forEachMember(of: device) { key, value in
-                guard document.tape[value].kind == .string else { return }
-                if model == nil, document.string(key, is: "model") { model = value }
-                else if manufacturer == nil, document.string(key, is: "manufacturer") { manufacturer = value }
-                else if id == nil, document.string(key, is: "id") { id = value }
-                else if advertisingId == nil, document.string(key, is: "advertisingId") { advertisingId = value }
-            }
-            contextNodes.2 = model
-            contextNodes.3 = manufacturer
-            contextNodes.4 = id
-            contextNodes.5 = advertisingId
+            (contextNodes.2, contextNodes.3, contextNodes.4, contextNodes.5) =
+                stringMembers(of: device, "model", "manufacturer", "id", "advertisingId")
         }
-        if let app {
-            var version: Int?, build: Int?
-            document.forEachMember(of: app) { key, value in
-                guard document.tape[value].kind == .string else { return }
-                if version == nil, document.string(key, is: "version") { version = value }
-                else if build == nil, document.string(key, is: "build") { build = value }
-            }
-            contextNodes.6 = version
-            contextNodes.7 = build
-        }
+        if let app { (contextNodes.6, contextNodes.7, _, _) = stringMembers(of: app, "version", "build") }
         if let sessionNode {
             // One pass too; the numbers are read only if they are integers, the id only if a string.
             var found = Session()
@@ -169,6 +140,32 @@ final class EventFields {
             }
             session = found
         }
+    }
+
+    /// The string members of `object` under up to four keys, found in one pass:
+    /// for each key the first member of that name, nil unless it is a string.
+    @inline(__always)
+    private func stringMembers(of object: Int, _ key0: StaticString, _ key1: StaticString,
+                               _ key2: StaticString? = nil, _ key3: StaticString? = nil) -> (Int?, Int?, Int?, Int?) {
+        var found: (Int?, Int?, Int?, Int?) = (nil, nil, nil, nil)
+        var seen = 0
+        document.forEachMember(of: object) { key, value in
+            let index: Int
+            if seen & 1 == 0, document.string(key, is: key0) { index = 0 }
+            else if seen & 2 == 0, document.string(key, is: key1) { index = 1 }
+            else if seen & 4 == 0, let key2, document.string(key, is: key2) { index = 2 }
+            else if seen & 8 == 0, let key3, document.string(key, is: key3) { index = 3 }
+            else { return }
+            seen |= 1 << index
+            guard document.tape[value].kind == .string else { return }
+            switch index {
+            case 0: found.0 = value
+            case 1: found.1 = value
+            case 2: found.2 = value
+            default: found.3 = value
+            }
+        }
+        return found
     }
 
     private static func timedState(_ document: JSONDocument, _ node: Int, properties: Int?) -> Timed? {
