@@ -102,10 +102,6 @@ final class EventFields {
         }
         contextTraits = traits
         contextNodes.8 = ip
-        func string(_ key: StaticString, of object: Int?) -> Int? {
-            guard let object, let node = document.member(key, of: object), document.tape[node].kind == .string else { return nil }
-            return node
-        }
         // One pass over each of `os`, `device` and `app` (not one look-up per field).
         if let os { (contextNodes.0, contextNodes.1, _, _) = stringMembers(of: os, "name", "version") }
         if let device {
