@@ -32,4 +32,27 @@ import Testing
         #expect((out["userId"] as? String)?.count == 64)
         #expect(P.counter(stage, "pseudonymized") == 1 && P.counter(stage, "ip_truncated") == 1)
     }
+
+    @Test func aPatternOverlappingAnEmailStillRedactsWhatOnlyItMatched() throws {
+        var stage = try P.stage(#"{patterns: {staff: "ID \\d+ \\S+"}}"#)
+        let line = P.track(#""properties":{"note":"from ID 42 jane@example.com today"}"#)
+        let out = try #require(P.apply(line, &stage))
+        // The email detector claims the address first; the pattern keeps `ID 42 `.
+        #expect(out == P.track(#""properties":{"note":"from [staff][email] today"}"#))
+        #expect(P.counter(stage, "redacted_email") == 1 && P.counter(stage, "redacted_staff") == 1)
+    }
+
+    @Test func laterMatchesKeepEveryPartOutsideEarlierOnes() {
+        var matches = [PIIMatch(start: 10, end: 20, detector: 0), PIIMatch(start: 30, end: 35, detector: 0)]
+        // Covers both earlier matches and the gaps around them.
+        PIIScanner.addForTesting(PIIMatch(start: 5, end: 40, detector: 9), to: &matches)
+        #expect(matches.sorted { $0.start < $1.start } == [
+            PIIMatch(start: 5, end: 10, detector: 9), PIIMatch(start: 10, end: 20, detector: 0),
+            PIIMatch(start: 20, end: 30, detector: 9), PIIMatch(start: 30, end: 35, detector: 0),
+            PIIMatch(start: 35, end: 40, detector: 9),
+        ])
+        // Inside an earlier match: nothing left to add.
+        PIIScanner.addForTesting(PIIMatch(start: 12, end: 18, detector: 8), to: &matches)
+        #expect(matches.count == 5)
+    }
 }

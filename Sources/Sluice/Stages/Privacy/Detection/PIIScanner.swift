@@ -155,11 +155,27 @@ struct PIIScanner {
         return between | ((at &- ones) & ~at & high) | ((percent &- ones) & ~percent & high) != 0
     }
 
-    /// Adds `match` unless it overlaps one claimed before (an earlier detector wins).
+    /// `add` for the tests, over the whole list.
+    static func addForTesting(_ match: PIIMatch, to matches: inout [PIIMatch]) { add(match, to: &matches, from: 0) }
+
+    /// Adds `match`, less what matches claimed before cover: an earlier
+    /// detector keeps the bytes it claimed, and the later one still gets the
+    /// bytes only it matched (dropping the whole later match left them as
+    /// they were: a pattern over `ID 42 jane@x.com` lost `ID 42 ` to the email).
     private static func add(_ match: PIIMatch, to matches: inout [PIIMatch], from first: Int) {
-        for index in first..<matches.count where matches[index].start < match.end && match.start < matches[index].end {
-            return
+        var start = match.start
+        while start < match.end {
+            // The earliest claimed range that reaches past `start` and begins before the match ends.
+            var blocker: PIIMatch?
+            for index in first..<matches.count where matches[index].end > start && matches[index].start < match.end {
+                if blocker == nil || matches[index].start < blocker!.start { blocker = matches[index] }
+            }
+            guard let blocker else {
+                matches.append(PIIMatch(start: start, end: match.end, detector: match.detector))
+                return
+            }
+            if blocker.start > start { matches.append(PIIMatch(start: start, end: blocker.start, detector: match.detector)) }
+            start = max(start, blocker.end)
         }
-        matches.append(match)
     }
 }
