@@ -172,6 +172,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("out")))
     }
 
+    @Test(arguments: ["--stats", "--metrics"])
+    func statsOrMetricsOnTheStdoutThatCarriesRecordsIsAUsageError(_ flag: String) throws {
+        let directory = TemporaryDirectory()
+        directory.write("in.ndjson", #"{"type":"track","event":"e","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"# + "\n")
+        let result = try SluiceBinary.run(["run", "--stdout", "archive", flag, "/dev/stdout", "in.ndjson"], in: directory.path)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("\(flag) /dev/stdout is the standard output, where the records go"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        // Without records on stdout, stats may go there.
+        let alone = try SluiceBinary.run(["run", "--stats", "/dev/stdout", "in.ndjson"], in: directory.path)
+        #expect(alone.status == 0, "\(alone.stderr)")
+        #expect(String(decoding: alone.stdout, as: UTF8.self).contains("\"emitted\""))
+    }
+
     @Test func stdoutCarriesOnlyRecordsAndAReaderThatQuitsEarlyEndsTheRunCleanly() throws {
         let directory = TemporaryDirectory()
         let piped = try SluiceBinary.shell(

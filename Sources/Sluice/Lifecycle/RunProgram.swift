@@ -101,6 +101,16 @@ public enum RunProgram {
             return RunExitStatus.config
         }
 
+        // Stats or metrics written into the stream of records would corrupt it for its reader.
+        if request.options.stdoutDestination != nil || configuration.destinations.contains(where: { $0.target == .stdout }) {
+            for (flag, path) in [("--stats", request.statsPath), ("--metrics", request.metricsPath)] {
+                if let path, FileSystem.isOpen(path, as: STDOUT_FILENO) {
+                    logger.error("\(flag) \(path) is the standard output, where the records go: give it a file")
+                    return RunExitStatus.usage
+                }
+            }
+        }
+
         let metrics = request.metricsPath.map { MetricsFileReporter(path: $0, interval: request.options.flushInterval) }
         let progress = (request.progress ?? (console.isTerminal && !request.quiet)) ? ProgressReporter(console: console) : nil
         var reporters: [any RunReporter] = []

@@ -212,6 +212,13 @@ enum FileSystem {
         return (written, 0)
     }
 
+    /// Whether `path` names the file open as `fd` (`/dev/stdout` when records go to stdout).
+    static func isOpen(_ path: String, as fd: Int32) -> Bool {
+        var named = stat(), open = stat()
+        guard stat(path, &named) == 0, fstat(fd, &open) == 0 else { return false }
+        return named.st_dev == open.st_dev && named.st_ino == open.st_ino
+    }
+
     static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
