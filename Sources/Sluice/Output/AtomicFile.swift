@@ -9,9 +9,13 @@ import Darwin
 ///
 /// A path that is a device, a FIFO or a socket (`--stats /dev/stderr`, a
 /// FIFO a collector reads) is written to as it is: renaming over it would
-/// replace it (as root, `/dev/stderr` itself) with a regular file.
+/// replace it (as root, `/dev/stderr` itself) with a regular file. A symbolic
+/// link is followed first, and the file it leads to is the one replaced:
+/// `--stats /dev/stdout` with stdout redirected to a file fills that file,
+/// where renaming over the link replaced `/dev/stdout` itself.
 public enum AtomicFile {
-    public static func write(_ text: String, to path: String) throws(OutputError) {
+    public static func write(_ text: String, to given: String) throws(OutputError) {
+        let path = resolvingLinks(given)
         var bytes = Array(text.utf8)
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
         var info = stat()
@@ -39,6 +43,14 @@ public enum AtomicFile {
             unlink(temporary)
             throw .writeFailed(path: path, errno: code)
         }
+    }
+
+    /// The file a symbolic link leads to (the path itself when it is none, or a dangling one).
+    static func resolvingLinks(_ path: String) -> String {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     private static func writeInPlace(_ bytes: [UInt8], to path: String) throws(OutputError) {

@@ -31,4 +31,18 @@ import SluiceTestSupport
         #expect(n > 0 && Array(buffer[..<max(n, 0)]) == Array("{\"lines_in\":1}\n".utf8))
         #expect(directory.files().isEmpty || directory.files() == ["stats.fifo"])
     }
+
+    /// `--stats /dev/stdout` with stdout redirected to a file: the link leads
+    /// to the file, which gets the text; the link itself stays a link.
+    @Test func aSymbolicLinkIsFollowedAndTheFileItLeadsToIsReplaced() throws {
+        let directory = TemporaryDirectory()
+        let target = directory.write("today.json", "old")
+        let link = directory.file("stats.json")
+        #expect(symlink(target, link) == 0)
+        try AtomicFile.write("{\"lines_in\":2}", to: link)
+        var info = stat()
+        #expect(lstat(link, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK)
+        #expect(FileManager.default.contents(atPath: target) == Data("{\"lines_in\":2}\n".utf8))
+        #expect(Set(directory.files()) == ["today.json", "stats.json"])
+    }
 }
