@@ -34,8 +34,8 @@ public struct GzipMemberScan: Equatable, Sendable {
 
     public var isComplete: Bool { damage == nil && members > 0 }
 
-    /// Reads `fd` from its start to its end.
-    static func scan(fd: Int32) throws(RecoveryError) -> GzipMemberScan {
+    /// Reads `fd` from its start to its end, or to byte `limit`.
+    static func scan(fd: Int32, limit: Int? = nil) throws(RecoveryError) -> GzipMemberScan {
         var result = GzipMemberScan()
         let inflater = GzipInflater()
         // The pointers below are the inflater's: it must live until the function returns.
@@ -52,7 +52,7 @@ public struct GzipMemberScan: Equatable, Sendable {
         var atEnd = false
         while true {
             if stream.pointee.avail_in == 0 && !atEnd {
-                let n = pread(fd, input, inputSize, off_t(fileOffset))
+                let n = pread(fd, input, min(inputSize, max((limit ?? Int.max) - fileOffset, 0)), off_t(fileOffset))
                 if n < 0 {
                     if errno == EINTR { continue }
                     throw .readFailed(errno: errno)
@@ -121,6 +121,45 @@ public struct GzipMemberScan: Equatable, Sendable {
             result.cutTailBytes = memberTail
         }
         return result
+    }
+
+    /// Where the run of zero bytes that ends the file starts (a filesystem
+    /// that extended a file but never wrote its last blocks, as ext4 can
+    /// after a power loss), nil when the file does not end in a zero byte.
+    static func trailingZerosStart(_ fd: Int32) throws(RecoveryError) -> Int? {
+        guard var end = fileSize(fd), end > 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        let size = end
+        while end > 0 {
+            let start = max(0, end - buffer.count)
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, end - start, off_t(start)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .readFailed(errno: errno)
+            }
+            guard n == end - start else { return nil }
+            if let last = buffer[0..<n].lastIndex(where: { $0 != 0 }) {
+                let zeros = start + last + 1
+                return zeros < size ? zeros : nil
+            }
+            end = start
+        }
+        return 0
+    }
+
+    /// The scan of a file whose last member was cut short and then followed
+    /// by zeros: read as if the file ended where the zeros start, so the whole
+    /// lines of that member are salvaged as from any cut member. `self` when
+    /// that finds nothing more (the zeros are then just more damage).
+    func readingPastTrailingZeros(of fd: Int32) throws(RecoveryError) -> GzipMemberScan {
+        guard damage != nil, cutLines == 0, let zeros = try GzipMemberScan.trailingZerosStart(fd), zeros > validBytes else {
+            return self
+        }
+        var trimmed = try GzipMemberScan.scan(fd: fd, limit: zeros)
+        guard trimmed.members == members, trimmed.cutLines > 0, let cut = trimmed.damage else { return self }
+        trimmed.fileBytes = fileBytes
+        trimmed.damage = cut + ", followed by \(fileBytes - zeros) zero bytes (a file extended but not written, as after a power loss)"
+        return trimmed
     }
 
     private static func fileSize(_ fd: Int32) -> Int? {

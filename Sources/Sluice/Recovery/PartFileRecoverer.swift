@@ -50,7 +50,7 @@ struct PartFileRecoverer {
                 outcome.target = finalPath
                 return outcome
             }
-            let scan = try GzipMemberScan.scan(fd: fd)
+            let scan = try GzipMemberScan.scan(fd: fd).readingPastTrailingZeros(of: fd)
             outcome.scan = scan
             if scan.members == 0 && scan.cutLines == 0 {
                 outcome.action = .quarantined

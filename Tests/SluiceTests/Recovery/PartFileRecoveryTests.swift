@@ -85,6 +85,27 @@ import SluiceTestSupport
         if scan.cutTailBytes > 0 { #expect(line.contains("dropped: \(scan.cutTailBytes) bytes of a last line cut short"), "\(line)") }
     }
 
+    /// ext4 after a power loss: the file is as long as was written, but its
+    /// last blocks read back as zeros. The lines before them are salvaged.
+    @Test(arguments: [1, 4096, 100_000])
+    func aMemberCutShortAndFollowedByZerosKeepsItsWholeLines(zeros: Int) throws {
+        let directory = TemporaryDirectory()
+        var lines: [UInt8] = []
+        for index in 0..<20_000 { lines += Array("{\"i\":\(index),\"pad\":\"\(index &* 2_654_435_761 % 1_000_003)\"}\n".utf8) }
+        let first = TestGzip.compress(records[0])
+        let second = TestGzip.compress(lines)
+        let damaged = first + second.prefix(second.count / 2) + [UInt8](repeating: 0, count: zeros)
+        directory.write("out/x.ndjson.gz.part", damaged)
+        let report = recover(directory)
+        #expect(report.files.map(\.action) == [.salvaged])
+        let kept = try #require(TestGzip.decompressFile(directory.file("out/x.ndjson.gz")))
+        #expect(kept.starts(with: records[0]))
+        let salvaged = Array(kept.dropFirst(records[0].count))
+        #expect(lines.starts(with: salvaged) && salvaged.last == 0x0A)
+        #expect(salvaged.filter { $0 == 0x0A }.count > 5_000)
+        #expect(report.files[0].line.contains("followed by \(zeros) zero bytes"), "\(report.files[0].line)")
+    }
+
     @Test func aSingleMemberCutShortIsSalvagedNotQuarantined() throws {
         let directory = TemporaryDirectory()
         let member = TestGzip.compress(records.flatMap { $0 })
