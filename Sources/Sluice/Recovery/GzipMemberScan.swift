@@ -147,16 +147,18 @@ public struct GzipMemberScan: Equatable, Sendable {
         return 0
     }
 
-    /// The scan of a file whose last member was cut short and then followed
-    /// by zeros: read as if the file ended where the zeros start, so the whole
-    /// lines of that member are salvaged as from any cut member. `self` when
-    /// that finds nothing more (the zeros are then just more damage).
+    /// The scan of a damaged file that ends in zeros, read as if it ended
+    /// where they start: the zeros were never written (inflate may even take
+    /// them for data, and decode lines of garbage from them), so the whole
+    /// lines of the member they cut are salvaged as from any cut member.
+    /// Dropping a zero byte the member really had loses at most its last
+    /// line, never garbles one. `self` when the file is whole or ends otherwise.
     func readingPastTrailingZeros(of fd: Int32) throws(RecoveryError) -> GzipMemberScan {
-        guard damage != nil, cutLines == 0, let zeros = try GzipMemberScan.trailingZerosStart(fd), zeros > validBytes else {
+        guard damage != nil, let zeros = try GzipMemberScan.trailingZerosStart(fd), zeros > validBytes else {
             return self
         }
         var trimmed = try GzipMemberScan.scan(fd: fd, limit: zeros)
-        guard trimmed.members == members, trimmed.cutLines > 0, let cut = trimmed.damage else { return self }
+        guard trimmed.members == members, let cut = trimmed.damage else { return self }
         trimmed.fileBytes = fileBytes
         trimmed.damage = cut + ", followed by \(fileBytes - zeros) zero bytes (a file extended but not written, as after a power loss)"
         return trimmed
