@@ -31,6 +31,19 @@ import Testing
         }
     }
 
+    @Test func hexTextIsTwoLowercaseDigitsPerByteInOrder() {
+        for length in 0..<10 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 0xA5) }
+            var out: [UInt8] = []
+            bytes.withUnsafeBytes { HexText.append(bytes: $0, to: &out) }
+            let expected = bytes.map { String($0, radix: 16).leftPadded(2) }.joined()
+            #expect(String(decoding: out, as: UTF8.self) == expected, "\(length) bytes")
+        }
+        var word: [UInt8] = []
+        HexText.append(0x0123_4567_89AB_CDEF, to: &word)
+        #expect(String(decoding: word, as: UTF8.self) == "0123456789abcdef")
+    }
+
     @Test func aByteBufferGrowsKeepsWhatWasWrittenAndForgetsARefusedTail() {
         let buffer = ByteBuffer(capacity: 16)
         var expected: [UInt8] = []

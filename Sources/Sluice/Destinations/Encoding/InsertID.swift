@@ -75,28 +75,13 @@ struct InsertID {
         appendUUIDShaped(high, low, dashes: true, to: &out)
     }
 
-    /// The eight lowercase hex digits of `value`, most significant first, as
-    /// the bytes of a word in memory order (SWAR: the nibbles are spread one
-    /// per byte, then made ASCII digits or letters without a branch).
-    @inline(__always)
-    static func hexDigits(_ value: UInt32) -> UInt64 {
-        var spread = UInt64(value)
-        spread = (spread | spread << 16) & 0x0000_FFFF_0000_FFFF
-        spread = (spread | spread << 8) & 0x00FF_00FF_00FF_00FF
-        spread = (spread | spread << 4) & 0x0F0F_0F0F_0F0F_0F0F
-        // Byte i holds nibble i (least significant first); 1 where it is 10 or more.
-        let letters = ((spread &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
-        let ascii = spread &+ 0x3030_3030_3030_3030 &+ letters &* 0x27
-        return UInt64(bigEndian: ascii)
-    }
-
     /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (or the 32 digits alone) from 128 bits,
     /// in quotes with `quoted`: made on the stack, eight digits at a time, and
     /// appended at once (one id per record per destination).
     @inline(__always)
     static func appendUUIDShaped<Out: ByteSink>(_ high: UInt64, _ low: UInt64, dashes: Bool, quoted: Bool = false, to out: inout Out) {
-        let digits = (hexDigits(UInt32(truncatingIfNeeded: high >> 32)), hexDigits(UInt32(truncatingIfNeeded: high)),
-                      hexDigits(UInt32(truncatingIfNeeded: low >> 32)), hexDigits(UInt32(truncatingIfNeeded: low)))
+        let digits = (HexText.eightDigits(UInt32(truncatingIfNeeded: high >> 32)), HexText.eightDigits(UInt32(truncatingIfNeeded: high)),
+                      HexText.eightDigits(UInt32(truncatingIfNeeded: low >> 32)), HexText.eightDigits(UInt32(truncatingIfNeeded: low)))
         withUnsafeTemporaryAllocation(byteCount: 40, alignment: 8) { text in
             var length = 0
             func put(_ word: UInt64, _ bytes: Int, from offset: Int = 0) {

@@ -1,5 +1,5 @@
 import Crypto
-// DataProtocol, which swift-crypto's HMAC reads: no Foundation type is used.
+// DataProtocol, through which swift-crypto's SHA256 reads the key blocks: no Foundation type is used.
 import Foundation
 
 /// Rule 5 of the `privacy` stage: a value becomes the lowercase hex of its
@@ -65,7 +65,6 @@ struct KeyedSHA256 {
     private let inner: SHA256
     private let outer: SHA256
     private static let blockSize = 64
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     init(key: SymmetricKey) {
         var block = [UInt8](repeating: 0, count: KeyedSHA256.blockSize)
@@ -99,16 +98,6 @@ struct KeyedSHA256 {
 
     /// Appends the code of `message` as 64 lowercase hex digits.
     func appendHex(of message: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        withCode(of: message) { code in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { text in
-                KeyedSHA256.hexDigits.withUnsafeBufferPointer { hex in
-                    for (index, byte) in code.enumerated() {
-                        text[2 * index] = hex[Int(byte >> 4)]
-                        text[2 * index + 1] = hex[Int(byte & 0xF)]
-                    }
-                }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: text[0..<(2 * code.count)]))
-            }
-        }
+        withCode(of: message) { HexText.append(bytes: $0, to: &out) }
     }
 }

@@ -75,7 +75,7 @@ struct JSONTapeBuilder {
 
     mutating func integer(_ value: Int64) {
         let start = bytes.count
-        SessionContext.appendDecimal(value, to: &bytes)
+        appendInteger(value, to: &bytes)
         scalar(.number, from: start)
     }
 

@@ -35,25 +35,10 @@ struct SessionContext {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
     private static func appendID(keyA: UInt64, keyB: UInt64, start: Int64, number: UInt32, to out: inout [UInt8]) {
         let (high, low) = id(keyA: keyA, keyB: keyB, start: start, number: number)
-        appendHex(high, to: &out)
-        appendHex(low, to: &out)
-    }
-
-    @inline(__always)
-    private static func appendHex(_ word: UInt64, to out: inout [UInt8]) {
-        var digits: (UInt64, UInt64) = (0, 0)
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            hexDigits.withUnsafeBufferPointer { table in
-                for index in 0..<16 {
-                    buffer[index] = table[Int((word >> UInt64(60 - 4 * index)) & 0xF)]
-                }
-            }
-            out.append(contentsOf: buffer)
-        }
+        HexText.append(high, to: &out)
+        HexText.append(low, to: &out)
     }
 
     /// Writes the JSON object (text and tape), settings and traits taken from their pools.
@@ -90,28 +75,4 @@ struct SessionContext {
     private static let engagementKey = JSONTapeBuilder.prepare("engagement_ms")
     private static let settingsKey = JSONTapeBuilder.prepare("settings")
     private static let traitsKey = JSONTapeBuilder.prepare("traits")
-
-    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
-        if value < 0 {
-            out.append(UInt8(ascii: "-"))
-            // Int64.min has no positive counterpart; go through the magnitude.
-            appendDecimal(value.magnitude, to: &out)
-        } else {
-            appendDecimal(UInt64(value), to: &out)
-        }
-    }
-
-    private static func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
-        var digits: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[39 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0
-            out.append(contentsOf: buffer[(40 - count)...])
-        }
-    }
 }

@@ -179,23 +179,6 @@ enum IPDetection {
         }
     }
 
-    /// The four octets of a dotted IPv4 text that is exactly one address, or nil.
-    static func parseIPv4(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        guard let end = ipv4End(text, from: 0), end == text.count else { return nil }
-        var octets: [UInt8] = []
-        var value = 0
-        for byte in text {
-            if byte == UInt8(ascii: ".") {
-                octets.append(UInt8(value))
-                value = 0
-            } else {
-                value = value * 10 + Int(byte - 0x30)
-            }
-        }
-        octets.append(UInt8(value))
-        return octets
-    }
-
     // MARK: - Formatting
 
     static func appendIPv4(_ octets: some Collection<UInt8>, to out: inout [UInt8]) {
