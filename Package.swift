@@ -24,11 +24,14 @@ let package = Package(
         ),
         // The signal handler: async-signal-safe C that only counts and writes to a pipe.
         .target(name: "CSignalPipe"),
+        // gzip's CRC-32: PCLMULQDQ folding on x86-64, zlib's crc32_z elsewhere and for the tail.
+        .target(name: "CCRC32", linkerSettings: [.linkedLibrary("z")]),
         .target(
             name: "Sluice",
             dependencies: [
                 "CZlib",
                 "CSignalPipe",
+                "CCRC32",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -54,7 +57,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceTests",
-            dependencies: ["Sluice", "SluiceTestSupport", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["Sluice", "SluiceTestSupport", "CCRC32", "CZlib", .product(name: "Logging", package: "swift-log"),
                            .product(name: "Crypto", package: "swift-crypto")],
             // Read from the source tree by PrivacyCorpusTests, not bundled.
             exclude: ["Stages/Privacy/Corpus"]

@@ -1,7 +1,13 @@
+import CCRC32
 import CZlib
 
-/// A zlib deflate stream with a gzip wrapper, writing into its own output
-/// buffer and handing each full buffer to a sink.
+/// A raw zlib deflate stream inside a gzip wrapper written here, writing into
+/// its own output buffer and handing each full buffer to a sink.
+///
+/// The wrapper is byte for byte what zlib's own (`16 + MAX_WBITS`, no
+/// `gz_header`) writes: the same 10-byte header, then the same trailer, but
+/// the trailer's CRC-32 comes from `sluice_crc32` (PCLMULQDQ folding on x86-64,
+/// zlib's table CRC elsewhere) instead of zlib's table CRC.
 ///
 /// A `final class` because zlib keeps the `z_stream`'s address. `endMember()`
 /// finishes the current gzip member and resets the stream, so the output is a
@@ -12,19 +18,24 @@ public final class GzipDeflater {
     private let stream: UnsafeMutablePointer<z_stream>
     private let out: UnsafeMutablePointer<UInt8>
     private var outCount = 0
+    /// The current member's header, written before its first deflated byte.
+    private let header: [UInt8]
+    /// CRC-32 of the current member's uncompressed bytes.
+    private var crc: UInt32 = 0
     /// Bytes deflated since the last member ended.
     public private(set) var pendingInMember = 0
 
     public static let outCapacity = 256 * 1024
 
-    /// `level` is zlib's 0-9; `label` names the output in errors.
+    /// `level` is zlib's 0-9 (or -1, its default, 6); `label` names the output in errors.
     public init(level: Int32, label: String) {
         self.label = label
+        header = GzipDeflater.header(level: level)
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
         out = .allocate(capacity: GzipDeflater.outCapacity)
-        // 16 + MAX_WBITS: a gzip wrapper.
-        _ = sluice_deflateInit2(stream, level, 16 + MAX_WBITS)
+        // -MAX_WBITS: raw deflate; the gzip wrapper is written here.
+        _ = sluice_deflateInit2(stream, level, -MAX_WBITS)
     }
 
     deinit {
@@ -33,12 +44,41 @@ public final class GzipDeflater {
         out.deallocate()
     }
 
+    /// The header zlib's gzip wrapper writes without a `gz_header`: magic,
+    /// deflate, no flags, no time, XFL from the level (2 for the slowest,
+    /// 4 for the fastest, with Z_DEFAULT_STRATEGY), then zlib's OS code.
+    static func header(level: Int32) -> [UInt8] {
+        let level = level == Z_DEFAULT_COMPRESSION ? 6 : level
+        let extraFlags: UInt8 = level == 9 ? 2 : (level < 2 ? 4 : 0)
+        return [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, extraFlags, zlibOSCode]
+    }
+
+    /// The OS byte the linked zlib writes (its OS_CODE: 3, Unix, on Linux;
+    /// 19 on Apple since zlib 1.2.12), read once from a gzip member of nothing.
+    static let zlibOSCode: UInt8 = {
+        var stream = z_stream()
+        var member = [UInt8](repeating: 0, count: 64)
+        guard sluice_deflateInit2(&stream, 6, 16 + MAX_WBITS) == Z_OK else { return 3 }
+        defer { deflateEnd(&stream) }
+        let status: Int32 = member.withUnsafeMutableBufferPointer { buffer in
+            stream.next_out = buffer.baseAddress
+            stream.avail_out = uInt(buffer.count)
+            return deflate(&stream, Z_FINISH)
+        }
+        return status == Z_STREAM_END ? member[9] : 3
+    }()
+
     /// Compresses `data` into the current member; full output buffers go to `sink`.
     public func compress(_ data: UnsafeRawBufferPointer,
                          sink: (UnsafeRawBufferPointer) throws(OutputError) -> Void) throws(OutputError) {
         guard data.count > 0 else { return }
+        if pendingInMember == 0 {
+            for byte in header { try put(byte, sink) }
+        }
         pendingInMember += data.count
-        stream.pointee.next_in = UnsafeMutablePointer(mutating: data.baseAddress!.assumingMemoryBound(to: Bytef.self))
+        let input = data.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        crc = sluice_crc32(crc, input, data.count)
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: input)
         stream.pointee.avail_in = uInt(data.count)
         while stream.pointee.avail_in > 0 {
             try step(Z_NO_FLUSH, sink)
@@ -51,9 +91,22 @@ public final class GzipDeflater {
         stream.pointee.next_in = nil
         stream.pointee.avail_in = 0
         while try step(Z_FINISH, sink) != Z_STREAM_END {}
+        // The trailer: CRC-32, then the length mod 2^32, both little-endian.
+        let size = UInt32(truncatingIfNeeded: pendingInMember)
+        for value in [crc, size] {
+            for shift in stride(from: 0, to: 32, by: 8) { try put(UInt8(truncatingIfNeeded: value >> shift), sink) }
+        }
         try flushOutput(sink)
         deflateReset(stream)
+        crc = 0
         pendingInMember = 0
+    }
+
+    /// Appends one wrapper byte to the output buffer, handing the buffer on when it fills.
+    private func put(_ byte: UInt8, _ sink: (UnsafeRawBufferPointer) throws(OutputError) -> Void) throws(OutputError) {
+        out[outCount] = byte
+        outCount += 1
+        if outCount == GzipDeflater.outCapacity { try flushOutput(sink) }
     }
 
     @discardableResult
