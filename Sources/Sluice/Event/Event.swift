@@ -1,6 +1,34 @@
 /// The Segment-spec message types Sluice reads (EVENTS.md), plus the `session` extension.
 public enum MessageType: String, Sendable, CaseIterable {
     case track, screen, page, identify, group, alias, session
+
+    /// The type a `type` value's decoded UTF-8 names, compared as bytes (read for every line: no String made).
+    init?(utf8 name: UnsafeRawBufferPointer) {
+        let found: MessageType?
+        switch name.count {
+        case 4: found = .page
+        case 5: found = name.first == UInt8(ascii: "t") ? .track : name.first == UInt8(ascii: "g") ? .group : .alias
+        case 6: found = .screen
+        case 7: found = .session
+        case 8: found = .identify
+        default: found = nil
+        }
+        guard let found, UnsafeRawBufferPointer(start: found.utf8.utf8Start, count: found.utf8.utf8CodeUnitCount).elementsEqual(name)
+        else { return nil }
+        self = found
+    }
+
+    private var utf8: StaticString {
+        switch self {
+        case .track: "track"
+        case .screen: "screen"
+        case .page: "page"
+        case .identify: "identify"
+        case .group: "group"
+        case .alias: "alias"
+        case .session: "session"
+        }
+    }
 }
 
 /// Where a line came from: the index of its input in the run, and its 1-based line number.
@@ -67,7 +95,7 @@ public struct Event: Sendable {
         guard let typeNode, document.tape[typeNode].kind == .string else {
             return .failure(Rejection(.missingType, "no string \"type\" field"))
         }
-        guard let typeName = document.string(typeNode), let type = MessageType(rawValue: typeName) else {
+        guard let type = document.withString(typeNode, MessageType.init(utf8:)) ?? nil else {
             return .failure(Rejection(.unknownType, "unknown type \(document.string(typeNode).map { "\"\($0)\"" } ?? "")"))
         }
         if !hasIdentity(document, anonymousId) && !hasIdentity(document, userId) {

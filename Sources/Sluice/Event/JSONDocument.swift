@@ -152,6 +152,13 @@ public struct JSONDocument: Sendable {
         bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<end])) }
     }
 
+    /// `lead`, the node's text as it is, then `trail`: an event's key as a member's start (`,"key":`).
+    @inline(__always)
+    func appendRaw<Out: ByteSink>(_ node: Int, to out: inout Out, lead: UInt8, trail: UInt8) {
+        let start = Int(tape[node].start), end = Int(tape[node].end)
+        bytes.withUnsafeBytes { out.append(lead, UnsafeRawBufferPointer(rebasing: $0[start..<end]), quoted: false, trail) }
+    }
+
     /// Calls `body` with the decoded UTF-8 of the string at `node` (nil if not a string).
     public func withString<R>(_ node: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
         let n = tape[node]

@@ -17,6 +17,20 @@ public protocol ByteSink {
     mutating func removeSubrange(_ range: PartialRangeFrom<Int>)
     /// Reads what was appended so far (GA4 looks back at the keys it wrote).
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
+    /// Appends `lead`, then `bytes`, then `trail`, `quoted` putting `"` on both
+    /// sides of `bytes`: the start of an object member (`,"key":`) in one step.
+    mutating func append(_ lead: UInt8, _ bytes: UnsafeRawBufferPointer, quoted: Bool, _ trail: UInt8)
+}
+
+extension ByteSink {
+    @inline(__always)
+    public mutating func append(_ lead: UInt8, _ bytes: UnsafeRawBufferPointer, quoted: Bool, _ trail: UInt8) {
+        append(lead)
+        if quoted { append(UInt8(ascii: "\"")) }
+        append(raw: bytes)
+        if quoted { append(UInt8(ascii: "\"")) }
+        append(trail)
+    }
 }
 
 extension Array: ByteSink where Element == UInt8 {
@@ -75,7 +89,7 @@ public final class ByteBuffer: ByteSink {
     public func append(_ byte: UInt8) {
         if count == capacity { grow(count + 1) }
         base[count] = byte
-        count += 1
+        count &+= 1
     }
 
     @inline(__always)
@@ -83,10 +97,39 @@ public final class ByteBuffer: ByteSink {
         let length = bytes.count
         guard length > 0 else { return }
         reserve(length)
-        let target = UnsafeMutableRawPointer(base + count), source = bytes.baseAddress!
+        ByteBuffer.copy(bytes, to: UnsafeMutableRawPointer(base + count))
+        count &+= length
+    }
+
+    /// One capacity check for the lot: encoders start twenty-odd members per record.
+    @inline(__always)
+    public func append(_ lead: UInt8, _ bytes: UnsafeRawBufferPointer, quoted: Bool, _ trail: UInt8) {
+        let length = bytes.count
+        reserve(length &+ 4)
+        var target = base + count
+        target[0] = lead
+        target += 1
+        if quoted {
+            target[0] = UInt8(ascii: "\"")
+            target += 1
+        }
+        if length > 0 { ByteBuffer.copy(bytes, to: UnsafeMutableRawPointer(target)) }
+        target += length
+        if quoted {
+            target[0] = UInt8(ascii: "\"")
+            target += 1
+        }
+        target[0] = trail
+        count = target + 1 - base
+    }
+
+    /// Copies `bytes` (not empty) to `target`: most are a key or a short
+    /// value, moved as two overlapping words instead of a call to memcpy
+    /// (which costs more than the copy).
+    @inline(__always)
+    private static func copy(_ bytes: UnsafeRawBufferPointer, to target: UnsafeMutableRawPointer) {
+        let length = bytes.count, source = bytes.baseAddress!
         if length <= 16 {
-            // Most appends are a key or a short value: two overlapping word
-            // moves instead of a call to memcpy (which costs more than the copy).
             if length >= 8 {
                 target.storeBytes(of: source.loadUnaligned(as: UInt64.self), as: UInt64.self)
                 (target + length - 8).storeBytes(of: (source + length - 8).loadUnaligned(as: UInt64.self), as: UInt64.self)
@@ -99,7 +142,6 @@ public final class ByteBuffer: ByteSink {
         } else {
             memcpy(target, source, length)
         }
-        count += length
     }
 
     @inline(__always)

@@ -19,6 +19,8 @@ public final class PipelineRunner {
     /// The output writing to stdout, if any (`--stdout NAME` or `path: "-"`).
     private var stdoutIndex: Int?
     private var counts: [RunSummary.DestinationCounts]
+    /// Per destination: events it did not take, by reason (added to `counts` by `snapshot`).
+    private var notTaken: [ReasonTally]
     private var rejectsOutput: DestinationOutput!
     private var stageBuffers: [StageOutput]
     private var summary = RunSummary()
@@ -74,6 +76,7 @@ public final class PipelineRunner {
             RoutingRules(patterns: $0.events, destinationName: $0.name, destinationType: $0.type.name)
         }
         counts = configuration.destinations.map { RunSummary.DestinationCounts(name: $0.name, type: $0.type.name) }
+        notTaken = Array(repeating: ReasonTally(), count: configuration.destinations.count)
         renames = configuration.destinations.map(\.rename)
         let descriptors = configuration.destinations.enumerated().map { index, settings in
             DestinationDescriptor(index: index, name: settings.name, type: settings.type.name,
@@ -207,6 +210,7 @@ public final class PipelineRunner {
             destinations[index].uncompressedBytes = report.uncompressedBytes
             destinations[index].compressedBytes = report.compressedBytes
             destinations[index].changes = self.destinations[index].changes
+            for (reason, count) in notTaken[index].entries { destinations[index].notTaken[reason, default: 0] += count }
         }
         result.destinations = destinations
         result.rejectFiles = (outputsFinished ? rejectsReport : rejectsOutput.report).fileCount
@@ -380,7 +384,7 @@ public final class PipelineRunner {
             guard routes[index].accepts(event, integrations: integrations) else { continue }
             if let mark = event.withheld, mark.contains(index) {
                 // A stage ruled this destination out for this event (consent): counted here, not sent.
-                counts[index].notTaken[mark.reason.rawValue, default: 0] += 1
+                notTaken[index].add(mark.reason.rawValue)
                 withheld = true
                 continue
             }
@@ -415,7 +419,7 @@ public final class PipelineRunner {
     /// Encodes the event for the destination at `index` and counts what it made of it.
     private func offer(_ event: Event, to index: Int, context: inout EncodingContext) throws -> Offer {
         if let reason = destinations[index].skipReason(for: event) {
-            counts[index].notTaken[reason, default: 0] += 1
+            notTaken[index].add(reason)
             return .notTaken
         }
         var outcome = EncodeOutcome.records(0)

@@ -9,12 +9,9 @@ struct JSONObjectEncoder {
     /// Starts the next member: `{` or `,`, then `"key":`.
     @inline(__always)
     mutating func key<Out: ByteSink>(_ name: StaticString, _ out: inout Out) {
-        out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","),
+                   UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), quoted: true, UInt8(ascii: ":"))
         first = false
-        out.append(UInt8(ascii: "\""))
-        out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        out.append(UInt8(ascii: "\""))
-        out.append(UInt8(ascii: ":"))
     }
 
     /// Starts the next member with a key from data (escaped).
@@ -28,10 +25,8 @@ struct JSONObjectEncoder {
     /// Starts the next member with an event's key copied as it is (already a JSON string).
     @inline(__always)
     mutating func key<Out: ByteSink>(_ document: JSONDocument, node: Int, _ out: inout Out) {
-        out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        document.appendRaw(node, to: &out, lead: first ? UInt8(ascii: "{") : UInt8(ascii: ","), trail: UInt8(ascii: ":"))
         first = false
-        document.appendRaw(node, to: &out)
-        out.append(UInt8(ascii: ":"))
     }
 
     /// A member whose value is a string node of the event, copied as it is.
