@@ -30,6 +30,8 @@ struct JSONParser {
 
     /// `scratch`: tape space to reuse; without it, space for this buffer is made.
     init(buffer: UnsafeBufferPointer<UInt8>, scratch: JSONTapeScratch? = nil) {
+        // Offsets are kept in 32 bits; lines are at most 1 GiB (`max_line_bytes`).
+        precondition(buffer.count < Int(UInt32.max), "JSON text over 4 GiB")
         // An empty buffer may have a nil base address; point at a constant instead.
         self.base = buffer.baseAddress ?? JSONParser.emptyBase
         self.count = buffer.count
@@ -42,7 +44,7 @@ struct JSONParser {
     private mutating func push(_ node: JSONNode) {
         if nodeCount == scratch.capacity { nodes = scratch.grow() }
         nodes[nodeCount] = node
-        nodeCount += 1
+        nodeCount &+= 1
     }
 
     private static let emptyBase: UnsafePointer<UInt8> = {
@@ -115,7 +117,11 @@ struct JSONParser {
                     index += 1
                     skipWhitespace()
                 }
-                try parseValue(depth: depth)
+                if index < count && base[index] == UInt8(ascii: "\"") {
+                    try parseString()  // most values: no dispatch
+                } else {
+                    try parseValue(depth: depth)
+                }
                 skipWhitespace()
                 guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
                 let byte = base[index]
@@ -153,12 +159,14 @@ struct JSONParser {
             var other = object + 1
             while other < key {
                 let earlier = tape[other]
-                if Int(earlier.end - earlier.start) == length && memcmp(base + Int(earlier.start), base + Int(node.start), length) == 0 {
+                // Length, then the first byte, before the call: keys of the same length mostly differ there.
+                if Int(earlier.end &- earlier.start) == length && base[Int(earlier.start) &+ 1] == base[Int(node.start) &+ 1]
+                    && memcmp(base + Int(earlier.start), base + Int(node.start), length) == 0 {
                     throw JSONError(kind: .duplicateKey, offset: Int(node.start))
                 }
-                other = Int(tape[other + 1].next)
+                other = Int(tape[other &+ 1].next)
             }
-            members += 1
+            members &+= 1
             if members > JSONParser.pairwiseLimit { return try checkUniqueKeysSorted(object) }
             key = Int(tape[key + 1].next)
         }
@@ -224,53 +232,66 @@ struct JSONParser {
     @inline(__always)
     private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
+    @inline(__always)
     private mutating func parseString() throws(JSONError) {
         let start = index
         // The position is kept in a local while scanning (the struct's own is
         // written back once), so the byte loops run in registers.
         let base = self.base, count = self.count
-        var position = index + 1
+        // Offsets fit 32 bits (see init): wrapping arithmetic, no overflow checks.
+        var position = index &+ 1
         var flags: UInt8 = 0
         while true {
-            // Fast path: plain printable ASCII, eight bytes at a time, then one at a time.
-            while position + 8 <= count {
-                let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
-                let special = JSONParser.specialBytes(word)
-                if special != 0 {
+            // Fast path: plain printable ASCII, eight bytes at a time, then one
+            // at a time; `byte` is the first byte that ends it.
+            var byte: UInt8
+            scan: while true {
+                if position &+ 8 <= count {
+                    let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+                    let special = JSONParser.specialBytes(word)
+                    if special == 0 {
+                        position &+= 8
+                        continue
+                    }
                     // Straight to the first special byte (the lowest flag is exact, see `specialBytes`).
-                    position += special.trailingZeroBitCount >> 3
-                    break
+                    position &+= special.trailingZeroBitCount >> 3
+                    byte = base[position]
+                    break scan
                 }
-                position += 8
-            }
-            while position < count {
-                let byte = base[position]
+                guard position < count else { throw JSONError(kind: .unexpectedEnd, offset: position) }
+                byte = base[position]
                 if byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
-                    position += 1
-                } else {
-                    break
+                    position &+= 1
+                    continue
                 }
+                break scan
             }
-            guard position < count else { throw JSONError(kind: .unexpectedEnd, offset: position) }
-            let byte = base[position]
             if byte == UInt8(ascii: "\"") {
-                position += 1
+                position &+= 1
                 break
-            } else if byte == UInt8(ascii: "\\") {
-                flags |= JSONNode.hasEscapes
-                index = position
-                try parseEscape()
-                position = index
-            } else if byte < 0x20 {
-                throw JSONError(kind: .controlCharacterInString, offset: position)
-            } else {
-                let length = UTF8Validation.sequenceLength(base, position, count)
-                if length == 0 { throw JSONError(kind: .invalidUTF8, offset: position) }
-                position += length
             }
+            try stringSlowPath(byte, &position, &flags)
         }
         index = position
-        push(JSONNode(kind: .string, flags: flags, start: UInt32(start), end: UInt32(position), next: UInt32(nodeCount + 1)))
+        push(JSONNode(kind: .string, flags: flags, start: UInt32(truncatingIfNeeded: start),
+                      end: UInt32(truncatingIfNeeded: position), next: UInt32(truncatingIfNeeded: nodeCount &+ 1)))
+    }
+
+    /// A string's byte that is not plain ASCII: an escape, a control character or a multi-byte sequence.
+    @inline(never)
+    private mutating func stringSlowPath(_ byte: UInt8, _ position: inout Int, _ flags: inout UInt8) throws(JSONError) {
+        if byte == UInt8(ascii: "\\") {
+            flags |= JSONNode.hasEscapes
+            index = position
+            try parseEscape()
+            position = index
+        } else if byte < 0x20 {
+            throw JSONError(kind: .controlCharacterInString, offset: position)
+        } else {
+            let length = UTF8Validation.sequenceLength(base, position, count)
+            if length == 0 { throw JSONError(kind: .invalidUTF8, offset: position) }
+            position += length
+        }
     }
 
     /// Flags (the high bit of each byte) the bytes of `word`, read little-end
