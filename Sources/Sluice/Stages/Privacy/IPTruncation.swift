@@ -15,35 +15,40 @@ struct IPTruncation {
         v6KeepBits = settings.v6KeepBits
     }
 
-    /// The truncated text of the address in `text` (surrounding spaces ignored), or nil if it is not one address.
-    func truncated(_ text: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) -> Bool {
+    /// The longest text `truncated` writes: an IPv6 address is at most 39 bytes, an IPv4-mapped one 22.
+    static let maxTextBytes = 48
+
+    /// Writes the truncated text of the address in `text` (surrounding spaces
+    /// ignored) at `out`, which has room for `maxTextBytes`; returns its
+    /// length, or nil if `text` is not one address.
+    func truncated(_ text: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int? {
         var start = 0
         var end = text.count
         while start < end && text[start] == UInt8(ascii: " ") { start += 1 }
         while end > start && text[end - 1] == UInt8(ascii: " ") { end -= 1 }
         let address = UnsafeBufferPointer(rebasing: text[start..<end])
+        var cursor = TextCursor(out)
         if let value = IPTruncation.ipv4Value(address) {
-            // The common case, without allocating: 32 bits, masked, written back.
-            let mask: UInt32 = v4KeepBits == 0 ? 0 : ~UInt32(0) << UInt32(32 - v4KeepBits)
-            let kept = value & mask
-            for shift in stride(from: UInt32(24), through: 0, by: -8) {
-                if shift != 24 { out.append(UInt8(ascii: ".")) }
-                IPTruncation.appendDecimal(UInt8(truncatingIfNeeded: kept >> shift), to: &out)
-            }
-            return true
-        }
-        if var bytes = IPDetection.parseIPv6(address)?.bytes {
-            if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
-                var octets = Array(bytes[12..<16])
-                IPTruncation.zero(&octets, keeping: v4KeepBits)
-                bytes.replaceSubrange(12..<16, with: octets)
+            IPDetection.appendIPv4(value & IPTruncation.mask32(keeping: v4KeepBits), to: &cursor)
+        } else if var parsed = IPDetection.parseIPv6(address) {
+            if parsed.isIPv4Mapped {
+                parsed.low &= 0xFFFF_FFFF_0000_0000 | UInt64(IPTruncation.mask32(keeping: v4KeepBits))
             } else {
-                IPTruncation.zero(&bytes, keeping: v6KeepBits)
+                let keep = max(0, min(128, v6KeepBits))
+                parsed.high &= keep >= 64 ? ~0 : keep == 0 ? 0 : ~UInt64(0) << UInt64(64 - keep)
+                parsed.low &= keep <= 64 ? 0 : keep == 128 ? ~0 : ~UInt64(0) << UInt64(128 - keep)
             }
-            IPDetection.appendIPv6(bytes, to: &out)
-            return true
+            IPDetection.appendIPv6(parsed, to: &cursor)
+        } else {
+            return nil
         }
-        return false
+        return cursor.pointer - out
+    }
+
+    /// The first `bits` of 32 set.
+    @inline(__always)
+    static func mask32(keeping bits: Int) -> UInt32 {
+        bits <= 0 ? 0 : bits >= 32 ? ~0 : ~UInt32(0) << UInt32(32 - bits)
     }
 
     /// A dotted IPv4 text that is exactly one address, as 32 bits.
@@ -69,21 +74,5 @@ struct IPTruncation {
         }
         guard dots == 3 && digits > 0 else { return nil }
         return value << 8 | octet
-    }
-
-    @inline(__always)
-    static func appendDecimal(_ value: UInt8, to out: inout [UInt8]) {
-        if value >= 100 { out.append(0x30 + value / 100) }
-        if value >= 10 { out.append(0x30 + value / 10 % 10) }
-        out.append(0x30 + value % 10)
-    }
-
-    /// Zeroes every bit after the first `bits`.
-    static func zero(_ bytes: inout [UInt8], keeping bits: Int) {
-        for index in bytes.indices {
-            let kept = bits - index * 8
-            if kept >= 8 { continue }
-            bytes[index] &= kept <= 0 ? 0 : UInt8(0xFF) << UInt8(8 - kept)
-        }
     }
 }

@@ -242,24 +242,29 @@ public struct PrivacyProtection: Stage {
     /// Truncates the address at `node`; false when it is not a string holding one address.
     private mutating func truncateAddress(_ node: Int, _ document: JSONDocument) -> Bool {
         guard document.tape[node].kind == .string, !handled.contains(node), let truncation = ipTruncation else { return false }
-        if !scratch.isEmpty { scratch.removeAll(keepingCapacity: true) }
         let string = document.tape[node]
-        let ok: Bool
-        if string.flags & JSONNode.hasEscapes == 0 {
-            ok = document.bytes.withUnsafeBufferPointer { bytes in
-                truncation.truncated(UnsafeBufferPointer(rebasing: bytes[Int(string.start + 1)..<Int(string.end - 1)]), into: &scratch)
+        // The new text is written on the stack, then once into the splice.
+        let done = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: IPTruncation.maxTextBytes) { buffer -> Bool in
+            let out = buffer.baseAddress!
+            let length: Int?
+            if string.flags & JSONNode.hasEscapes == 0 {
+                length = document.bytes.withUnsafeBufferPointer { bytes in
+                    truncation.truncated(UnsafeBufferPointer(rebasing: bytes[Int(string.start + 1)..<Int(string.end - 1)]), into: out)
+                }
+            } else {
+                length = document.withString(node) { raw in
+                    raw.withMemoryRebound(to: UInt8.self) { truncation.truncated($0, into: out) }
+                } ?? nil
             }
-        } else {
-            ok = document.withString(node) { raw in
-                raw.withMemoryRebound(to: UInt8.self) { truncation.truncated($0, into: &scratch) }
-            } ?? false
+            guard let length else { return false }
+            splice.replaceString(node, in: document) { $0.append(contentsOf: UnsafeBufferPointer(start: out, count: length)) }
+            return true
         }
-        guard ok else {
+        guard done else {
             // Not one address: left to the detectors, which redact any address inside.
             stats.ipUnparsed += 1
             return false
         }
-        splice.replaceString(node, in: document) { $0.append(contentsOf: scratch) }
         handled.append(node)
         stats.ipTruncated += 1
         return true

@@ -103,16 +103,27 @@ enum IPDetection {
 
     // MARK: - Parsing
 
-    /// An IPv6 address: its 16 bytes and how many groups its text had.
+    /// An IPv6 address: its 128 bits (`high`: groups 0-3, `low`: groups 4-7)
+    /// and how many groups its text had.
     struct IPv6 {
-        var bytes: [UInt8]
+        var high: UInt64
+        var low: UInt64
         var groups: Int
+
+        /// Group `index` (0-7).
+        @inline(__always)
+        func word(_ index: Int) -> Int {
+            Int(truncatingIfNeeded: (index < 4 ? high >> UInt64(48 - 16 * index) : low >> UInt64(112 - 16 * index)) & 0xFFFF)
+        }
+
+        /// Whether it is an IPv4-mapped address (`::ffff:a.b.c.d`); its IPv4 is then the low 32 bits.
+        var isIPv4Mapped: Bool { high == 0 && low >> 32 == 0xFFFF }
     }
 
     /// Parses an IPv6 text form (a trailing dotted IPv4 counts as two groups); nil if it is not one.
     static func parseIPv6(_ text: UnsafeBufferPointer<UInt8>) -> IPv6? {
         // The groups before `::` fill `words` from the front, those after it
-        // from index 8 on; nothing is allocated but the result's 16 bytes.
+        // from index 8 on; nothing is allocated.
         withUnsafeTemporaryAllocation(of: UInt16.self, capacity: 16) { words -> IPv6? in
             var headCount = 0, tailCount = 0
             func add(_ word: UInt16, tail: Bool) -> Bool {
@@ -160,52 +171,43 @@ enum IPDetection {
             }
             let groups = headCount + tailCount
             if sawGap { guard groups <= 7 else { return nil } } else { guard groups == 8 else { return nil } }
-            let bytes = [UInt8](unsafeUninitializedCapacity: 16) { buffer, initialized in
-                for position in 0..<8 {
-                    let word: UInt16
-                    if position < headCount {
-                        word = words[position]
-                    } else if position >= 8 - tailCount {
-                        word = words[8 + position - (8 - tailCount)]
-                    } else {
-                        word = 0
-                    }
-                    buffer[2 * position] = UInt8(truncatingIfNeeded: word >> 8)
-                    buffer[2 * position + 1] = UInt8(truncatingIfNeeded: word)
+            var high: UInt64 = 0, low: UInt64 = 0
+            for position in 0..<8 {
+                let word: UInt16
+                if position < headCount {
+                    word = words[position]
+                } else if position >= 8 - tailCount {
+                    word = words[8 + position - (8 - tailCount)]
+                } else {
+                    word = 0
                 }
-                initialized = 16
+                if position < 4 { high = high << 16 | UInt64(word) } else { low = low << 16 | UInt64(word) }
             }
-            return IPv6(bytes: bytes, groups: groups)
+            return IPv6(high: high, low: low, groups: groups)
         }
     }
 
     // MARK: - Formatting
 
-    static func appendIPv4(_ octets: some Collection<UInt8>, to out: inout [UInt8]) {
-        for (index, octet) in octets.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ".")) }
-            IPTruncation.appendDecimal(octet, to: &out)
+    /// A dotted quad.
+    static func appendIPv4(_ value: UInt32, to out: inout TextCursor) {
+        for shift in stride(from: UInt32(24), through: 0, by: -8) {
+            if shift != 24 { out.append(UInt8(ascii: ".")) }
+            out.appendDecimal(UInt8(truncatingIfNeeded: value >> shift))
         }
     }
 
     /// RFC 5952 text: lowercase, no leading zeros, the longest run (two or more)
     /// of zero groups as `::`; an IPv4-mapped address (`::ffff:a.b.c.d`) keeps its dotted tail.
-    static func appendIPv6(_ bytes: [UInt8], to out: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: 8) { words in
-            for index in 0..<8 { words[index] = Int(bytes[2 * index]) << 8 | Int(bytes[2 * index + 1]) }
-            appendIPv6(words: UnsafeBufferPointer(words), bytes, to: &out)
-        }
-    }
-
-    private static func appendIPv6(words: UnsafeBufferPointer<Int>, _ bytes: [UInt8], to out: inout [UInt8]) {
-        if words[0..<5].allSatisfy({ $0 == 0 }) && words[5] == 0xFFFF {
-            out.append(contentsOf: "::ffff:".utf8)
-            appendIPv4(bytes[12..<16], to: &out)
+    static func appendIPv6(_ address: IPv6, to out: inout TextCursor) {
+        if address.isIPv4Mapped {
+            for byte in "::ffff:".utf8 { out.append(byte) }
+            appendIPv4(UInt32(truncatingIfNeeded: address.low), to: &out)
             return
         }
         var bestStart = -1, bestLength = 0, runStart = -1
         for index in 0...8 {
-            if index < 8 && words[index] == 0 {
+            if index < 8 && address.word(index) == 0 {
                 if runStart < 0 { runStart = index }
             } else if runStart >= 0 {
                 if index - runStart > bestLength { bestStart = runStart; bestLength = index - runStart }
@@ -216,12 +218,13 @@ enum IPDetection {
         var index = 0
         while index < 8 {
             if index == bestStart {
-                out.append(contentsOf: "::".utf8)
+                out.append(UInt8(ascii: ":"))
+                out.append(UInt8(ascii: ":"))
                 index += bestLength
                 continue
             }
             if index > 0 && index != bestStart + bestLength { out.append(UInt8(ascii: ":")) }
-            let word = words[index]
+            let word = address.word(index)
             var started = false
             for shift in stride(from: 12, through: 0, by: -4) {
                 let nibble = (word >> shift) & 0xF
@@ -232,5 +235,26 @@ enum IPDetection {
             }
             index += 1
         }
+    }
+}
+
+/// Writes a short text (an address) into memory the caller holds: no array, no capacity checks.
+struct TextCursor {
+    private(set) var pointer: UnsafeMutablePointer<UInt8>
+
+    init(_ pointer: UnsafeMutablePointer<UInt8>) { self.pointer = pointer }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        pointer.pointee = byte
+        pointer += 1
+    }
+
+    /// 0-255 in decimal, without leading zeros.
+    @inline(__always)
+    mutating func appendDecimal(_ value: UInt8) {
+        if value >= 100 { append(0x30 + value / 100) }
+        if value >= 10 { append(0x30 + value / 10 % 10) }
+        append(0x30 + value % 10)
     }
 }
