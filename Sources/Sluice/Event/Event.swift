@@ -18,6 +18,19 @@ public enum MessageType: String, Sendable, CaseIterable {
         self = found
     }
 
+    /// The routing name of a type without an event name of its own (`identify`…): made once, shared.
+    var routingName: [UInt8] {
+        switch self {
+        case .identify: MessageType.identifyName
+        case .group: MessageType.groupName
+        case .alias: MessageType.aliasName
+        case .session: MessageType.sessionName
+        default: Array(rawValue.utf8)
+        }
+    }
+    private static let identifyName = Array("identify".utf8), groupName = Array("group".utf8)
+    private static let aliasName = Array("alias".utf8), sessionName = Array("session".utf8)
+
     private var utf8: StaticString {
         switch self {
         case .track: "track"
@@ -119,7 +132,7 @@ public struct Event: Sendable {
         case .screen, .page:
             name = nameNode.flatMap { node in document.withString(node) { Array($0) } } ?? []
         case .identify, .group, .alias, .session:
-            name = Array(type.rawValue.utf8)
+            name = type.routingName
         }
         return .success(Event(document: document, origin: origin, type: type, time: time, name: name))
     }

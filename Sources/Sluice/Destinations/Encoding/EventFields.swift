@@ -89,15 +89,16 @@ final class EventFields {
         let document = self.document
         var os: Int?, device: Int?, app: Int?, sessionNode: Int?, traits: Int?, ip: Int?
         document.forEachMember(of: context) { key, value in
-            let kind = document.tape[value].kind
-            if kind == .object {
-                if os == nil, document.string(key, is: "os") { os = value }
-                else if device == nil, document.string(key, is: "device") { device = value }
-                else if app == nil, document.string(key, is: "app") { app = value }
+            // By the key's length first: one comparison per member, not one per name.
+            switch (document.tape[value].kind, document.decodedLength(key)) {
+            case (.object, 2): if os == nil, document.string(key, is: "os") { os = value }
+            case (.object, 3): if app == nil, document.string(key, is: "app") { app = value }
+            case (.object, 6):
+                if device == nil, document.string(key, is: "device") { device = value }
                 else if traits == nil, document.string(key, is: "traits") { traits = value }
-                else if sessionNode == nil, document.string(key, is: "session") { sessionNode = value }
-            } else if kind == .string, ip == nil, document.string(key, is: "ip") {
-                ip = value
+            case (.object, 7): if sessionNode == nil, document.string(key, is: "session") { sessionNode = value }
+            case (.string, 2): if ip == nil, document.string(key, is: "ip") { ip = value }
+            default: break
             }
         }
         contextTraits = traits
