@@ -44,6 +44,36 @@ import Testing
         #expect(String(decoding: word, as: UTF8.self) == "0123456789abcdef")
     }
 
+    @Test func scalarsAreCountedAsDecodingCountsThem() {
+        var generator = SystemRandomNumberGenerator()
+        let samples = ["", "a", "héllo wörld", "日本語のテキスト", "emoji 😀😀 and more text", String(repeating: "é", count: 17)]
+        for text in samples {
+            let bytes = Array(text.utf8)
+            #expect(bytes.withUnsafeBytes(TextLimit.scalarCount) == text.unicodeScalars.count)
+        }
+        // Any bytes: the count of those that do not continue a sequence (10xxxxxx).
+        for length in 0..<40 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            #expect(bytes.withUnsafeBytes(TextLimit.scalarCount) == bytes.filter { $0 & 0xC0 != 0x80 }.count)
+        }
+    }
+
+    @Test func aMemberStartIsTheLeadTheKeyAndTheTrailInOneStep() {
+        for key in ["", "a", "os", "$app_version_string", String(repeating: "k", count: 40)] {
+            let buffer = ByteBuffer(capacity: 16)
+            var sink = buffer
+            sink.append(UInt8(ascii: "x"))
+            Array(key.utf8).withUnsafeBytes { sink.append(UInt8(ascii: ","), $0, quoted: true, UInt8(ascii: ":")) }
+            Array(key.utf8).withUnsafeBytes { sink.append(UInt8(ascii: "{"), $0, quoted: false, UInt8(ascii: "}")) }
+            var array: [UInt8] = Array("x".utf8)
+            Array(key.utf8).withUnsafeBytes { array.append(UInt8(ascii: ","), $0, quoted: true, UInt8(ascii: ":")) }
+            Array(key.utf8).withUnsafeBytes { array.append(UInt8(ascii: "{"), $0, quoted: false, UInt8(ascii: "}")) }
+            let expected = "x,\"\(key)\":{\(key)}"
+            #expect(String(decoding: buffer.array, as: UTF8.self) == expected)
+            #expect(String(decoding: array, as: UTF8.self) == expected)
+        }
+    }
+
     @Test func aByteBufferGrowsKeepsWhatWasWrittenAndForgetsARefusedTail() {
         let buffer = ByteBuffer(capacity: 16)
         var expected: [UInt8] = []

@@ -30,6 +30,26 @@ import SluiceTestSupport
         #expect(reason(text) == expected)
     }
 
+    @Test func everyTypeIsReadByItsExactNameAndNothingElse() throws {
+        for type in MessageType.allCases {
+            func line(_ name: String) -> String {
+                #"{"type":"\#(name)","event":"e","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"#
+            }
+            guard case let .success(event) = decode(line(type.rawValue)) else { Issue.record("\(type) refused"); continue }
+            #expect(event.type == type)
+            // The same name with its first letter escaped.
+            let escaped = "\\u00" + String(type.rawValue.utf8.first!, radix: 16) + type.rawValue.dropFirst()
+            #expect(try decode(line(escaped)).get().type == type)
+            if type == .track || type == .screen || type == .page {
+                continue
+            }
+            #expect(try decode(line(type.rawValue)).get().nameString == type.rawValue)
+        }
+        for near in ["trac", "tracks", "Track", "grou", "alias ", "sessio", "identifyx", "scree", "pages", ""] {
+            #expect(reason(#"{"type":"\#(near)","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"#) == .unknownType)
+        }
+    }
+
     @Test func invalidUTF8OutsideStringsIsReportedAsInvalidUTF8() {
         let bytes: [UInt8] = [0xFF, 0xFE] + Array(" garbage ".utf8) + [0x00] + Array(" line".utf8)
         let result = bytes.withUnsafeBufferPointer { Event.decode($0, origin: Origin(source: 0, line: 1)) }

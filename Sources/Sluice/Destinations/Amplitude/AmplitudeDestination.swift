@@ -43,6 +43,7 @@ public struct AmplitudeDestination: Destination {
         "anonymous", "nil", "none", "null", "n/a", "na", "undefined", "unknown",
         "00000000-0000-0000-0000-000000000000", "{}", "lmy47d", "0", "-1",
     ].map { Array($0.utf8) }
+    static let rejectedLengths: UInt64 = rejectedIDs.reduce(0) { $0 | 1 << UInt64($1.count) }
 
     /// [v2] "All string values, like user_id, event, or user property values,
     /// have a character limit of 1024 characters."
@@ -69,7 +70,8 @@ public struct AmplitudeDestination: Destination {
     static func isUsableID(_ id: UnsafeRawBufferPointer, minIDLength: Int) -> Bool {
         // Characters are never more than bytes: only short ids need counting.
         if id.count < minIDLength || (id.count < minIDLength * 4 && TextLimit.scalarCount(id) < minIDLength) { return false }
-        guard id.count <= 36 else { return true }
+        // Only ids of a rejected id's length are compared (a bit per length, 0-36).
+        guard id.count <= 36, AmplitudeDestination.rejectedLengths & (1 << UInt64(id.count)) != 0 else { return true }
         return !AmplitudeDestination.rejectedIDs.contains { rejected in
             rejected.count == id.count && zip(rejected, id).allSatisfy { $0 == ($1 >= 65 && $1 <= 90 ? $1 + 32 : $1) }
         }

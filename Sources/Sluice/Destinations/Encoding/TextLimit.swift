@@ -111,8 +111,21 @@ enum TextLimit {
     /// The number of characters (Unicode scalars) in valid UTF-8: bytes that do not continue a character.
     @inline(__always)
     static func scalarCount(_ bytes: UnsafeRawBufferPointer) -> Int {
-        var count = 0
-        for byte in bytes where byte & 0xC0 != 0x80 { count += 1 }
-        return count
+        // Bytes minus continuation bytes (10xxxxxx), counted eight at a time:
+        // a byte's bit 7 set and bit 6 clear.
+        var continuations = 0
+        var index = 0
+        let count = bytes.count
+        while index &+ 8 <= count {
+            let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            continuations &+= (word & highs & ~(word << 1)).nonzeroBitCount
+            index &+= 8
+        }
+        while index < count {
+            if bytes[index] & 0xC0 == 0x80 { continuations &+= 1 }
+            index &+= 1
+        }
+        return count &- continuations
     }
 }

@@ -89,6 +89,26 @@ import Testing
         #expect(P.apply(P.track(#""context":{"ip":"2001:db8:1:2:3:4:5:6"}"#), &stage) == P.track(#""context":{"ip":"2001:db8:1:2::"}"#))
     }
 
+    @Test(arguments: [
+        (128, 32, "2001:db8:85a3:8d3:1319:8a2e:370:7348", "2001:db8:85a3:8d3:1319:8a2e:370:7348"),
+        (120, 24, "2001:db8:85a3:8d3:1319:8a2e:370:7348", "2001:db8:85a3:8d3:1319:8a2e:370:7300"),
+        (68, 24, "2001:db8:85a3:8d3:1319:8a2e:370:7348", "2001:db8:85a3:8d3:1000::"),
+        (65, 24, "2001:db8:85a3:8d3:1319:8a2e:370:7348", "2001:db8:85a3:8d3::"),
+        (64, 24, "2001:db8:85a3:8d3:1319:8a2e:370:7348", "2001:db8:85a3:8d3::"),
+        (17, 24, "2001:db8:85a3:8d3:1319:8a2e:370:7348", "2001::"),
+        (0, 24, "2001:db8:85a3:8d3:1319:8a2e:370:7348", "::"),
+        (48, 32, "::ffff:203.0.113.45", "::ffff:203.0.113.45"),
+        (48, 20, "::ffff:203.0.113.45", "::ffff:203.0.112.0"),
+        (48, 0, "::ffff:203.0.113.45", "::ffff:0.0.0.0"),
+        (48, 1, "203.0.113.45", "128.0.0.0"),
+        (48, 0, "203.0.113.45", "0.0.0.0"),
+        (48, 32, "203.0.113.45", "203.0.113.45"),
+    ])
+    func everyNumberOfKeptBitsZeroesExactlyTheRest(v6: Int, v4: Int, input: String, expected: String) throws {
+        var stage = try P.stage("{ip: {v4_keep_bits: \(v4), v6_keep_bits: \(v6)}}")
+        #expect(P.apply(P.track(#""context":{"ip":"\#(input)"}"#), &stage) == P.track(#""context":{"ip":"\#(expected)"}"#))
+    }
+
     @Test func aPlainIPPathReachesEveryElementOfAnArrayOnTheWay() throws {
         // `peers.ip` names the ip of each element of `peers`, as any field path does.
         var stage = try P.stage("{ip: {fields: [peers.ip]}}")
