@@ -37,6 +37,12 @@ extension Destination {
     public func skipReason(for event: Event) -> String? {
         supportedTypes.contains(event.type) ? nil : "unsupported_type"
     }
+
+    /// `skipReason(for:)` through a mutating access: on an element of an array
+    /// of destinations, the adapter is opened where it is instead of copied (a
+    /// copy retains and releases its storage, for every event and destination).
+    @inline(__always)
+    mutating func skipReasonInPlace(for event: Event) -> String? { skipReason(for: event) }
     public var changes: [(name: String, value: Int)] { [] }
     public func lint(_ message: PlannedMessage) -> [LintFinding] { [] }
 }

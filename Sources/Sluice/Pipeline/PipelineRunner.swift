@@ -312,12 +312,13 @@ public final class PipelineRunner {
             try deliver(event)
             return
         }
-        var output = stageBuffers[index]
-        stageBuffers[index] = StageOutput()
+        // The stage's buffer is swapped out and back (moved, not copied: no retains).
+        var output = StageOutput()
+        swap(&output, &stageBuffers[index])
         stages[index].process(event, into: &output)
         try settle(&output, stage: index)
         output.removeAll()
-        stageBuffers[index] = output
+        swap(&output, &stageBuffers[index])
     }
 
     /// How many held lines a stage lets out per step at the end of input.
@@ -418,7 +419,7 @@ public final class PipelineRunner {
 
     /// Encodes the event for the destination at `index` and counts what it made of it.
     private func offer(_ event: Event, to index: Int, context: inout EncodingContext) throws -> Offer {
-        if let reason = destinations[index].skipReason(for: event) {
+        if let reason = destinations[index].skipReasonInPlace(for: event) {
             notTaken[index].add(reason)
             return .notTaken
         }

@@ -44,7 +44,7 @@ final class EventFields {
     let time: EventTime
     private var contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil, nil, nil, nil, nil)
 
-    init(_ event: Event) {
+    init(_ event: borrowing Event) {
         let document = event.document
         self.document = document
         time = event.time
