@@ -56,14 +56,18 @@ public final class GzipDeflater {
     /// The OS byte the linked zlib writes (its OS_CODE: 3, Unix, on Linux;
     /// 19 on Apple since zlib 1.2.12), read once from a gzip member of nothing.
     static let zlibOSCode: UInt8 = {
-        var stream = z_stream()
+        // zlib keeps the stream's address and checks it on every call: one
+        // allocation, not `&local` (whose address Swift need not keep stable).
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        defer { stream.deallocate() }
         var member = [UInt8](repeating: 0, count: 64)
-        guard sluice_deflateInit2(&stream, 6, 16 + MAX_WBITS) == Z_OK else { return 3 }
-        defer { deflateEnd(&stream) }
+        guard sluice_deflateInit2(stream, 6, 16 + MAX_WBITS) == Z_OK else { return 3 }
+        defer { deflateEnd(stream) }
         let status: Int32 = member.withUnsafeMutableBufferPointer { buffer in
-            stream.next_out = buffer.baseAddress
-            stream.avail_out = uInt(buffer.count)
-            return deflate(&stream, Z_FINISH)
+            stream.pointee.next_out = buffer.baseAddress
+            stream.pointee.avail_out = uInt(buffer.count)
+            return deflate(stream, Z_FINISH)
         }
         return status == Z_STREAM_END ? member[9] : 3
     }()
