@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The Segment-spec message types Sluice reads (EVENTS.md), plus the `session` extension.
 public enum MessageType: String, Sendable, CaseIterable {
     case track, screen, page, identify, group, alias, session
@@ -13,8 +21,8 @@ public enum MessageType: String, Sendable, CaseIterable {
         case 8: found = .identify
         default: found = nil
         }
-        guard let found, UnsafeRawBufferPointer(start: found.utf8.utf8Start, count: found.utf8.utf8CodeUnitCount).elementsEqual(name)
-        else { return nil }
+        // Every candidate has the length switched on: one memcmp of that many bytes.
+        guard let found, ShortBytes.equal(found.utf8.utf8Start, name.baseAddress!, name.count) else { return nil }
         self = found
     }
 

@@ -66,6 +66,8 @@ struct JSONParser {
     private mutating func skipWhitespace() {
         while index < count {
             let byte = base[index]
+            // Compact JSON: the next byte is almost always structural (one compare, not four).
+            if byte > 0x20 { return }
             if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
                 sawWhitespace = true
                 index += 1
@@ -96,6 +98,10 @@ struct JSONParser {
         let isObject = kind == .object
         let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
         let slot = nodeCount
+        // The keys' digests so far (see `keyDigestBit`): the object's keys are
+        // compared only when two share one, or one has escapes.
+        var digests: UInt64 = 0
+        var mustCheckKeys = false
         push(JSONNode(kind: kind, flags: 0, start: UInt32(index), end: 0, next: 0))
         index += 1
         skipWhitespace()
@@ -108,7 +114,11 @@ struct JSONParser {
                     guard base[index] == UInt8(ascii: "\"") else {
                         throw JSONError(kind: .unexpectedByte(base[index]), offset: index)
                     }
+                    let keyStart = index
                     try parseString()
+                    let bit = JSONParser.keyDigestBit(length: index &- keyStart, first: base[keyStart &+ 1], last: base[index &- 2])
+                    if digests & bit != 0 || nodes[nodeCount &- 1].flags != 0 { mustCheckKeys = true }
+                    digests |= bit
                     skipWhitespace()
                     guard index < count else { throw JSONError(kind: .unexpectedEnd, offset: index) }
                     guard base[index] == UInt8(ascii: ":") else {
@@ -134,8 +144,8 @@ struct JSONParser {
                 throw JSONError(kind: .unexpectedByte(byte), offset: index - 1)
             }
         }
-        // Two or more members (a member is at least two nodes): no key may repeat.
-        if isObject && nodeCount - slot > 3 { try checkUniqueKeys(slot) }
+        // Two keys with the same digest, or one with escapes: no key may repeat.
+        if mustCheckKeys { try checkUniqueKeys(slot) }
         nodes[slot].end = UInt32(index)
         nodes[slot].next = UInt32(nodeCount)
     }
@@ -146,15 +156,28 @@ struct JSONParser {
     /// first `"email"`, a provider reads the last) is refused whole. Keys are
     /// compared pairwise, length first, which is cheap for the small objects of
     /// events; objects of more than `pairwiseLimit` members are sorted instead.
+    /// A key is compared with the earlier ones only when its 6-bit digest
+    /// (length, first and last byte) matched an earlier key's: equal keys have
+    /// equal digests, and most objects have no two keys that share one, so most
+    /// keys cost a few instructions, not a comparison with every key before them.
     private func checkUniqueKeys(_ object: Int) throws(JSONError) {
         let tape = nodes, end = nodeCount
         var key = object + 1
         var members = 0
         var escaped = false
+        var digests: UInt64 = 0
         while key < end {
             let node = tape[key]
             escaped = escaped || node.flags & JSONNode.hasEscapes != 0
-            let length = Int(node.end - node.start)
+            let length = Int(node.end &- node.start)
+            let bit = JSONParser.keyDigestBit(length: length, first: base[Int(node.start) &+ 1], last: base[Int(node.end) &- 2])
+            if digests & bit == 0 {
+                digests |= bit
+                members &+= 1
+                if members > JSONParser.pairwiseLimit { return try checkUniqueKeysSorted(object) }
+                key = Int(tape[key + 1].next)
+                continue
+            }
             // Compare with the keys before it.
             var other = object + 1
             while other < key {
@@ -174,6 +197,15 @@ struct JSONParser {
     }
 
     static let pairwiseLimit = 32
+
+    /// One of 64 bits for a key's raw text (quotes included: an empty key's
+    /// "first" and "last" bytes are its quotes), from its length and its first
+    /// and last bytes; equal texts get the same bit.
+    @inline(__always)
+    static func keyDigestBit(length: Int, first: UInt8, last: UInt8) -> UInt64 {
+        let mixed = (UInt32(truncatingIfNeeded: length) &* 0x9E37_79B1) ^ (UInt32(first) &* 0x85EB_CA6B) ^ (UInt32(last) &* 0xC2B2_AE35)
+        return 1 << UInt64(mixed >> 26)
+    }
 
     /// The same check on the decoded keys, sorted: for large objects and keys with escapes.
     private func checkUniqueKeysSorted(_ object: Int) throws(JSONError) {

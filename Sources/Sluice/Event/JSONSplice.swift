@@ -146,15 +146,24 @@ struct JSONSplice {
         for (index, range) in removed.enumerated() { removedShift.append(removedShift[index] + range.end - range.start) }
         let removedTotal = removedShift[removed.count]
         let oldBytes = document.bytes
+        // The new line: the kept runs of the old one and the replacement texts,
+        // appended through pointers (slices of arrays cost a retain and a
+        // generic append each). Made with `reserveCapacity`: the runtime's
+        // unspecialized allocation behind `unsafeUninitializedCapacity` or
+        // `repeating:count:` costs more than the whole copy.
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(oldBytes.count + byteShift[sorted.count] + 1)
-        var copied = 0
-        for change in sorted {
-            bytes.append(contentsOf: oldBytes[copied..<change.start])
-            bytes.append(contentsOf: text[change.textStart..<change.textEnd])
-            copied = change.end
+        bytes.reserveCapacity(oldBytes.count + byteShift[sorted.count])
+        oldBytes.withUnsafeBufferPointer { old in
+            text.withUnsafeBufferPointer { text in
+                var copied = 0
+                for change in sorted {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: old[copied..<change.start]))
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[change.textStart..<change.textEnd]))
+                    copied = change.end
+                }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: old[copied...]))
+            }
         }
-        bytes.append(contentsOf: oldBytes[copied...])
 
         if sorted.count == 1 && sorted[0].node >= 0 {
             // One value replaced (a truncated IP, most often): copy the tape, then move what follows.

@@ -73,6 +73,14 @@ public enum JSONString {
 
     /// Appends `text` (valid UTF-8) as a quoted JSON string, escaping only what RFC 8259 requires.
     static func appendQuoted<Bytes: Collection, Out: ByteSink>(_ text: Bytes, to out: inout Out) where Bytes.Element == UInt8 {
+        // Most text (event names, ids) needs no escape: then it goes in with its quotes in one append.
+        let plain: Bool? = text.withContiguousStorageIfAvailable { buffer in
+            let raw = UnsafeRawBufferPointer(buffer)
+            guard !needsEscape(raw) else { return false }
+            out.append(UInt8(ascii: "\""), raw, quoted: false, UInt8(ascii: "\""))
+            return true
+        }
+        if plain == true { return }
         out.append(UInt8(ascii: "\""))
         for byte in text {
             switch byte {
@@ -89,6 +97,33 @@ public enum JSONString {
             }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any byte of `text` must be escaped in a JSON string (a control
+    /// character, `"` or `\\`): eight bytes at a time, as the parser scans strings.
+    @inline(__always)
+    static func needsEscape(_ text: UnsafeRawBufferPointer) -> Bool {
+        let count = text.count
+        var index = 0
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while index &+ 8 <= count {
+            let word = text.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            // "Bit Twiddling Hacks": a byte below 0x20, a zero byte of `quote` or of
+            // `backslash`; each test is exact for the word as a whole (bytes >= 0x80 are plain UTF-8 here).
+            let control = (word &- ones &* 0x20) & ~word
+            let flagged = control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+            if flagged & highs != 0 { return true }
+            index &+= 8
+        }
+        while index < count {
+            let byte = text[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            index &+= 1
+        }
+        return false
     }
 
     /// Appends a Swift string as a quoted JSON string.

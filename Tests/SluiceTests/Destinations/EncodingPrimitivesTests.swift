@@ -58,6 +58,39 @@ import Testing
         }
     }
 
+    /// The one-append path for text without escapes must write what the byte-by-byte escaping writes.
+    @Test func quotingTextIsTheSameWithAndWithoutTheFastPath() {
+        var random = SystemRandomNumberGenerator()
+        // Plain ASCII, the bytes that need escapes, and UTF-8 (0xC3 0xA9 is "é"), at every position of words.
+        let pieces: [[UInt8]] = [[0x61], [0x7A], [0x20], [0x22], [0x5C], [0x0A], [0x00], [0x1F], [0x7F], [0xC3, 0xA9], [0x2F]]
+        for _ in 0..<5000 {
+            var text: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...24, using: &random) { text += pieces.randomElement(using: &random)! }
+            var fast: [UInt8] = []
+            JSONString.appendQuoted(text, to: &fast)  // contiguous: the fast path when nothing needs escaping
+            var slow: [UInt8] = []
+            JSONString.appendQuoted(AnySequenceCollection(text), to: &slow)  // not contiguous: byte by byte
+            #expect(fast == slow, "text \(text)")
+            let model = text.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
+            #expect(text.withUnsafeBytes { JSONString.needsEscape($0) } == model, "text \(text)")
+        }
+    }
+
+    @Test func shortByteComparisonAgreesWithMemcmpAtEveryLength() {
+        var random = SystemRandomNumberGenerator()
+        for length in 0...40 {
+            for _ in 0..<200 {
+                let a = (0..<length).map { _ in UInt8.random(in: 0...3, using: &random) }
+                var b = a
+                if length > 0 && Bool.random(using: &random) { b[Int.random(in: 0..<length, using: &random)] ^= 1 }
+                let same = a.withUnsafeBytes { a in b.withUnsafeBytes { b in
+                    ShortBytes.equal(a.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, b.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, length)
+                } }
+                #expect(same == (a == b), "length \(length)")
+            }
+        }
+    }
+
     @Test func aMemberStartIsTheLeadTheKeyAndTheTrailInOneStep() {
         for key in ["", "a", "os", "$app_version_string", String(repeating: "k", count: 40)] {
             let buffer = ByteBuffer(capacity: 16)
@@ -97,4 +130,14 @@ import Testing
 
 private extension String {
     func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
+
+/// A collection without contiguous storage, so `appendQuoted` takes its byte-by-byte path.
+private struct AnySequenceCollection: Collection {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    var startIndex: Int { bytes.startIndex }
+    var endIndex: Int { bytes.endIndex }
+    subscript(position: Int) -> UInt8 { bytes[position] }
+    func index(after index: Int) -> Int { index + 1 }
 }

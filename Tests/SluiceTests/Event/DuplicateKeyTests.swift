@@ -30,6 +30,32 @@ import Testing
         #expect(reason(#"{\#(Self.head),"properties":{\#(members),"k57":0}}"#) == .duplicateKey)
     }
 
+    /// Keys are compared only when their digests meet (see `JSONParser.keyDigestBit`): objects of
+    /// random short keys, some repeated, must be refused exactly when a plain set of the keys says so.
+    @Test func objectsOfRandomKeysAreRefusedExactlyWhenAKeyRepeats() {
+        var random = SystemRandomNumberGenerator()
+        let alphabet = Array("ab$_".utf8)
+        var refused = 0
+        for _ in 0..<3000 {
+            let count = Int.random(in: 0...40, using: &random)
+            var keys: [String] = []
+            for _ in 0..<count {
+                let length = Int.random(in: 0...4, using: &random)
+                keys.append(String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &random)! }, as: UTF8.self))
+            }
+            let members = keys.enumerated().map { #""\#($1)":\#($0)"# }.joined(separator: ",")
+            let expected: RejectReason? = Set(keys).count == keys.count ? nil : .duplicateKey
+            if expected != nil { refused += 1 }
+            #expect(reason(#"{\#(Self.head),"properties":{\#(members)}}"#) == expected, "keys \(keys)")
+        }
+        #expect(refused > 100 && refused < 2900)
+    }
+
+    @Test func anEmptyKeyRepeatedIsRefused() {
+        #expect(reason(#"{\#(Self.head),"properties":{"":1,"a":2,"":3}}"#) == .duplicateKey)
+        #expect(reason(#"{\#(Self.head),"properties":{"":1,"a":2}}"#) == nil)
+    }
+
     @Test func theSameKeyInDifferentObjectsIsFine() {
         #expect(reason(#"{\#(Self.head),"properties":{"email":1,"x":{"email":2},"l":[{"email":3},{"email":4}]},"traits":{"email":5}}"#) == nil)
         #expect(reason(#"{\#(Self.head),"properties":{"ab":1,"a":2,"b":3,"a\\b":4}}"#) == nil)

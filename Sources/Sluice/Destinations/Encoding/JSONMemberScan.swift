@@ -36,6 +36,15 @@ extension JSONDocument {
         return withString(node) { $0.count } ?? 0
     }
 
+    /// The first byte of the string at `node` as written (0 for an empty
+    /// string): a cheap filter before comparing it with names (`\\` for an
+    /// escaped one, which may spell any name).
+    @inline(__always)
+    func firstRawByte(_ node: Int) -> UInt8 {
+        let n = tape[node]
+        return n.end &- n.start > 2 ? bytes[Int(n.start) &+ 1] : 0
+    }
+
     /// Whether `node` is a string with no escapes, so its raw text is its JSON form and its bytes.
     @inline(__always)
     func isPlainString(_ node: Int) -> Bool {

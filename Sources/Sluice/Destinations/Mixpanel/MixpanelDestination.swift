@@ -62,6 +62,12 @@ public struct MixpanelDestination: Destination {
         "time", "distinct_id", "$insert_id", "$device_id", "$user_id", "$duration", "token", "$ignore", "$bucket", "bucket",
     ].map { Array($0.utf8) }
 
+    /// The first bytes of the reserved names, and `\\` (an escaped key may spell
+    /// one): most keys are told apart from all of them by that byte alone.
+    static let reservedFirstBytes = ByteSet("tdb$\\".utf8)
+    /// The same for the names the context and the session become.
+    static let derivedFirstBytes = ByteSet("$is\\".utf8)
+
     /// `context` fields and the Mixpanel default properties they become ([default]).
     /// An event property of the same name wins over the context's value.
     static let contextProperties: [(StaticString, EventFields.ContextField)] = [
@@ -153,7 +159,7 @@ public struct MixpanelDestination: Destination {
                                                 _ properties: inout JSONObjectEncoder, _ out: inout Out) {
         var count = count
         document.forEachMember(of: node) { key, value in
-            let isReserved = document.withString(key) { name in
+            let isReserved = MixpanelDestination.reservedFirstBytes.contains(document.firstRawByte(key)) && document.withString(key) { name in
                 name.count <= 11 && MixpanelDestination.reserved.contains { $0.elementsEqual(name) }
             } ?? false
             if isReserved {
@@ -183,7 +189,7 @@ public struct MixpanelDestination: Destination {
         var mask = 0
         document.forEachMember(of: properties) { key, _ in
             let length = document.decodedLength(key)
-            guard length >= 2 && length <= 19 else { return }
+            guard length >= 2 && length <= 19, derivedFirstBytes.contains(document.firstRawByte(key)) else { return }
             for (index, (name, _)) in contextProperties.enumerated() where name.utf8CodeUnitCount == length {
                 if document.string(key, is: name) { mask |= 1 << index }
             }
