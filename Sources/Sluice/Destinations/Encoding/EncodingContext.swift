@@ -10,6 +10,8 @@ public struct EncodingContext {
     private var fieldsMemo: EventFields?
     private var insertID = InsertID()
     private var insertIDMemo: (messageId: Int?, name: [UInt8], hash: (UInt64, UInt64))?
+    /// The last `context` object read, kept from event to event (see `ContextMemo`).
+    private let contextMemo = ContextMemo()
 
     public init() {}
 
@@ -22,7 +24,7 @@ public struct EncodingContext {
     /// The event's fields, found on the first call.
     mutating func fields(of event: Event) -> EventFields {
         if let fieldsMemo { return fieldsMemo }
-        let fields = EventFields(event)
+        let fields = EventFields(event, memo: contextMemo)
         fieldsMemo = fields
         return fields
     }

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The fields provider adapters read from an event, found in one pass over the
 /// message and one over its `context` (not one linear look-up per field).
 ///
@@ -44,7 +52,8 @@ final class EventFields {
     let time: EventTime
     private var contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil, nil, nil, nil, nil)
 
-    init(_ event: borrowing Event) {
+    /// `memo`: what the last event's `context` held, reused when this one's is the same text.
+    init(_ event: borrowing Event, memo: ContextMemo? = nil) {
         let document = event.document
         self.document = document
         time = event.time
@@ -82,7 +91,37 @@ final class EventFields {
         if let node = anonymousIdNode, document.decodedLength(node) == 0 { anonymousIdNode = nil }
         if let node = messageIdNode, document.decodedLength(node) == 0 { messageIdNode = nil }
         if let timedNode { timed = EventFields.timedState(document, timedNode, properties: properties) }
-        if let context { readContext(context) }
+        if let context {
+            if let memo, !document.isModified {
+                readContext(context, memo: memo)
+            } else {
+                readContext(context)
+            }
+        }
+    }
+
+    /// `readContext`, or its findings for the same text last time, moved to
+    /// this tape: the same bytes parse to the same nodes, in the same order.
+    private func readContext(_ context: Int, memo: ContextMemo) {
+        let node = document.tape[context]
+        let found = document.bytes.withUnsafeBytes { bytes in
+            memo.matches(UnsafeRawBufferPointer(rebasing: bytes[Int(node.start)..<Int(node.end)]))
+        }
+        if found {
+            let shift = context - memo.context
+            @inline(__always) func moved(_ index: Int?) -> Int? { index.map { $0 + shift } }
+            let nodes = memo.contextNodes
+            contextNodes = (moved(nodes.0), moved(nodes.1), moved(nodes.2), moved(nodes.3), moved(nodes.4), moved(nodes.5),
+                            moved(nodes.6), moved(nodes.7), moved(nodes.8))
+            contextTraits = moved(memo.contextTraits)
+            session = memo.session.map { var session = $0; session.id = moved(session.id); return session }
+            return
+        }
+        readContext(context)
+        document.bytes.withUnsafeBytes { bytes in
+            memo.store(UnsafeRawBufferPointer(rebasing: bytes[Int(node.start)..<Int(node.end)]), context: context,
+                       contextNodes: contextNodes, contextTraits: contextTraits, session: session)
+        }
     }
 
     private func readContext(_ context: Int) {
@@ -231,5 +270,54 @@ final class EventFields {
     static func double(_ document: JSONDocument, _ node: Int) -> Double? {
         guard document.tape[node].kind == .number else { return nil }
         return Double(String(decoding: document.rawBytes(node), as: UTF8.self))
+    }
+}
+
+/// What `EventFields` found in the last `context` object it read, and that
+/// object's text: the events of one device come in runs with the same
+/// `context` (app, device, os, locale, the address), so most events find
+/// their context fields here instead of reading the object again. One per
+/// `EncodingContext` (one thread); tape indexes are kept as they were for
+/// `context`, the object's index then.
+final class ContextMemo {
+    private var text: UnsafeMutableRawPointer
+    private var capacity: Int
+    private var count = -1
+    private(set) var context = 0
+    private(set) var contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil, nil, nil, nil, nil)
+    private(set) var contextTraits: Int?
+    private(set) var session: EventFields.Session?
+    /// Objects larger than this are read each time (comparing costs more than it saves there).
+    static let maxBytes = 4096
+
+    init() {
+        capacity = 512
+        text = .allocate(byteCount: capacity, alignment: 8)
+    }
+
+    deinit { text.deallocate() }
+
+    /// Whether `bytes` is the text of the object stored last.
+    func matches(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count == count && (count == 0 || memcmp(bytes.baseAddress!, text, count) == 0)
+    }
+
+    func store(_ bytes: UnsafeRawBufferPointer, context: Int, contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?),
+               contextTraits: Int?, session: EventFields.Session?) {
+        guard bytes.count <= ContextMemo.maxBytes else {
+            count = -1
+            return
+        }
+        if bytes.count > capacity {
+            text.deallocate()
+            capacity = ContextMemo.maxBytes
+            text = .allocate(byteCount: capacity, alignment: 8)
+        }
+        if bytes.count > 0 { text.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
+        count = bytes.count
+        self.context = context
+        self.contextNodes = contextNodes
+        self.contextTraits = contextTraits
+        self.session = session
     }
 }

@@ -76,3 +76,39 @@ struct IPTruncation {
         return value << 8 | octet
     }
 }
+
+/// The last address `IPTruncation` rewrote and what it became: the events of
+/// one device come in runs (an app sends its queue in batches) and carry the
+/// same address, so most events find theirs here instead of parsing and
+/// writing it again. A cache of one, owned by one stage on one thread.
+final class LastTruncation: @unchecked Sendable {
+    static let maxInputBytes = 64
+    private let input = UnsafeMutablePointer<UInt8>.allocate(capacity: LastTruncation.maxInputBytes)
+    private var inputCount = -1
+    private let output = UnsafeMutablePointer<UInt8>.allocate(capacity: IPTruncation.maxTextBytes)
+    private var outputCount: Int?
+
+    deinit {
+        input.deallocate()
+        output.deallocate()
+    }
+
+    /// What `truncation.truncated(text, into: out)` returns and writes, from the last call when `text` is the same.
+    func truncated(_ text: UnsafeBufferPointer<UInt8>, by truncation: IPTruncation, into out: UnsafeMutablePointer<UInt8>) -> Int? {
+        let count = text.count
+        if count == inputCount && (count == 0 || ShortBytes.equal(text.baseAddress!, input, count)) {
+            if let outputCount { out.update(from: output, count: outputCount) }
+            return outputCount
+        }
+        let length = truncation.truncated(text, into: out)
+        if count <= LastTruncation.maxInputBytes {
+            if count > 0 { input.update(from: text.baseAddress!, count: count) }
+            inputCount = count
+            outputCount = length
+            if let length { output.update(from: out, count: length) }
+        } else {
+            inputCount = -1
+        }
+        return length
+    }
+}

@@ -26,6 +26,7 @@ public struct PrivacyProtection: Stage {
     public let settings: PrivacySettings
     private var consent: ConsentRule?
     private let ipTruncation: IPTruncation?
+    private let lastTruncation = LastTruncation()
     private var pseudonymizer: Pseudonymizer?
     private var redaction: RedactionWalk?
     private var splice = JSONSplice()
@@ -249,7 +250,8 @@ public struct PrivacyProtection: Stage {
             let length: Int?
             if string.flags & JSONNode.hasEscapes == 0 {
                 length = document.bytes.withUnsafeBufferPointer { bytes in
-                    truncation.truncated(UnsafeBufferPointer(rebasing: bytes[Int(string.start + 1)..<Int(string.end - 1)]), into: out)
+                    lastTruncation.truncated(UnsafeBufferPointer(rebasing: bytes[Int(string.start + 1)..<Int(string.end - 1)]),
+                                             by: truncation, into: out)
                 }
             } else {
                 length = document.withString(node) { raw in
