@@ -91,6 +91,30 @@ public struct JSONDocument: Sendable {
     /// The index of the value stored under `key` (raw UTF-8) in the object at `object`.
     public func member(_ key: UnsafeRawBufferPointer, of object: Int = 0) -> Int? {
         guard tape[object].kind == .object else { return nil }
+        if edits.isEmpty {
+            // No member removed: keys compared by their raw length, then their bytes,
+            // through pointers (every event looks up several paths this way).
+            return storage.tape.withUnsafeBufferPointer { tape in
+                storage.bytes.withUnsafeBytes { bytes -> Int? in
+                    let end = Int(tape[object].next)
+                    let rawLength = key.count + 2
+                    var index = object + 1
+                    while index < end {
+                        let keyNode = tape[index]
+                        if keyNode.flags & JSONNode.hasEscapes == 0 {
+                            if Int(keyNode.end &- keyNode.start) == rawLength
+                                && (rawLength == 2 || ShortBytes.equal(bytes.baseAddress! + Int(keyNode.start) + 1, key.baseAddress!, key.count)) {
+                                return index + 1
+                            }
+                        } else if stringEquals(keyNode, key) {
+                            return index + 1
+                        }
+                        index = Int(tape[index + 1].next)
+                    }
+                    return nil
+                }
+            }
+        }
         let end = Int(tape[object].next)
         var index = object + 1
         while index < end {

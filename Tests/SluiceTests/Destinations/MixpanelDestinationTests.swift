@@ -26,6 +26,23 @@ import Testing
             #"{"event":"checkout_flow","properties":{"time":1795161600000,"distinct_id":"dev-1","$insert_id":"\#(GoldenIDs.mixpanelCheckout)","$device_id":"dev-1","$duration":12.345,"duration_ms":12345}}"#)
     }
 
+    /// The context properties are written out one by one in the encoder: each must be the
+    /// `contextProperties` entry its bit in the overridden mask stands for.
+    @Test(arguments: MixpanelDestination.contextProperties.map { "\($0.0)" })
+    func anEventPropertyOfAContextPropertysNameWinsOverTheContext(name: String) throws {
+        var mixpanel = try DestinationHarness("{type: mixpanel}")
+        let record = try mixpanel.encode(trackJSON(properties: #"{"\#(name)":"mine"}"#)).get()
+        let document = try JSONDocument.parse(Array(record.utf8))
+        let properties = try #require(document.member("properties"))
+        #expect(document.members(of: properties).filter { document.string($0.key) == name }.count == 1)
+        #expect(document.string(try #require(document.member(name, of: properties))) == "mine")
+        #expect(mixpanel.change("context_property_overridden") == 1)
+        // The other six context properties are still there.
+        for (other, _) in MixpanelDestination.contextProperties where "\(other)" != name {
+            #expect(document.member("\(other)", of: properties) != nil, "\(other)")
+        }
+    }
+
     // MARK: Rules at their boundaries
 
     /// Four properties Sluice sets (time, distinct_id, $insert_id, $device_id) plus the event's.

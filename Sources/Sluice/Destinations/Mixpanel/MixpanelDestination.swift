@@ -129,18 +129,15 @@ public struct MixpanelDestination: Destination {
             count += 1
         }
         let overridden = fields.properties.map { MixpanelDestination.derivedNamesPresent(document, $0) } ?? 0
-        for (index, (key, field)) in MixpanelDestination.contextProperties.enumerated() {
-            guard let node = fields.node(field) else { continue }
-            if overridden & (1 << index) != 0 {
-                counts.add("context_property_overridden")
-                continue
-            }
-            properties.key(key, &out)
-            if TextLimit.appendString(document, node, maxBytes: MixpanelDestination.maxStringBytes, to: &out) {
-                counts.add("string_cut")
-            }
-            count += 1
-        }
+        // In `contextProperties` order, written out rather than looped over the
+        // table: a field looked up through the table cost an indirect jump each.
+        count += appendContextProperty(0, "$os", fields.node(.osName), overridden, document, &properties, &out)
+        count += appendContextProperty(1, "$os_version", fields.node(.osVersion), overridden, document, &properties, &out)
+        count += appendContextProperty(2, "$model", fields.node(.deviceModel), overridden, document, &properties, &out)
+        count += appendContextProperty(3, "$manufacturer", fields.node(.deviceManufacturer), overridden, document, &properties, &out)
+        count += appendContextProperty(4, "$app_version_string", fields.node(.appVersion), overridden, document, &properties, &out)
+        count += appendContextProperty(5, "$app_build_number", fields.node(.appBuild), overridden, document, &properties, &out)
+        count += appendContextProperty(6, "ip", fields.node(.ip), overridden, document, &properties, &out)
         // Session data has no field of its own in Mixpanel (sessions are computed
         // at query time, optionally from a `session_id` property: docs/features/sessions).
         let sessionOverridden = overridden >> MixpanelDestination.contextProperties.count
@@ -153,6 +150,24 @@ public struct MixpanelDestination: Destination {
         record.close(&out)
         out.append(UInt8(ascii: "\n"))
         return .records(1)
+    }
+
+    /// One `contextProperties` entry (`index`) for the context string at `node`, unless the
+    /// event's own properties set that name (`overridden`); returns how many properties it wrote.
+    @inline(__always)
+    private mutating func appendContextProperty(_ index: Int, _ key: StaticString, _ node: Int?, _ overridden: Int,
+                                                _ document: JSONDocument, _ properties: inout JSONObjectEncoder,
+                                                _ out: inout ByteBuffer) -> Int {
+        guard let node else { return 0 }
+        if overridden & (1 << index) != 0 {
+            counts.add("context_property_overridden")
+            return 0
+        }
+        properties.key(key, &out)
+        if TextLimit.appendString(document, node, maxBytes: MixpanelDestination.maxStringBytes, to: &out) {
+            counts.add("string_cut")
+        }
+        return 1
     }
 
     private mutating func appendEventProperties<Out: ByteSink>(_ document: JSONDocument, _ node: Int, count: Int,
