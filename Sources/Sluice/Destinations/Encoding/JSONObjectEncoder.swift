@@ -71,31 +71,37 @@ func appendInteger<Out: ByteSink>(_ value: Int64, to out: inout Out) {
         return
     }
     var magnitude = value.magnitude
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-        IntegerDigits.pairs.withUnsafeBufferPointer { pairs in
-            var position = 20
-            while magnitude >= 100 {
-                let (quotient, remainder) = magnitude.quotientAndRemainder(dividingBy: 100)
-                position -= 2
-                digits[position] = pairs[Int(remainder) * 2]
-                digits[position + 1] = pairs[Int(remainder) * 2 + 1]
-                magnitude = quotient
-            }
-            if magnitude >= 10 {
-                position -= 2
-                digits[position] = pairs[Int(magnitude) * 2]
-                digits[position + 1] = pairs[Int(magnitude) * 2 + 1]
-            } else {
-                position -= 1
-                digits[position] = UInt8(ascii: "0") + UInt8(magnitude)
-            }
-            if value < 0 { out.append(UInt8(ascii: "-")) }
-            out.append(raw: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(digits)[position...]))
+    // The digits are made on the stack, last first, then appended at once; the
+    // pairs come from a constant in the binary (no array, no lazy global).
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    withUnsafeMutableBytes(of: &digits) { buffer in
+        let digits = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let pairs = IntegerDigits.pairs.utf8Start
+        var position = 24
+        while magnitude >= 100 {
+            let (quotient, remainder) = magnitude.quotientAndRemainder(dividingBy: 100)
+            position &-= 2
+            digits[position] = pairs[Int(remainder) &* 2]
+            digits[position &+ 1] = pairs[Int(remainder) &* 2 &+ 1]
+            magnitude = quotient
         }
+        if magnitude >= 10 {
+            position &-= 2
+            digits[position] = pairs[Int(magnitude) &* 2]
+            digits[position &+ 1] = pairs[Int(magnitude) &* 2 &+ 1]
+        } else {
+            position &-= 1
+            digits[position] = UInt8(ascii: "0") &+ UInt8(magnitude)
+        }
+        if value < 0 {
+            position &-= 1
+            digits[position] = UInt8(ascii: "-")
+        }
+        out.append(raw: UnsafeRawBufferPointer(start: digits + position, count: 24 &- position))
     }
 }
 
 enum IntegerDigits {
     /// "00", "01", ... "99", end to end.
-    static let pairs: [UInt8] = (0..<100).flatMap { [UInt8(ascii: "0") + UInt8($0 / 10), UInt8(ascii: "0") + UInt8($0 % 10)] }
+    static var pairs: StaticString { "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899" }
 }
