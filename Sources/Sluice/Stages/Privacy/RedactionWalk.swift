@@ -23,8 +23,29 @@ struct RedactionWalk {
     let settings: PrivacySettings.Redaction
     /// Escaped token bodies, by detector index (built-ins, then patterns).
     private let tokens: [[UInt8]]
-    /// `paths`, when every one is literal: walk only below them. Nil: walk everything.
-    private let literalScope: [JSONPath]?
+    /// `paths`, when every one is literal (the outermost ones): walk only below
+    /// them; nil: walk everything. Flattened: every key's bytes back to back,
+    /// where each key ends in them, and where each path's keys end among those.
+    private final class ScopeKeys: Sendable {
+        let bytes: [UInt8]
+        let ends: [Int]
+        let pathEnds: [Int]
+
+        init(_ paths: [JSONPath]) {
+            var bytes: [UInt8] = [], ends: [Int] = [], pathEnds: [Int] = []
+            for path in paths {
+                for component in path.components {
+                    bytes += component
+                    ends.append(bytes.count)
+                }
+                pathEnds.append(ends.count)
+            }
+            self.bytes = bytes
+            self.ends = ends
+            self.pathEnds = pathEnds
+        }
+    }
+    private let scopeKeys: ScopeKeys?
     private let everywhere: Bool
     private let scansKeys: Bool
     private let hasPatterns: Bool
@@ -55,8 +76,9 @@ struct RedactionWalk {
             return Array(quoted[1..<(quoted.count - 1)])
         }
         everywhere = settings.paths.contains { $0.components.first == .anyDepth && $0.components.count == 1 }
-        literalScope = !everywhere && settings.paths.allSatisfy(\.isLiteral)
+        let literalScope = !everywhere && settings.paths.allSatisfy(\.isLiteral)
             ? RedactionWalk.outermost(settings.paths.compactMap(\.literalPath)) : nil
+        scopeKeys = literalScope.map(ScopeKeys.init)
         exemptKeys = ExemptKeys(settings.exempt.compactMap(\.literalPath))
         scansKeys = settings.keys
         hasPatterns = !patterns.isEmpty
@@ -88,18 +110,30 @@ struct RedactionWalk {
         document.tape.withUnsafeBufferPointer { tape in
             document.bytes.withUnsafeBufferPointer { bytes in
                 let view = View(document: document, tape: tape, bytes: bytes, handled: handled)
-                if let literalScope {
-                    for path in literalScope {
-                        var node = 0
-                        var exempt = 0
-                        for component in path.components {
-                            guard let next = component.withUnsafeBytes({ document.member($0, of: node) }) else { node = -1; break }
-                            exempt = exemptKeys.child(of: exempt, bytes, tape[next - 1])
-                            node = next
-                        }
-                        let emailOnly = exempt == ExemptKeys.skip
-                        if node >= 0 && (!emailOnly || emailScanner != nil) {
-                            walk(node, exempt: exempt, emailOnly: emailOnly, view, checkScope: false, &splice)
+                if let scope = scopeKeys {
+                    // The paths' keys read from one flat buffer: no array per path or key to retain, event after event.
+                    scope.bytes.withUnsafeBytes { keys in
+                        var component = 0
+                        var start = 0
+                        for pathEnd in scope.pathEnds {
+                            var node = 0
+                            var exempt = 0
+                            while component < pathEnd {
+                                let end = scope.ends[component]
+                                let next = node >= 0 ? document.member(UnsafeRawBufferPointer(rebasing: keys[start..<end]), of: node) : nil
+                                if let next {
+                                    exempt = exemptKeys.child(of: exempt, bytes, tape[next - 1])
+                                    node = next
+                                } else {
+                                    node = -1
+                                }
+                                start = end
+                                component += 1
+                            }
+                            let emailOnly = exempt == ExemptKeys.skip
+                            if node >= 0 && (!emailOnly || emailScanner != nil) {
+                                walk(node, exempt: exempt, emailOnly: emailOnly, view, checkScope: false, &splice)
+                            }
                         }
                     }
                 } else {
