@@ -21,7 +21,7 @@ public enum MessageType: String, Sendable, CaseIterable {
         case 8: found = .identify
         default: found = nil
         }
-        // Every candidate has the length switched on: one memcmp of that many bytes.
+        // Every candidate has the length switched on: one comparison of that many bytes.
         guard let found, ShortBytes.equal(found.utf8.utf8Start, name.baseAddress!, name.count) else { return nil }
         self = found
     }

@@ -156,28 +156,17 @@ struct JSONParser {
     /// first `"email"`, a provider reads the last) is refused whole. Keys are
     /// compared pairwise, length first, which is cheap for the small objects of
     /// events; objects of more than `pairwiseLimit` members are sorted instead.
-    /// A key is compared with the earlier ones only when its 6-bit digest
-    /// (length, first and last byte) matched an earlier key's: equal keys have
-    /// equal digests, and most objects have no two keys that share one, so most
-    /// keys cost a few instructions, not a comparison with every key before them.
+    /// It runs only for objects where two keys share a digest (`keyDigestBit`)
+    /// or one has escapes: equal keys always share one.
     private func checkUniqueKeys(_ object: Int) throws(JSONError) {
         let tape = nodes, end = nodeCount
         var key = object + 1
         var members = 0
         var escaped = false
-        var digests: UInt64 = 0
         while key < end {
             let node = tape[key]
             escaped = escaped || node.flags & JSONNode.hasEscapes != 0
-            let length = Int(node.end &- node.start)
-            let bit = JSONParser.keyDigestBit(length: length, first: base[Int(node.start) &+ 1], last: base[Int(node.end) &- 2])
-            if digests & bit == 0 {
-                digests |= bit
-                members &+= 1
-                if members > JSONParser.pairwiseLimit { return try checkUniqueKeysSorted(object) }
-                key = Int(tape[key + 1].next)
-                continue
-            }
+            let length = Int(node.end - node.start)
             // Compare with the keys before it.
             var other = object + 1
             while other < key {

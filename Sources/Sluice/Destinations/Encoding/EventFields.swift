@@ -280,21 +280,14 @@ final class EventFields {
 /// `EncodingContext` (one thread); tape indexes are kept as they were for
 /// `context`, the object's index then.
 final class ContextMemo {
-    private var text: UnsafeMutableRawPointer
-    private var capacity: Int
+    /// Objects larger than this are read each time (comparing costs more than it saves there).
+    static let maxBytes = 4096
+    private let text = UnsafeMutableRawPointer.allocate(byteCount: ContextMemo.maxBytes, alignment: 8)
     private var count = -1
     private(set) var context = 0
     private(set) var contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil, nil, nil, nil, nil)
     private(set) var contextTraits: Int?
     private(set) var session: EventFields.Session?
-    /// Objects larger than this are read each time (comparing costs more than it saves there).
-    static let maxBytes = 4096
-
-    init() {
-        capacity = 512
-        text = .allocate(byteCount: capacity, alignment: 8)
-    }
-
     deinit { text.deallocate() }
 
     /// Whether `bytes` is the text of the object stored last.
@@ -307,11 +300,6 @@ final class ContextMemo {
         guard bytes.count <= ContextMemo.maxBytes else {
             count = -1
             return
-        }
-        if bytes.count > capacity {
-            text.deallocate()
-            capacity = ContextMemo.maxBytes
-            text = .allocate(byteCount: capacity, alignment: 8)
         }
         if bytes.count > 0 { text.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
         count = bytes.count

@@ -55,7 +55,8 @@ struct ScreenNaming {
             name.removeAll(keepingCapacity: true)
             page.apply(event.name, into: &name)
         default:
-            // The event's own name, shared rather than copied (emptying and refilling cost more than the copy).
+            // The event's own name, shared rather than copied: no emptying and refilling, and the
+            // insert id's memo (`EncodingContext`) finds the same buffer in the next destination.
             name = event.name
         }
     }

@@ -81,7 +81,7 @@ struct IPTruncation {
 /// one device come in runs (an app sends its queue in batches) and carry the
 /// same address, so most events find theirs here instead of parsing and
 /// writing it again. A cache of one, owned by one stage on one thread.
-final class LastTruncation: @unchecked Sendable {
+final class LastTruncation {
     static let maxInputBytes = 64
     private let input = UnsafeMutablePointer<UInt8>.allocate(capacity: LastTruncation.maxInputBytes)
     private var inputCount = -1
