@@ -119,8 +119,8 @@ public struct Event: Sendable {
         guard let type = document.withString(typeNode, MessageType.init(utf8:)) ?? nil else {
             return .failure(Rejection(.unknownType, "unknown type \(document.string(typeNode).map { "\"\($0)\"" } ?? "")"))
         }
-        if !hasIdentity(document, anonymousId) && !hasIdentity(document, userId) {
-            return .failure(Rejection(.missingIdentity, "neither anonymousId nor userId is a non-empty string"))
+        if MessageIdentity.id(document, anonymousId) == nil && MessageIdentity.id(document, userId) == nil {
+            return .failure(Rejection(.missingIdentity, "neither anonymousId nor userId is an id (a string that is not blank, or a number)"))
         }
         guard let timeNode else {
             return .failure(Rejection(.missingTimestamp, "no \"timestamp\" field"))
@@ -145,10 +145,6 @@ public struct Event: Sendable {
         return .success(Event(document: document, origin: origin, type: type, time: time, name: name))
     }
 
-    private static func hasIdentity(_ document: JSONDocument, _ node: Int?) -> Bool {
-        guard let node else { return false }
-        return document.withString(node) { $0.count > 0 } ?? false
-    }
 }
 
 /// Why a line or an event was rejected, with a detail for the rejects file.

@@ -15,9 +15,10 @@ struct InsertID {
     /// Reused between events: the hashed material, so making an id allocates nothing.
     private var material: [UInt8] = []
 
-    /// Appends the id, quoted, for a message with `messageId` (tape index of a
-    /// non-empty string, if any) and provider event `name`. Without a messageId
-    /// the message's own bytes identify it.
+    /// Appends the id, quoted, for a message with `messageId` (tape index of an
+    /// id by `MessageIdentity`'s rule, if any) and provider event `name`. Without
+    /// a messageId the message's own bytes identify it: two different messages
+    /// never share an id, and the same message always gets the same one.
     mutating func append<Out: ByteSink>(messageId: Int?, name: [UInt8], document: JSONDocument, to out: inout Out) {
         InsertID.appendQuoted(hash(messageId: messageId, name: name, document: document), to: &out)
     }
@@ -26,7 +27,7 @@ struct InsertID {
     mutating func hash(messageId: Int?, name: [UInt8], document: JSONDocument) -> (UInt64, UInt64) {
         if let messageId {
             material.removeAll(keepingCapacity: true)
-            document.withString(messageId) { material.append(contentsOf: $0) }
+            MessageIdentity.withText(document, messageId) { material.append(contentsOf: $0) }
             material.append(0)
             material.append(contentsOf: name)
             return material.withUnsafeBytes {

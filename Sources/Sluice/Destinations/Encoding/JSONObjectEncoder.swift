@@ -36,6 +36,13 @@ struct JSONObjectEncoder {
         document.appendRaw(node, to: &out)
     }
 
+    /// A member whose value is one of the message's ids (`MessageIdentity`), always a JSON string.
+    @inline(__always)
+    mutating func id<Out: ByteSink>(_ name: StaticString, _ document: JSONDocument, node: Int, _ out: inout Out) {
+        key(name, &out)
+        MessageIdentity.appendQuoted(document, node, to: &out)
+    }
+
     mutating func string<Out: ByteSink>(_ name: StaticString, _ value: String, _ out: inout Out) {
         key(name, &out)
         JSONString.appendQuoted(value.utf8, to: &out)

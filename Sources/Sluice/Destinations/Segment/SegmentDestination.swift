@@ -33,10 +33,50 @@ public struct SegmentDestination: Destination {
     static let takes = MessageTypes(.track, .screen, .page, .identify, .group, .alias)
     public var supportedTypes: MessageTypes { SegmentDestination.takes }
 
+    private var counts = ChangeCounts()
+    public var changes: [(name: String, value: Int)] { counts.entries }
+
     public init() {}
 
+    private static let idFields: [(key: StaticString, path: JSONPath)] = [
+        (MessageIdentity.userID, JSONPath("userId")), (MessageIdentity.anonymousID, JSONPath("anonymousId")),
+        (MessageIdentity.messageID, JSONPath("messageId")),
+    ]
+
+    /// Whether an id field is a string that is no id (`""`, blank) or a number:
+    /// [common] ids are strings, and an empty one would be taken as an id.
+    private static func hasIDToMend(_ document: JSONDocument) -> Bool {
+        idFields.contains { field in
+            guard let node = document.member(UnsafeRawBufferPointer(start: field.key.utf8Start, count: field.key.utf8CodeUnitCount))
+            else { return false }
+            let kind = document.tape[node].kind
+            return kind == .number || (kind == .string && MessageIdentity.id(document, node) == nil)
+        }
+    }
+
+    /// Leaves out blank ids (counted `blank_id_left_out`) and writes numeric ids as strings (`numeric_id_quoted`).
+    private static func mendIDs(_ document: inout JSONDocument, _ counts: inout ChangeCounts) {
+        for field in idFields {
+            guard let node = document.member(UnsafeRawBufferPointer(start: field.key.utf8Start, count: field.key.utf8CodeUnitCount))
+            else { continue }
+            switch document.tape[node].kind {
+            case .number:
+                var json: [UInt8] = []
+                MessageIdentity.appendQuoted(document, node, to: &json)
+                _ = document.set(field.path, json: json)
+                counts.add("numeric_id_quoted")
+            case .string where MessageIdentity.id(document, node) == nil:
+                _ = document.remove(field.path)
+                counts.add("blank_id_left_out")
+            default:
+                break
+            }
+        }
+    }
+
     public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
-        let document = event.document
+        var document = event.document
+        if SegmentDestination.hasIDToMend(document) { SegmentDestination.mendIDs(&document, &counts) }
         if let node = document.member("messageId", of: 0), document.tape[node].kind == .string,
            document.decodedLength(node) > SegmentDestination.maxMessageIDLength,
            let length = document.withString(node, TextLimit.scalarCount), length > SegmentDestination.maxMessageIDLength {

@@ -25,27 +25,18 @@ struct MessageFingerprint {
     }
 
     /// The hash of the message's id (never 0), or nil when it has none: no
-    /// `messageId`, `null`, or an empty string.
+    /// `messageId`, or one that is no id by `MessageIdentity`'s rule (null, "",
+    /// blank). A number is the id of its text, the same as that string.
     func idHash(_ document: JSONDocument) -> UInt64? {
-        guard let node = Self.messageID.withUnsafeBytes({ document.member($0) }) else { return nil }
-        let value = document.tape[node]
-        let hash: UInt64?
-        switch value.kind {
-        case .string:
-            hash = document.withString(node) { $0.isEmpty ? nil : StableHash.hash($0, seed: StableHash.seedA) } ?? nil
-        case .null:
-            hash = nil
-        default:
-            // A number or an object as the id: compared by its JSON text, apart from any string.
-            hash = document.rawBytes(node).withUnsafeBytes { StableHash.hash($0, seed: StableHash.seedB) }
-        }
-        return hash.map { $0 == 0 ? 1 : $0 }
+        guard let node = MessageIdentity.member(document, MessageIdentity.messageID) else { return nil }
+        let hash = MessageIdentity.withText(document, node) { StableHash.hash($0, seed: StableHash.seedA) }
+        return hash == 0 ? 1 : hash
     }
 
-    /// The id's text for a renamed id: the decoded string, or the JSON text of another value.
+    /// The id's text for a renamed id (empty when the message has no id).
     func idText(_ document: JSONDocument) -> [UInt8] {
-        guard let node = Self.messageID.withUnsafeBytes({ document.member($0) }) else { return [] }
-        return document.withString(node) { Array($0) } ?? Array(document.rawBytes(node))
+        guard let node = MessageIdentity.member(document, MessageIdentity.messageID) else { return [] }
+        return MessageIdentity.text(document, node)
     }
 
     /// The hash of every top-level member but `messageId` and the ignored fields.

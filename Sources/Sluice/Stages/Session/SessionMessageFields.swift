@@ -2,8 +2,6 @@
 /// are, whether it starts a session, and the settings, traits and sign-outs it
 /// carries into the device's state.
 extension SessionTracking {
-    private static let anonymousID = Array("anonymousId".utf8)
-    private static let userID = Array("userId".utf8)
     private static let action = Array("action".utf8)
     private static let start = Array("start".utf8)
     private static let settingsField = Array("settings".utf8)
@@ -19,39 +17,27 @@ extension SessionTracking {
     private static let userKeyTweak: UInt64 = 0x243f_6a88_85a3_08d3
     private static let userHashSeed: UInt64 = 0x1319_8a2e_0370_7344
 
-    /// The device key's two hashes: `anonymousId`, else `userId` (decoding guarantees one is a non-empty string).
+    /// The device key's two hashes: `anonymousId`, else `userId` (decoding guarantees one is an id
+    /// by `MessageIdentity`'s rule; a number and the string of its text are the same device).
     static func deviceKey(_ document: JSONDocument) -> (a: UInt64, b: UInt64) {
-        if let key = nonEmptyString(document, anonymousID, { (StableHash.hash($0, seed: StableHash.seedA),
-                                                               StableHash.hash($0, seed: StableHash.seedB)) }) {
-            return key
+        if let node = MessageIdentity.member(document, MessageIdentity.anonymousID) {
+            return MessageIdentity.withText(document, node) {
+                (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
+            }
         }
-        if let key = nonEmptyString(document, userID, { (StableHash.hash($0, seed: StableHash.seedA ^ userKeyTweak),
-                                                          StableHash.hash($0, seed: StableHash.seedB ^ userKeyTweak)) }) {
-            return key
+        if let node = MessageIdentity.member(document, MessageIdentity.userID) {
+            return MessageIdentity.withText(document, node) {
+                (StableHash.hash($0, seed: StableHash.seedA ^ userKeyTweak), StableHash.hash($0, seed: StableHash.seedB ^ userKeyTweak))
+            }
         }
         return (0, 0)
     }
 
-    /// The hash of the message's `userId` (never 0), or 0 when it has none (absent, null or "").
+    /// The hash of the message's `userId` (never 0), or 0 when it has none (absent, or no id: null, "", blank).
     static func userHash(_ document: JSONDocument) -> UInt64 {
-        guard let node = userID.withUnsafeBytes({ document.member($0) }) else { return 0 }
-        let hash: UInt64
-        switch document.tape[node].kind {
-        case .string:
-            guard let value = document.withString(node, { $0.isEmpty ? nil : StableHash.hash($0, seed: userHashSeed) }) ?? nil
-            else { return 0 }
-            hash = value
-        case .null:
-            return 0
-        default:
-            hash = document.rawBytes(node).withUnsafeBytes { StableHash.hash($0, seed: userHashSeed ^ userKeyTweak) }
-        }
+        guard let node = MessageIdentity.member(document, MessageIdentity.userID) else { return 0 }
+        let hash = MessageIdentity.withText(document, node) { StableHash.hash($0, seed: userHashSeed) }
         return hash == 0 ? 1 : hash
-    }
-
-    private static func nonEmptyString<R>(_ document: JSONDocument, _ field: [UInt8], _ body: (UnsafeRawBufferPointer) -> R) -> R? {
-        guard let node = field.withUnsafeBytes({ document.member($0) }) else { return nil }
-        return document.withString(node) { $0.isEmpty ? nil : body($0) } ?? nil
     }
 
     /// Whether a `session` message says `action: start`.

@@ -10,8 +10,6 @@ struct TimerKeyBuilder {
     let correlate: [JSONPath]
     private(set) var bytes: [UInt8] = []
 
-    private static let anonymousId = Array("anonymousId".utf8)
-    private static let userId = Array("userId".utf8)
 
     init(correlate: [JSONPath]) {
         self.correlate = correlate
@@ -22,7 +20,7 @@ struct TimerKeyBuilder {
     /// when the message has no identity (decoding rules that out).
     mutating func build(_ document: JSONDocument, name: [UInt8]) -> UInt32? {
         bytes.removeAll(keepingCapacity: true)
-        guard appendIdentity(document, Self.anonymousId, tag: 1) || appendIdentity(document, Self.userId, tag: 2) else {
+        guard appendIdentity(document, MessageIdentity.anonymousID, tag: 1) || appendIdentity(document, MessageIdentity.userID, tag: 2) else {
             return nil
         }
         name.withUnsafeBytes { append($0) }
@@ -51,15 +49,12 @@ struct TimerKeyBuilder {
         return UInt32(truncatingIfNeeded: hasher.finalize())
     }
 
-    /// Appends `tag` and the field's value when it is a non-empty string.
-    private mutating func appendIdentity(_ document: JSONDocument, _ field: [UInt8], tag: UInt8) -> Bool {
-        guard let node = field.withUnsafeBytes({ document.member($0) }) else { return false }
-        return document.withString(node) { value -> Bool in
-            guard value.count > 0 else { return false }
-            bytes.append(tag)
-            append(value)
-            return true
-        } ?? false
+    /// Appends `tag` and the field's text when it is an id (`MessageIdentity`).
+    private mutating func appendIdentity(_ document: JSONDocument, _ field: StaticString, tag: UInt8) -> Bool {
+        guard let node = MessageIdentity.member(document, field) else { return false }
+        bytes.append(tag)
+        MessageIdentity.withText(document, node) { append($0) }
+        return true
     }
 
     private mutating func append(_ part: UnsafeRawBufferPointer) {

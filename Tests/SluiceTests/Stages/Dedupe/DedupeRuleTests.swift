@@ -57,14 +57,14 @@ let dedupeRuleCases: [DedupeRuleCase] = [
         expected: ["pass", "collision", "dup", "dup", "collision"],
         counters: ["duplicates": 2, "id_collisions": 2]),
     DedupeRuleCase(
-        name: "messages without an id pass",
-        input: [line(nil), line(nil), line("null"), line("null"), line(#""""#), line(#""""#)],
-        expected: ["pass", "pass", "pass", "pass", "pass", "pass"],
-        counters: ["without_id": 6, "duplicates": 0, "high_water": 0]),
+        name: "messages without an id pass: absent, null, empty or blank",
+        input: [line(nil), line(nil), line("null"), line("null"), line(#""""#), line(#""""#), line(#"" \t""#), line(#"" \t""#)],
+        expected: ["pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass"],
+        counters: ["without_id": 8, "duplicates": 0, "high_water": 0]),
     DedupeRuleCase(
-        name: "an id is compared as its value: the number 5 is not the string \"5\", an escape is its character",
+        name: "an id is compared as its text: the number 5 is the id \"5\", as every stage and provider reads it; an escape is its character",
         input: [line("5"), line(#""5""#), line("5"), line(#""\u0035""#)],
-        expected: ["pass", "pass", "dup", "dup"]),
+        expected: ["pass", "dup", "dup", "dup"]),
     DedupeRuleCase(
         name: "beyond max_ids the oldest id is forgotten first",
         settings: "{max_ids: 2}",
