@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 import SluiceTestSupport
 import Testing
 
@@ -36,7 +37,7 @@ import Testing
         return stage.compactMapValues { $0 as? Int }
     }
 
-    @Test func everyEventHasItsSessionAndTheAccountingBalances() throws {
+    @Test func everyEventHasItsSessionOrNoneNeverALaterOneAndTheAccountingBalances() throws {
         let directory = TemporaryDirectory()
         try generate(30000, seed: 5, to: "in.ndjson", in: directory)
         let result = try SluiceBinary.run(["run", "--pipeline", repositoryRoot + "/pipelines/session.yaml", "--stats", "stats.json",
@@ -48,13 +49,21 @@ import Testing
         var seqs: [String: [Int]] = [:]
         var owners: [String: String] = [:]
         var messageIDs: Set<String> = []
+        var withoutSession = 0
         for line in archive {
             let event = json(line)
             let context = try #require(event["context"] as? [String: Any], "no context in \(String(decoding: line, as: UTF8.self))")
-            let session = try #require(context["session"] as? [String: Any], "no context.session")
+            guard let session = context["session"] as? [String: Any] else {
+                // Only a late event older than every session its device remembers (counted below).
+                withoutSession += 1
+                continue
+            }
             let id = try #require(session["id"] as? String)
             #expect(id.count == 32 && id.allSatisfy(\.isHexDigit))
             #expect((session["start_ms"] as? Int ?? 0) > 1_700_000_000_000)
+            let timestamp = try #require(event["timestamp"] as? String)
+            let time = try #require(EventTime.parseISO8601(timestamp))
+            #expect((session["start_ms"] as? Int ?? .max) <= Int(time.milliseconds), "a session that began after the event")
             #expect((session["number"] as? Int ?? 0) >= 1)
             #expect((session["engagement_ms"] as? Int ?? 0) >= 1)
             #expect(session["authenticated"] is Bool)
@@ -83,6 +92,7 @@ import Testing
         #expect(started == seqs.count)
         #expect(session["started_session_message", default: 0] > 0)
         #expect(session["late_events_placed", default: 0] > 0)
+        #expect(session["late_events_too_late", default: 0] == withoutSession)
         #expect(session["evicted"] == 0)
     }
 

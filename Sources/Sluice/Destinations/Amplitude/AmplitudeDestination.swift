@@ -83,11 +83,11 @@ public struct AmplitudeDestination: Destination {
         let minimum = minIDLength
         var user = fields.userIdNode
         var device = fields.anonymousIdNode
-        if let node = user, !fields.withBytes(node, { AmplitudeDestination.isUsableID($0, minIDLength: minimum) }) {
+        if let node = user, !fields.withID(node, { AmplitudeDestination.isUsableID($0, minIDLength: minimum) }) {
             user = nil
             counts.add("user_id_left_out")
         }
-        if let node = device, !fields.withBytes(node, { AmplitudeDestination.isUsableID($0, minIDLength: minimum) }) {
+        if let node = device, !fields.withID(node, { AmplitudeDestination.isUsableID($0, minIDLength: minimum) }) {
             device = nil
             counts.add("device_id_left_out")
         }
@@ -106,12 +106,19 @@ public struct AmplitudeDestination: Destination {
         var record = JSONObjectEncoder()
         record.key("event_type", &out)
         if TextLimit.appendCut(name, maxScalars: AmplitudeDestination.maxStringCharacters, to: &out) { counts.add("string_cut") }
-        if let user { record.raw("user_id", document, node: user, &out) }
-        if let device { record.raw("device_id", document, node: device, &out) }
+        if let user { record.id("user_id", document, node: user, &out) }
+        if let device { record.id("device_id", document, node: device, &out) }
         // [v2] "You must send the time parameter in each event as millisecond since epoch."
         record.integer("time", fields.time.milliseconds, &out)
-        // [v2] session_id: the session's start time in ms; -1 sends the event out of session.
-        record.integer("session_id", fields.session?.startMs ?? -1, &out)
+        // [v2] session_id: the session's start time in ms; -1 sends the event out of
+        // session. Never a session that began after the event (an upstream
+        // `context.session` saying so is not believed: counted, sent out of session).
+        var sessionID = fields.session?.startMs ?? -1
+        if sessionID > fields.time.milliseconds {
+            sessionID = -1
+            counts.add("session_after_event")
+        }
+        record.integer("session_id", sessionID, &out)
         // [v2] "Event deduplication": the same insert_id on the same device within 7 days is ignored.
         record.key("insert_id", &out)
         context.appendInsertID(messageId: fields.messageIdNode, name: name, document: document, to: &out)

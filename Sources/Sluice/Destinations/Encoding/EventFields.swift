@@ -49,6 +49,9 @@ final class EventFields {
     private(set) var startedAt: Int?
     private(set) var timed: Timed?
     private(set) var session: Session?
+    /// `started_session`: the session a completed timed event's start was in, when
+    /// that is not the event's own (see `TimedEventRewrite.completed`).
+    private(set) var startedSession: Session?
     let time: EventTime
     private var contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil, nil, nil, nil, nil)
 
@@ -58,38 +61,40 @@ final class EventFields {
         self.document = document
         time = event.time
         var timedNode: Int?, userIdNode: Int?, anonymousIdNode: Int?, messageIdNode: Int?
-        var properties: Int?, traits: Int?, context: Int?, startedAt: Int?
+        var properties: Int?, traits: Int?, context: Int?, startedAt: Int?, startedSession: Int?
         document.forEachMember(of: 0) { key, value in
             let kind = document.tape[value].kind
             switch document.tape[key].end - document.tape[key].start - 2 {
             case 5:
                 if timedNode == nil, document.string(key, is: "timed") { timedNode = value }
             case 6:
-                if userIdNode == nil, kind == .string, document.string(key, is: "userId") { userIdNode = value }
+                if userIdNode == nil, document.string(key, is: "userId") { userIdNode = value }
                 if traits == nil, kind == .object, document.string(key, is: "traits") { traits = value }
             case 7:
                 if context == nil, kind == .object, document.string(key, is: "context") { context = value }
             case 9:
-                if messageIdNode == nil, kind == .string, document.string(key, is: "messageId") { messageIdNode = value }
+                if messageIdNode == nil, document.string(key, is: "messageId") { messageIdNode = value }
             case 10:
                 if properties == nil, kind == .object, document.string(key, is: "properties") { properties = value }
                 if startedAt == nil, kind == .string, document.string(key, is: "started_at") { startedAt = value }
             case 11:
-                if anonymousIdNode == nil, kind == .string, document.string(key, is: "anonymousId") { anonymousIdNode = value }
+                if anonymousIdNode == nil, document.string(key, is: "anonymousId") { anonymousIdNode = value }
+            case 15:
+                if startedSession == nil, kind == .object, document.string(key, is: "started_session") { startedSession = value }
             default:
                 break
             }
         }
-        self.userIdNode = userIdNode
-        self.anonymousIdNode = anonymousIdNode
-        self.messageIdNode = messageIdNode
+        // The first member of each name decides, as for every other reader; one that is
+        // not an id by `MessageIdentity`'s rule (`""`, blank, null) counts as absent.
+        self.userIdNode = MessageIdentity.id(document, userIdNode)
+        self.anonymousIdNode = MessageIdentity.id(document, anonymousIdNode)
+        self.messageIdNode = MessageIdentity.id(document, messageIdNode)
         self.properties = properties
         self.traits = traits
         self.context = context
         self.startedAt = startedAt
-        if let node = userIdNode, document.decodedLength(node) == 0 { userIdNode = nil }
-        if let node = anonymousIdNode, document.decodedLength(node) == 0 { anonymousIdNode = nil }
-        if let node = messageIdNode, document.decodedLength(node) == 0 { messageIdNode = nil }
+        if let startedSession { self.startedSession = EventFields.readSession(document, startedSession) }
         if let timedNode { timed = EventFields.timedState(document, timedNode, properties: properties) }
         if let context {
             if let memo, !document.isModified {
@@ -136,7 +141,7 @@ final class EventFields {
                 if device == nil, document.string(key, is: "device") { device = value }
                 else if traits == nil, document.string(key, is: "traits") { traits = value }
             case (.object, 7): if sessionNode == nil, document.string(key, is: "session") { sessionNode = value }
-            case (.string, 2): if ip == nil, document.string(key, is: "ip") { ip = value }
+            case (.string, 2): if ip == nil, document.string(key, is: "ip"), document.decodedLength(value) > 0 { ip = value }
             default: break
             }
         }
@@ -149,33 +154,36 @@ final class EventFields {
                 stringMembers(of: device, "model", "manufacturer", "id", "advertisingId")
         }
         if let app { (contextNodes.6, contextNodes.7, _, _) = stringMembers(of: app, "version", "build") }
-        if let sessionNode {
-            // One pass too; the numbers are read only if they are integers, the id only if a string.
-            var found = Session()
-            var seen = 0
-            document.forEachMember(of: sessionNode) { key, value in
-                switch document.decodedLength(key) {
-                case 2 where seen & 1 == 0 && document.string(key, is: "id"):
-                    seen |= 1
-                    if document.tape[value].kind == .string { found.id = value }
-                case 3 where seen & 2 == 0 && document.string(key, is: "seq"):
-                    seen |= 2
-                    found.seq = EventFields.integer(document, value)
-                case 6 where seen & 4 == 0 && document.string(key, is: "number"):
-                    seen |= 4
-                    found.number = EventFields.integer(document, value)
-                case 8 where seen & 8 == 0 && document.string(key, is: "start_ms"):
-                    seen |= 8
-                    found.startMs = EventFields.integer(document, value)
-                case 13 where seen & 16 == 0 && document.string(key, is: "engagement_ms"):
-                    seen |= 16
-                    found.engagementMs = EventFields.integer(document, value)
-                default:
-                    break
-                }
+        if let sessionNode { session = EventFields.readSession(document, sessionNode) }
+    }
+
+    /// A `context.session` (or `started_session`) object's fields, in one pass; the
+    /// numbers are read only if they are integers, the id only if a string.
+    static func readSession(_ document: JSONDocument, _ node: Int) -> Session {
+        var found = Session()
+        var seen = 0
+        document.forEachMember(of: node) { key, value in
+            switch document.decodedLength(key) {
+            case 2 where seen & 1 == 0 && document.string(key, is: "id"):
+                seen |= 1
+                if document.tape[value].kind == .string { found.id = value }
+            case 3 where seen & 2 == 0 && document.string(key, is: "seq"):
+                seen |= 2
+                found.seq = EventFields.integer(document, value)
+            case 6 where seen & 4 == 0 && document.string(key, is: "number"):
+                seen |= 4
+                found.number = EventFields.integer(document, value)
+            case 8 where seen & 8 == 0 && document.string(key, is: "start_ms"):
+                seen |= 8
+                found.startMs = EventFields.integer(document, value)
+            case 13 where seen & 16 == 0 && document.string(key, is: "engagement_ms"):
+                seen |= 16
+                found.engagementMs = EventFields.integer(document, value)
+            default:
+                break
             }
-            session = found
         }
+        return found
     }
 
     /// The string members of `object` under up to four keys, found in one pass:
@@ -193,7 +201,9 @@ final class EventFields {
             else if seen & 8 == 0, let key3, document.string(key, is: key3) { index = 3 }
             else { return }
             seen |= 1 << index
-            guard document.tape[value].kind == .string else { return }
+            // An empty string is no value: providers get the field left out, not `""`.
+            let node = document.tape[value]
+            guard node.kind == .string, node.end - node.start > 2 else { return }
             switch index {
             case 0: found.0 = value
             case 1: found.1 = value
@@ -238,9 +248,15 @@ final class EventFields {
         document.withString(node, body)!
     }
 
-    var userId: [UInt8]? { userIdNode.map { node in withBytes(node) { Array($0) } } }
-    var anonymousId: [UInt8]? { anonymousIdNode.map { node in withBytes(node) { Array($0) } } }
-    var messageId: [UInt8]? { messageIdNode.map { node in withBytes(node) { Array($0) } } }
+    var userId: [UInt8]? { userIdNode.map { MessageIdentity.text(document, $0) } }
+    var anonymousId: [UInt8]? { anonymousIdNode.map { MessageIdentity.text(document, $0) } }
+    var messageId: [UInt8]? { messageIdNode.map { MessageIdentity.text(document, $0) } }
+
+    /// Calls `body` with the text of an id node (`userIdNode`, `anonymousIdNode`, `messageIdNode`).
+    @inline(__always)
+    func withID<R>(_ node: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        MessageIdentity.withText(document, node, body)
+    }
 
     /// The value of a JSON integer node (no fraction, no exponent, fits 64 bits), parsed from its bytes.
     static func integer(_ document: JSONDocument, _ node: Int) -> Int64? {

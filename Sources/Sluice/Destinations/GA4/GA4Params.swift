@@ -2,23 +2,28 @@
 /// their count, names and values, and what happens to values GA4 would drop.
 /// The bracketed citations are the pages listed on `GA4Destination`.
 extension GA4Destination {
+    /// - Parameters:
+    ///   - session: the session the event item belongs to (the event's own, or for a
+    ///     split timed event's start its `started_session`), `time` the item's time.
     mutating func appendParams<Out: ByteSink>(_ fields: EventFields, event: Event, extra: (key: StaticString, limit: Int)?,
-                               includeDuration: Bool, _ out: inout Out) {
+                               includeDuration: Bool, session: EventFields.Session?, at time: EventTime, _ out: inout Out) {
         let document = fields.document
         var params = JSONObjectEncoder()
         written.removeAll(keepingCapacity: true)
         // [mp-send] "Recommended parameters for reports": without session_id and
         // engagement_time_msec the event is missing from session and engagement reports.
-        if let startMs = fields.session?.startMs {
+        // An event is never filed in a session that began after it (an upstream
+        // `context.session` that says so is not believed: counted, left out).
+        if let startMs = session?.startMs, startMs <= time.milliseconds {
             params.key("session_id", &out)
             markLastKey(10, out)
             appendInteger(startMs / 1000, to: &out)
         } else {
-            counts.add("session_id_missing")
+            counts.add(session?.startMs == nil ? "session_id_missing" : "session_after_event")
         }
         params.key("engagement_time_msec", &out)
         markLastKey(20, out)
-        appendInteger(max(1, fields.session?.engagementMs ?? 1), to: &out)
+        appendInteger(max(1, session?.engagementMs ?? 1), to: &out)
         if let extra {
             params.key(extra.key, &out)
             markLastKey(extra.key.utf8CodeUnitCount, out)

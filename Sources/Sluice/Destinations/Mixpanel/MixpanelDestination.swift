@@ -92,8 +92,8 @@ public struct MixpanelDestination: Destination {
         guard let distinct = fields.userIdNode ?? fields.anonymousIdNode else {
             return .refused(Rejection(.invalidDistinctID, "no userId or anonymousId for distinct_id"))
         }
-        if fields.withBytes(distinct, MixpanelDestination.isPlaceholder) {
-            return .refused(Rejection(.invalidDistinctID, "distinct_id would be \"\(document.string(distinct) ?? "")\", a placeholder Mixpanel rejects"))
+        if fields.withID(distinct, MixpanelDestination.isPlaceholder) {
+            return .refused(Rejection(.invalidDistinctID, "distinct_id would be \"\(String(decoding: MessageIdentity.text(document, distinct), as: UTF8.self))\", a placeholder Mixpanel rejects"))
         }
         let timeMs = fields.time.milliseconds
         if timeMs < MixpanelDestination.earliestTimeMs {
@@ -105,21 +105,21 @@ public struct MixpanelDestination: Destination {
         record.key("properties", &out)
         var properties = JSONObjectEncoder()
         properties.integer("time", timeMs, &out)  // [import] seconds or milliseconds; ms keeps the precision
-        properties.raw("distinct_id", document, node: distinct, &out)
+        properties.id("distinct_id", document, node: distinct, &out)
         properties.key("$insert_id", &out)
         context.appendInsertID(messageId: fields.messageIdNode, name: name, document: document, to: &out)
         var count = 3
         // Simplified ID Merge: $device_id and $user_id let Mixpanel join the anonymous and the signed-in user.
         if let anonymous = fields.anonymousIdNode {
-            if fields.withBytes(anonymous, MixpanelDestination.isPlaceholder) {
+            if fields.withID(anonymous, MixpanelDestination.isPlaceholder) {
                 counts.add("placeholder_device_id_left_out")
             } else {
-                properties.raw("$device_id", document, node: anonymous, &out)
+                properties.id("$device_id", document, node: anonymous, &out)
                 count += 1
             }
         }
         if let user = fields.userIdNode {
-            properties.raw("$user_id", document, node: user, &out)
+            properties.id("$user_id", document, node: user, &out)
             count += 1
         }
         if case let .completed(durationMs?) = fields.timed {
@@ -140,9 +140,16 @@ public struct MixpanelDestination: Destination {
         count += appendContextProperty(6, "ip", fields.node(.ip), overridden, document, &properties, &out)
         // Session data has no field of its own in Mixpanel (sessions are computed
         // at query time, optionally from a `session_id` property: docs/features/sessions).
+        // Never a session that began after the event (an upstream `context.session`
+        // saying so is not believed: counted, left out).
+        var session = fields.session
+        if let startMs = session?.startMs, startMs > timeMs {
+            session = nil
+            counts.add("session_after_event")
+        }
         let sessionOverridden = overridden >> MixpanelDestination.contextProperties.count
-        if sessionOverridden != 0 && fields.session != nil { counts.add("context_property_overridden") }
-        count += SessionAsProperties.append(fields.session, document, skipping: sessionOverridden, to: &properties, &out)
+        if sessionOverridden != 0 && session != nil { counts.add("context_property_overridden") }
+        count += SessionAsProperties.append(session, document, skipping: sessionOverridden, to: &properties, &out)
         if let node = fields.properties {
             appendEventProperties(document, node, count: count, &properties, &out)
         }

@@ -20,8 +20,12 @@
 /// settings or traits (`late_events_placed`). Each device keeps its last few
 /// sessions for this until the watermark (latest event time minus `lateness`)
 /// passes the start of the session after them. A late event older than every
-/// session the device still remembers goes to the oldest one it does remember
-/// (`late_events_too_late`).
+/// session the device still remembers gets no session (`late_events_too_late`):
+/// never one that started after it.
+///
+/// A completed timed event (a `timed` stage before this one) whose start
+/// (`started_at`) fell in an earlier session than the event's own gets that
+/// session as `started_session` (`{}` when it is no longer remembered).
 ///
 /// Memory: a 72-byte `DeviceRecord` per device plus its share of the index
 /// (8–16 B), see `DeviceTable`; past sessions (48 B each) only for devices
@@ -109,19 +113,56 @@ public struct SessionTracking: Stage {
         }
         let key = Self.deviceKey(event.document)
         let user = Self.userHash(event.document)
-        let context: SessionContext
-        if let slot = devices.find(keyA: key.a, keyB: key.b) {
-            devices.touch(slot)
-            if time < devices[slot].last {
-                context = placeLate(slot, time: time)
+        let context: SessionContext?
+        var slot = devices.find(keyA: key.a, keyB: key.b)
+        if let found = slot {
+            devices.touch(found)
+            if time < devices[found].last {
+                context = placeLate(found, time: time)
             } else {
-                context = advance(slot, event, time: time, user: user)
+                context = advance(found, event, time: time, user: user)
             }
         } else {
             context = admit(event, key: key, time: time, user: user)
+            slot = devices.find(keyA: key.a, keyB: key.b)
         }
-        if !attach(context, to: &event.document) { stats.notAttached += 1 }
+        if let context {
+            if !attach(context, to: &event.document) { stats.notAttached += 1 }
+            if event.type == .track, let slot { attachStartedSession(slot, current: context, to: &event.document) }
+        } else {
+            detachSession(from: &event.document)
+        }
         output.emit(event)
+    }
+
+    private static let startedAtKey = Array("started_at".utf8)
+    static let startedSessionPath = JSONPath("started_session")
+
+    /// A completed timed event (an upstream `timed` stage) whose start fell in an
+    /// earlier session than its stop: `started_session` says which, so a provider
+    /// that writes the start on its own (GA4 `timed: split`) files it there.
+    private mutating func attachStartedSession(_ slot: Int32, current: SessionContext, to document: inout JSONDocument) {
+        guard let node = Self.startedAtKey.withUnsafeBytes({ document.member($0) }),
+              let started = document.withString(node, { EventTime.parseISO8601($0) }) ?? nil,
+              started.microseconds < current.start
+        else { return }
+        builder.reset()
+        if let session = sessionAt(slot, time: started.microseconds) {
+            session.write(into: &builder, settingsPool: settingsPool, traitsPool: traitsPool)
+        } else {
+            // Before everything the device remembers: the start had no session we know.
+            builder.beginObject()
+            builder.endObject()
+        }
+        guard document.set(Self.startedSessionPath, json: builder.bytes) else { return }
+        document = document.materialized()
+    }
+
+    /// Leaves an event placed in no session without one: a `context.session` it
+    /// came with (a replayed file) would name a session that is not its own.
+    private func detachSession(from document: inout JSONDocument) {
+        guard document.find(Self.sessionPath) != nil, document.remove(Self.sessionPath) else { return }
+        document = document.materialized()
     }
 
     private static let contextKey = Array("context".utf8)
@@ -228,36 +269,46 @@ public struct SessionTracking: Stage {
         return current(record, engagement: engagement)
     }
 
-    /// An event earlier than the device's latest: placed, changing nothing but that session's `seq`.
-    private mutating func placeLate(_ slot: Int32, time: Int64) -> SessionContext {
+    /// An event earlier than the device's latest: placed in the session current at
+    /// its time, changing nothing but that session's `seq`; nil (no session, never a
+    /// later one) when it is older than every session the device still remembers.
+    private mutating func placeLate(_ slot: Int32, time: Int64) -> SessionContext? {
         let record = devices[slot]
         if time >= record.start {
             stats.latePlaced += 1
             devices[slot].seq &+= 1
             return current(devices[slot], engagement: 1)
         }
+        guard let cursor = pastSession(of: record, at: time) else {
+            stats.tooLate += 1
+            return nil
+        }
+        stats.latePlaced += 1
+        past[cursor].seq &+= 1
+        return context(of: past[cursor], record)
+    }
+
+    /// The session of the device in `slot` current at `time`, as it is now (no `seq` taken), if it is remembered.
+    private func sessionAt(_ slot: Int32, time: Int64) -> SessionContext? {
+        let record = devices[slot]
+        if time >= record.start { return current(record, engagement: 1) }
+        return pastSession(of: record, at: time).map { context(of: past[$0], record) }
+    }
+
+    /// The newest past session of `record` that started at or before `time`.
+    private func pastSession(of record: DeviceRecord, at time: Int64) -> Int32? {
         var cursor = record.history
-        var oldestKnown: Int32 = -1
         while cursor >= 0 {
-            if past[cursor].start <= time { break }
-            oldestKnown = cursor
+            if past[cursor].start <= time { return cursor }
             cursor = past[cursor].older
         }
-        if cursor >= 0 {
-            stats.latePlaced += 1
-        } else {
-            stats.tooLate += 1
-            cursor = oldestKnown
-        }
-        guard cursor >= 0 else {
-            devices[slot].seq &+= 1
-            return current(devices[slot], engagement: 1)
-        }
-        past[cursor].seq &+= 1
-        let session = past[cursor]
-        return SessionContext(keyA: record.keyA, keyB: record.keyB, start: session.start, number: session.number,
-                              seq: session.seq, authenticated: session.authenticated, engagementMilliseconds: 1,
-                              settings: session.settings, traits: session.traits)
+        return nil
+    }
+
+    private func context(of session: PastSession, _ record: DeviceRecord) -> SessionContext {
+        SessionContext(keyA: record.keyA, keyB: record.keyB, start: session.start, number: session.number,
+                       seq: session.seq, authenticated: session.authenticated, engagementMilliseconds: 1,
+                       settings: session.settings, traits: session.traits)
     }
 
     private func current(_ record: DeviceRecord, engagement: Int64) -> SessionContext {

@@ -194,9 +194,10 @@ public struct TimedEventPairing: Stage {
             let document = event.document
             let properties = document.member("properties").map { document.rawBytes($0) } ?? []
             let timestamp = document.member("timestamp").map { document.rawBytes($0) } ?? []
+            let session = document.find(TimedEventRewrite.sessionPath).map { document.rawBytes($0) } ?? []
             output.emit(TimedEventRewrite.completed(stop: stopEvent, startTime: event.time, startTimestamp: timestamp,
-                                                    startProperties: properties, startWithheld: event.withheld,
-                                                    marker: settings.marker))
+                                                    startProperties: properties, startSession: session,
+                                                    startWithheld: event.withheld, marker: settings.marker))
             output.merge(event.origin)
             stats.completed += 1
             return
@@ -226,8 +227,9 @@ public struct TimedEventPairing: Stage {
             let start = table.remove(open)
             if event.time.microseconds - start.time.microseconds <= expireAfter {
                 output.emit(TimedEventRewrite.completed(stop: event, startTime: start.time, startTimestamp: start.timestamp,
-                                                        startProperties: start.properties, startWithheld: start.withheld,
-                                                        marker: settings.marker))
+                                                        startProperties: start.properties,
+                                                        startSession: startSession(start, stop: event),
+                                                        startWithheld: start.withheld, marker: settings.marker))
                 output.merge(start.origin)
                 stats.completed += 1
                 return
@@ -264,10 +266,13 @@ public struct TimedEventPairing: Stage {
             // Never emitted again: keep only what a completed event takes from it.
             let timestampText = timestampNode.map { document.rawBytes($0) } ?? []
             let propertiesText = propertiesNode.map { document.rawBytes($0) } ?? []
-            bytes.reserveCapacity(key.count + timestampText.count + propertiesText.count)
+            // And the start's `context.session` (a `session` stage before this one), last.
+            let sessionText = document.find(TimedEventRewrite.sessionPath).map { document.rawBytes($0) } ?? []
+            bytes.reserveCapacity(key.count + timestampText.count + propertiesText.count + sessionText.count)
             bytes.append(contentsOf: key)
             bytes.append(contentsOf: timestampText)
             bytes.append(contentsOf: propertiesText)
+            bytes.append(contentsOf: sessionText)
             timestamp.end = timestamp.start + UInt32(timestampText.count)
             properties = (timestamp.end, timestamp.end + UInt32(propertiesText.count))
         } else {
@@ -309,6 +314,19 @@ public struct TimedEventPairing: Stage {
         }
         stats.openHighWater = max(stats.openHighWater, table.count)
         stats.openBytesHighWater = max(stats.openBytesHighWater, table.footprint)
+    }
+
+    /// The raw `context.session` of a kept start, when the stop has one too (a
+    /// `session` stage ran before this one): after its `properties` when only
+    /// those are kept (`on_abandoned: drop`), else read from its line.
+    private func startSession(_ start: OpenTimerTable.Entry, stop: Event) -> ArraySlice<UInt8> {
+        guard stop.document.find(TimedEventRewrite.sessionPath) != nil else { return [] }
+        if settings.onAbandoned == .drop {
+            return start.bytes[max(Int(start.propertiesEnd), Int(start.timestampEnd))...]
+        }
+        guard let line = try? JSONDocument.parse(Array(start.payload)),
+              let node = line.find(TimedEventRewrite.sessionPath) else { return [] }
+        return line.rawBytes(node)
     }
 
     /// When an entry is let out once the watermark passes it: a start after

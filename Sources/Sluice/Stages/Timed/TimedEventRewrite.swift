@@ -18,6 +18,8 @@ enum TimedEventRewrite {
     static let propertiesPath = JSONPath("properties")
     static let startedAtPath = JSONPath("started_at")
     static let abandonReasonPath = JSONPath("abandon_reason")
+    static let sessionPath = JSONPath("context.session")
+    static let startedSessionPath = JSONPath("started_session")
     private static let durationKey = Array("duration_ms".utf8)
     private static let eventKey = Array("event".utf8)
 
@@ -29,10 +31,15 @@ enum TimedEventRewrite {
     /// - Parameters:
     ///   - startTimestamp: the start's `timestamp` value, raw JSON (empty if absent).
     ///   - startProperties: the start's `properties` value, raw JSON (empty when absent).
+    ///   - startSession: the start's `context.session`, raw JSON (empty when absent): when
+    ///     it is another session than the stop's, it becomes `started_session`, so a
+    ///     provider that writes the start on its own (GA4 `timed: split`) files it in
+    ///     the session it happened in, not in one that began after it.
     ///   - startWithheld: the start's consent mark; the pair is withheld from every
     ///     destination the start or the stop was (the stricter of the two).
     static func completed(stop: Event, startTime: EventTime, startTimestamp: ArraySlice<UInt8>,
-                          startProperties: ArraySlice<UInt8>, startWithheld: WithheldDestinations?, marker: JSONPath) -> Event {
+                          startProperties: ArraySlice<UInt8>, startSession: ArraySlice<UInt8> = [],
+                          startWithheld: WithheldDestinations?, marker: JSONPath) -> Event {
         var stop = applyingEdits(stop)
         let duration = max(0, stop.time.microseconds - startTime.microseconds) / 1000
         var merged: [UInt8] = [UInt8(ascii: "{")]
@@ -68,6 +75,9 @@ enum TimedEventRewrite {
             stop.document.set(startedAtPath, string: startTime.iso8601)
         } else {
             stop.document.set(startedAtPath, json: Array(startTimestamp))
+        }
+        if !startSession.isEmpty, !sameSession(startSession, stop.document) {
+            stop.document.set(startedSessionPath, json: Array(startSession))
         }
         stop.document.set(marker, string: "completed")
         stop.withheld = WithheldDestinations.union(stop.withheld, startWithheld)
@@ -153,6 +163,14 @@ enum TimedEventRewrite {
         guard let node = eventKey.withUnsafeBytes({ document.member($0) }) else { return [] }
         return document.withString(node) { Array($0) } ?? []
     }
+
+    /// Whether a start's `context.session` text names the session the stop is in (same `id`).
+    private static func sameSession(_ startSession: ArraySlice<UInt8>, _ stop: JSONDocument) -> Bool {
+        guard let start = try? JSONDocument.parse(Array(startSession)), let startID = start.member("id"),
+              let stopID = stop.find(sessionIDPath) else { return false }
+        return start.rawBytes(startID).elementsEqual(stop.rawBytes(stopID))
+    }
+    private static let sessionIDPath = JSONPath("context.session.id")
 
     private static func isDurationKey(_ document: JSONDocument, _ key: Int) -> Bool {
         durationKey.withUnsafeBytes { document.stringEquals(document.tape[key], $0) }
