@@ -79,6 +79,15 @@ struct GeneratedDevice {
         context.put(device.model)
         context.put(#"","manufacturer":""#)
         context.put(device.maker)
+        // The Firebase SDK's app instance id (32 hex digits), which GA4 app streams need:
+        // made from the device's id, not drawn (the stream stays what it was), and
+        // missing on one device in 16, as on installs without Firebase.
+        let instance = anon.bytes.withUnsafeBytes { (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB)) }
+        if instance.0 & 15 != 0 {
+            context.put(#"","appInstanceId":""#)
+            context.put(hex: instance.0, width: 16)
+            context.put(hex: instance.1, width: 16)
+        }
         context.put(#""},"os":{"name":""#)
         context.put(device.os)
         context.put(#"","version":""#)

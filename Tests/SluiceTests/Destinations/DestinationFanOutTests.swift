@@ -58,7 +58,7 @@ import SluiceTestSupport
 
     @Test func renameComesBeforeGA4sNameRules() throws {
         let outcome = try run("""
-          ga4: {type: ga4, names: reject, rename: {"Avatar Changed": avatar_changed}}
+          ga4: {type: ga4, stream: web, names: reject, rename: {"Avatar Changed": avatar_changed}}
         """, [track("Avatar Changed"), track("Profile Fields")])
         #expect(outcome.records["ga4"]?.first?.contains(#""name":"avatar_changed""#) == true)
         #expect(outcome.destination("ga4").refused == ["invalid_event_name": 1])
@@ -114,7 +114,7 @@ import SluiceTestSupport
 
     @Test func changesAreCountedPerKindInTheStats() throws {
         let outcome = try run("""
-          ga4: {type: ga4}
+          ga4: {type: ga4, stream: web}
         """, [track("Avatar Changed", properties: #"{"flag":true,"gone":null}"#)])
         let changes = Dictionary(uniqueKeysWithValues: outcome.destination("ga4").changes.map { ($0.name, $0.value) })
         #expect(changes["name_characters_replaced"] == 1)

@@ -33,7 +33,7 @@ func trackJSON(event: String = "movie_tapped", properties: String = #"{"movie_id
     var fields = [#""type":"track""#, #""event":\#(quoted(event))"#, #""messageId":"m-1""#,
                   #""timestamp":"2026-11-20T08:00:07.269Z""#, #""anonymousId":\#(quoted(anonymousId))"#]
     if let userId { fields.append(#""userId":\#(quoted(userId))"#) }
-    fields.append(#""context":{"os":{"name":"iOS","version":"17.1"},"device":{"model":"iPhone15,2","manufacturer":"Apple"},"app":{"version":"3.2.1","build":"3210"},"ip":"203.0.113.7"}"#)
+    fields.append(#""context":{"os":{"name":"iOS","version":"17.1"},"device":{"model":"iPhone15,2","manufacturer":"Apple","appInstanceId":"5c7d2e1f9a8b4c3d2e1f0a9b8c7d6e5f"},"app":{"version":"3.2.1","build":"3210"},"ip":"203.0.113.7"}"#)
     fields.append(#""properties":\#(properties)"#)
     if !extra.isEmpty { fields.append(extra) }
     return "{" + fields.joined(separator: ",") + "}"

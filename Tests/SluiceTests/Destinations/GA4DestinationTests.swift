@@ -4,8 +4,12 @@ import Testing
 @Suite struct GA4DestinationTests {
     private let session = #""ip":"203.0.113.7","session":{"id":"s","start_ms":1795161600000,"number":1,"seq":3,"engagement_ms":0}"#
 
+    /// A track event of a device with the Firebase SDK's app instance id (`context.device.appInstanceId`).
     private func event(_ name: String, properties: String = "{}", extra: String = "") -> String {
-        #"{"type":"track","event":\#(quoted(name)),"timestamp":"2026-11-20T08:00:00Z","anonymousId":"0123456789abcdef0123456789abcdef","properties":\#(properties)\#(extra)}"#
+        let device = #""device":{"appInstanceId":"0123456789abcdef0123456789abcdef"}"#
+        let rest = extra.contains(#""context":{"#) ? extra.replacingAll(#""context":{"#, with: #""context":{\#(device),"#)
+                                                 : extra + #","context":{\#(device)}"#
+        return #"{"type":"track","event":\#(quoted(name)),"timestamp":"2026-11-20T08:00:00Z","anonymousId":"0123456789abcdef0123456789abcdef","properties":\#(properties)\#(rest)}"#
     }
 
     private func params(_ line: String, event index: Int = 0) throws -> [(key: String, value: String)] {
@@ -21,7 +25,35 @@ import Testing
         var ga4 = try DestinationHarness("{type: ga4}")
         let input = trackJSON(anonymousId: "0123456789ABCDEF0123456789abcdef").replacingAll(#""ip":"203.0.113.7""#, with: session)
         #expect(try ga4.encode(input).get() ==
-            #"{"app_instance_id":"0123456789abcdef0123456789abcdef","user_id":"user-12345","timestamp_micros":1795161607269000,"events":[{"name":"movie_tapped","params":{"session_id":1795161600,"engagement_time_msec":1,"movie_id":5}}]}"#)
+            #"{"app_instance_id":"5c7d2e1f9a8b4c3d2e1f0a9b8c7d6e5f","user_id":"user-12345","timestamp_micros":1795161607269000,"events":[{"name":"movie_tapped","params":{"session_id":1795161600,"engagement_time_msec":1,"movie_id":5}}]}"#)
+    }
+
+    /// [mp-send] session_id groups events into sessions: a split timed event's start
+    /// goes in the session it happened in (`started_session`), its stop in the event's.
+    @Test func aSplitTimedEventsStartCarriesTheStartsSessionAndItsStopTheStops() throws {
+        let sessions = #","context":{"session":{"id":"s2","start_ms":1795161598000,"number":2,"seq":1}},"started_session":{"id":"s1","start_ms":1795161500000,"number":1,"seq":4}"#
+        let completed = event("checkout_flow", properties: #"{"duration_ms":5000}"#,
+                              extra: #","timed":"completed","started_at":"2026-11-20T07:59:55Z""# + sessions)
+        var split = try DestinationHarness("{type: ga4, timed: split}")
+        let line = try split.encode(completed).get()
+        #expect(try params(line, event: 0).first { $0.0 == "session_id" }?.1 == "1795161500")
+        #expect(try params(line, event: 1).first { $0.0 == "session_id" }?.1 == "1795161598")
+    }
+
+    /// No event is filed in a session that began after it: such a `context.session` is not believed.
+    @Test func aSessionThatBeganAfterTheEventIsLeftOutAndCounted() throws {
+        let late = #","context":{"session":{"id":"s2","start_ms":1795161600001,"number":2,"seq":1}}"#
+        var ga4 = try DestinationHarness("{type: ga4}")
+        let line = try ga4.encode(event("tap", extra: late)).get()
+        #expect(!line.contains("session_id"))
+        #expect(ga4.change("session_after_event") == 1)
+        // The split start of a pair whose stop's session began after the start: no session either.
+        let completed = event("checkout_flow", properties: #"{"duration_ms":5000}"#,
+                              extra: #","timed":"completed","started_at":"2026-11-20T07:59:55Z","context":{"session":{"id":"s2","start_ms":1795161598000}}"#)
+        var split = try DestinationHarness("{type: ga4, timed: split}")
+        let pair = try split.encode(completed).get()
+        #expect(try params(pair, event: 0).first { $0.0 == "session_id" } == nil)
+        #expect(try params(pair, event: 1).first { $0.0 == "session_id" }?.1 == "1795161598")
     }
 
     @Test func aScreenBecomesScreenViewWithUserPropertiesFromContextTraits() throws {
@@ -147,7 +179,7 @@ import Testing
 
     @Test func aScreenNamePropertyDoesNotDuplicateTheScreenName() throws {
         var ga4 = try DestinationHarness("{type: ga4}")
-        let screen = #"{"type":"screen","name":"home","anonymousId":"dev-1","timestamp":"2026-11-20T08:00:00Z","properties":{"screen_name":"other"}}"#
+        let screen = #"{"type":"screen","name":"home","anonymousId":"dev-1","timestamp":"2026-11-20T08:00:00Z","context":{"device":{"appInstanceId":"5c7d2e1f9a8b4c3d2e1f0a9b8c7d6e5f"}},"properties":{"screen_name":"other"}}"#
         #expect(try params(ga4.encode(screen).get()).filter { $0.key == "screen_name" }.map(\.value) == [#""home""#])
         #expect(ga4.change("duplicate_param_dropped") == 1)
     }
@@ -189,14 +221,44 @@ import Testing
         #expect(result.ga4.change("user_property_dropped") == 2)
     }
 
-    @Test func anAppInstanceIDThatIsNot32HexDigitsIsDerivedStably() throws {
+    /// [mp-ref] app_instance_id "needs to be retrieved through the Firebase SDK" and is
+    /// "expected to be a 32 digit hexadecimal number": read from the event, never made up.
+    @Test func anAppStreamTakesTheAppInstanceIDFromTheEventLowercased() throws {
         var ga4 = try DestinationHarness("{type: ga4}")
         let id = { (line: String) in try JSONDocument.parse(Array(line.utf8)).string(at: JSONPath("app_instance_id"))! }
-        let a = try id(ga4.encode(trackJSON()).get())
-        #expect(try a == id(ga4.encode(trackJSON(event: "other")).get()))
-        #expect(a.count == 32 && a.allSatisfy(\.isHexDigit))
-        #expect(try id(ga4.encode(trackJSON(anonymousId: "01234567-89AB-CDEF-0123-456789ABCDEF")).get()) == "0123456789abcdef0123456789abcdef")
-        #expect(ga4.change("app_instance_id_derived") == 2)
+        #expect(try id(ga4.encode(trackJSON()).get()) == "5c7d2e1f9a8b4c3d2e1f0a9b8c7d6e5f")
+        let upper = trackJSON().replacingAll("5c7d2e1f9a8b4c3d2e1f0a9b8c7d6e5f", with: "5C7D2E1F-9A8B-4C3D-2E1F-0A9B8C7D6E5F")
+        #expect(try id(ga4.encode(upper).get()) == "5c7d2e1f9a8b4c3d2e1f0a9b8c7d6e5f")
+    }
+
+    @Test(arguments: [
+        (#","appInstanceId":"5c7d2e1f9a8b4c3d2e1f0a9b8c7d6e5f""#, ""),
+        (#","appInstanceId":"""#, "missing_app_instance_id"),
+        (#","appInstanceId":"   ""#, "missing_app_instance_id"),
+        (#","appInstanceId":null"#, "missing_app_instance_id"),
+        (#","appInstanceId":"dev-000001-abcdef12""#, "invalid_app_instance_id"),
+        (#","appInstanceId":"5c7d2e1f9a8b4c3d2e1f0a9b8c7d6e5""#, "invalid_app_instance_id"),
+    ])
+    func anAppStreamEventWithoutAUsableAppInstanceIDIsNotTaken(_ member: String, _ reason: String) throws {
+        var ga4 = try DestinationHarness("{type: ga4}")
+        let line = trackJSON().replacingAll(#","appInstanceId":"5c7d2e1f9a8b4c3d2e1f0a9b8c7d6e5f""#, with: member)
+        switch try ga4.encode(line) {
+        case .success: #expect(reason.isEmpty)
+        case .failure(let rejection): #expect(rejection.reason.rawValue == reason)
+        }
+    }
+
+    @Test func theAppInstanceIDFieldIsConfigurable() throws {
+        var ga4 = try DestinationHarness("{type: ga4, app_instance_id_field: context.app.instance}")
+        let line = trackJSON().replacingAll(#""build":"3210""#, with: #""build":"3210","instance":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA""#)
+        #expect(try ga4.encode(line).get().contains(#""app_instance_id":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa""#))
+        #expect(throws: Rejection.self) { try ga4.encode(trackJSON()).get() }
+    }
+
+    /// Web streams: client_id from `anonymousId`, as Segment's GA4 destination fills it.
+    @Test func aWebStreamTakesTheClientIDFromTheAnonymousID() throws {
+        var ga4 = try DestinationHarness("{type: ga4, stream: web}")
+        #expect(try ga4.encode(trackJSON()).get().contains(#""client_id":"dev-000001-abcdef12""#))
     }
 
     @Test(arguments: [(256, true), (257, false)])

@@ -160,7 +160,7 @@ public struct AdjustDestination: Destination {
             // [s2s-ids] `web_uuid` (a UUID v4) for devices without platform ids: stable, from the identity.
             record.key("web_uuid", &out)
             out.append(UInt8(ascii: "\""))
-            fields.withBytes(identity) { InsertID.appendUUIDv4(of: $0, to: &out) }
+            fields.withID(identity) { InsertID.appendUUIDv4(of: $0, to: &out) }
             out.append(UInt8(ascii: "\""))
             counts.add("web_uuid_derived")
         }

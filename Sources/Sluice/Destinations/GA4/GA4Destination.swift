@@ -23,7 +23,7 @@ public struct GA4Destination: Destination {
     public enum TimedMode: String { case split, duration }
 
     public static let type = DestinationType(
-        name: "ga4", extraKeys: ["stream", "names", "timed"],
+        name: "ga4", extraKeys: ["stream", "names", "timed", "app_instance_id_field"],
         defaultRotation: {
             // [mp-send] "Requests can have a maximum of 25 events" and a body under
             // 130 kB: each line is one request body of one or two events, far below
@@ -33,7 +33,7 @@ public struct GA4Destination: Destination {
             rotation.maxEvents = 2000
             return rotation
         }(),
-        rejectReasons: [.invalidEventName],
+        rejectReasons: [.invalidEventName, .missingAppInstanceID, .invalidAppInstanceID],
         // Product analytics: Segment's "Analytics" consent category.
         defaultConsentCategory: "Analytics"
     ) { name, options, reader in
@@ -45,9 +45,19 @@ public struct GA4Destination: Destination {
             }
             return value
         }
+        var appInstanceIDField = GA4Destination.defaultAppInstanceIDField
+        if let node = options["app_instance_id_field"],
+           let text = reader.string(node, what: "destinations.\(name).app_instance_id_field") {
+            if text.isEmpty || text.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
+                reader.error(node, "destinations.\(name).app_instance_id_field must be a dotted field path such as \(GA4Destination.defaultAppInstanceIDField)")
+            } else {
+                appInstanceIDField = text
+            }
+        }
         return GA4Destination(stream: choice("stream", Stream.app, [.app, .web]),
                               names: choice("names", NameMode.normalize, [.normalize, .reject]),
-                              timed: choice("timed", TimedMode.split, [.split, .duration]))
+                              timed: choice("timed", TimedMode.split, [.split, .duration]),
+                              appInstanceIDField: appInstanceIDField)
     }
 
     /// [mp-send] "Events can have a maximum of 25 parameters."
@@ -65,7 +75,12 @@ public struct GA4Destination: Destination {
     static let startSuffix: [UInt8] = Array("_start".utf8)
     static let stopSuffix: [UInt8] = Array("_stop".utf8)
 
+    /// `app_instance_id_field`: where an app stream finds the Firebase SDK's app
+    /// instance id in a message (default `context.device.appInstanceId`).
+    static let defaultAppInstanceIDField = "context.device.appInstanceId"
+
     let stream: Stream
+    let appInstanceIDField: JSONPath
     let names: NameMode
     let timed: TimedMode
     var counts = ChangeCounts()
@@ -83,8 +98,9 @@ public struct GA4Destination: Destination {
     public var supportedTypes: MessageTypes { GA4Destination.takes }
     public var changes: [(name: String, value: Int)] { counts.entries }
 
-    init(stream: Stream, names: NameMode, timed: TimedMode) {
+    init(stream: Stream, names: NameMode, timed: TimedMode, appInstanceIDField: String = GA4Destination.defaultAppInstanceIDField) {
         self.stream = stream
+        self.appInstanceIDField = JSONPath(appInstanceIDField)
         self.names = names
         self.timed = timed
     }
@@ -94,6 +110,8 @@ public struct GA4Destination: Destination {
         var suffix: [UInt8]?
         var time: EventTime?
         var duration: Bool
+        /// The start of a completed timed event: filed in the start's session (`started_session`).
+        var isStartOfPair = false
     }
 
     public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
@@ -107,7 +125,7 @@ public struct GA4Destination: Destination {
             case .completed:
                 // The start at its own time, the stop (with the duration) at the event's.
                 let started = fields.startedAt.flatMap { node in document.withString(node) { EventTime.parseISO8601($0) } ?? nil }
-                parts = (Part(suffix: GA4Destination.startSuffix, time: started ?? fields.time, duration: false),
+                parts = (Part(suffix: GA4Destination.startSuffix, time: started ?? fields.time, duration: false, isStartOfPair: true),
                          Part(suffix: GA4Destination.stopSuffix, time: nil, duration: true))
             case .abandoned, .start: parts.0 = Part(suffix: GA4Destination.startSuffix, time: nil, duration: false)
             case .orphanStop, .stop: parts.0 = Part(suffix: GA4Destination.stopSuffix, time: nil, duration: true)
@@ -128,22 +146,33 @@ public struct GA4Destination: Destination {
         }
 
         var request = JSONObjectEncoder()
-        // [mp-ref] app streams identify the app instance, web streams the client.
-        guard let clientNode = fields.anonymousIdNode ?? fields.userIdNode else {
-            return .refused(Rejection(.missingIdentity, "no anonymousId or userId for \(stream == .app ? "app_instance_id" : "client_id")"))
-        }
         switch stream {
         case .app:
+            // [mp-ref] app_instance_id: "Uniquely identifies a specific installation of a
+            // Firebase app. This value needs to be retrieved through the Firebase SDK", and
+            // is "expected to be a 32 digit hexadecimal number". It is read from the event
+            // (`app_instance_id_field`), never made up: an invented one is a user GA4 never saw.
+            guard let node = document.find(appInstanceIDField), let id = MessageIdentity.id(document, node) else {
+                return .refused(Rejection(.missingAppInstanceID, "no app instance id at \(appInstanceIDField) (the Firebase SDK's getAppInstanceId())"))
+            }
+            let start = out.count
             request.key("app_instance_id", &out)
-            out.append(UInt8(ascii: "\""))
-            fields.withBytes(clientNode) { appendAppInstanceID($0, &out) }
-            out.append(UInt8(ascii: "\""))
+            guard MessageIdentity.withText(document, id, { GA4Destination.appendAppInstanceID($0, &out) }) else {
+                out.removeSubrange(start...)
+                return .refused(Rejection(.invalidAppInstanceID, "the app instance id at \(appInstanceIDField) is not 32 hexadecimal digits"))
+            }
         case .web:
-            request.raw("client_id", document, node: clientNode, &out)
+            // [mp-ref] client_id: "Uniquely identifies a user instance of a web client";
+            // Segment's GA4 destination fills it from `anonymousId` by default
+            // (segment-docs: destinations/catalog/actions-google-analytics-4 "Client ID").
+            guard let clientNode = fields.anonymousIdNode ?? fields.userIdNode else {
+                return .refused(Rejection(.missingIdentity, "no anonymousId or userId for client_id"))
+            }
+            request.id("client_id", document, node: clientNode, &out)
         }
         if let user = fields.userIdNode {
-            if fields.withBytes(user, { TextLimit.scalarCount($0) }) <= GA4Destination.maxUserID {
-                request.raw("user_id", document, node: user, &out)
+            if fields.withID(user, { TextLimit.scalarCount($0) }) <= GA4Destination.maxUserID {
+                request.id("user_id", document, node: user, &out)
             } else {
                 counts.add("user_id_left_out")
             }
@@ -178,7 +207,9 @@ public struct GA4Destination: Destination {
         out.append(UInt8(ascii: "\""))
         if let time = part.time { item.integer("timestamp_micros", time.microseconds, &out) }
         item.key("params", &out)
-        appendParams(fields, event: event, extra: extra, includeDuration: part.duration, &out)
+        let session = part.isStartOfPair ? (fields.startedSession ?? fields.session) : fields.session
+        appendParams(fields, event: event, extra: extra, includeDuration: part.duration, session: session,
+                     at: part.time ?? fields.time, &out)
         item.close(&out)
     }
 
@@ -212,25 +243,27 @@ public struct GA4Destination: Destination {
     }
 
     /// [mp-ref] "app_instance_id ... expected to be a 32 digit hexadecimal number":
-    /// the anonymousId itself when it already is (a UUID without its dashes
-    /// counts, lowercased), else a stable hash of it (counted).
-    private mutating func appendAppInstanceID<Out: ByteSink>(_ id: UnsafeRawBufferPointer, _ out: inout Out) {
+    /// appends the id in quotes, lowercased (a UUID's dashes left out, as Firebase
+    /// writes it without them), or returns false when it is not 32 hex digits.
+    static func appendAppInstanceID<Out: ByteSink>(_ id: UnsafeRawBufferPointer, _ out: inout Out) -> Bool {
         var digits = 0
-        var isHex = true
         for byte in id where byte != UInt8(ascii: "-") {
+            guard JSONString.hexValue(byte) != nil else { return false }
             digits += 1
-            if JSONString.hexValue(byte) == nil { isHex = false }
         }
-        if isHex && digits == 32 {
-            for byte in id where byte != UInt8(ascii: "-") { out.append(byte >= 0x41 && byte <= 0x46 ? byte + 32 : byte) }
-            return
-        }
-        counts.add("app_instance_id_derived")
-        InsertID.appendHex32(of: id, dashes: false, to: &out)
+        guard digits == 32 else { return false }
+        out.append(UInt8(ascii: "\""))
+        for byte in id where byte != UInt8(ascii: "-") { out.append(byte >= 0x41 && byte <= 0x46 ? byte + 32 : byte) }
+        out.append(UInt8(ascii: "\""))
+        return true
     }
 }
 
 extension RejectReason {
+    /// GA4 app stream: the message has no app instance id at `app_instance_id_field`.
+    static let missingAppInstanceID = RejectReason("missing_app_instance_id")
+    /// GA4 app stream: the value at `app_instance_id_field` is not 32 hexadecimal digits.
+    static let invalidAppInstanceID = RejectReason("invalid_app_instance_id")
     /// GA4 with `names: reject`: the event name breaks GA4's rules.
     static let invalidEventName = RejectReason("invalid_event_name")
 }
