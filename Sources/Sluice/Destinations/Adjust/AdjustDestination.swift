@@ -13,6 +13,13 @@ import Yams
 /// - [sdk-token]: Adjust iOS/Android SDK 4.x `ADJEvent` / `AdjustEvent` checkEventToken
 ///   ("Malformed Event Token" for a length other than 6)
 /// - [campaign]: dev.adjust.com/en/api/campaign-api ("app token ... MUST be 12 characters")
+/// - [s2s-guide]: dev.adjust.com/en/api/s2s-api/s2s-developer-guide (adjust/dev-docs
+///   api/s2s-api/s2s-developer-guide.mdx, "Device IDs and tracking statuses")
+/// - [att]: Apple AppTrackingTransparency, ATTrackingManager.h: `ATTrackingManagerAuthorizationStatus`
+///   NotDetermined = 0, Restricted = 1, Denied = 2, Authorized = 3
+/// - [segment]: segment-docs connections/spec/common.md (`context.device.adTrackingEnabled`);
+///   `context.device.attTrackingStatus` is that integer as RudderStack's iOS SDK sends it
+///   (rudder-sdk-ios CHANGELOG 1.6.4)
 ///
 /// Only `track` events named in `tokens:` are sent; the rest are not routed
 /// here (counted `unsupported_type` / `unsupported_event`: the seed design's
@@ -164,6 +171,9 @@ public struct AdjustDestination: Destination {
             out.append(UInt8(ascii: "\""))
             counts.add("web_uuid_derived")
         }
+        if let context = fields.context, let device = document.member("device", of: context) {
+            appendTrackingStatus(document, device, &record, &out)
+        }
         // [s2s] ip_address: IPv4 only.
         if let node = fields.node(.ip), fields.withBytes(node, { $0.contains(UInt8(ascii: ".")) && !$0.contains(UInt8(ascii: ":")) }) {
             record.raw("ip_address", document, node: node, &out)
@@ -188,17 +198,40 @@ public struct AdjustDestination: Destination {
     static let appleSystems: [[UInt8]] = ["ios", "ipados", "tvos", "watchos", "macos"].map { Array($0.utf8) }
 
     /// [s2s] revenue: `revenue` in full currency units (at least 0.001) with
-    /// `currency` (ISO 4217), from the properties `revenue`, or `price` × `quantity`.
+    /// `currency` (ISO 4217), from the properties `revenue`, or `price` × `quantity`
+    /// (`quantity` 1 when absent). Each is a JSON number or a string spelled as one
+    /// (`"20.37566"`: [s2s] sends every parameter as text, and apps often send revenue
+    /// so; nothing around the number is trimmed). A value that is neither (`"20,37"`,
+    /// `" 5"`, `true`), negative, not finite (`1e400`) or too large to write
+    /// (`maxRevenue`) is left out, counted `revenue_invalid`; `null` and `""` count as absent.
     private mutating func appendRevenue<Out: ByteSink>(_ document: JSONDocument, _ properties: Int, _ record: inout JSONObjectEncoder,
                                         _ out: inout Out) {
-        var revenue: Double?
-        if let node = document.member("revenue", of: properties) {
-            revenue = EventFields.double(document, node)
-        } else if let node = document.member("price", of: properties), let price = EventFields.double(document, node) {
-            let quantity = document.member("quantity", of: properties).flatMap { EventFields.double(document, $0) } ?? 1
-            revenue = price * quantity
+        var revenue: Double
+        switch AdjustDestination.amount(document, document.member("revenue", of: properties)) {
+        case .value(let value):
+            revenue = value
+        case .invalid:
+            counts.add("revenue_invalid")
+            return
+        case .absent:
+            let price = AdjustDestination.amount(document, document.member("price", of: properties))
+            let quantity = AdjustDestination.amount(document, document.member("quantity", of: properties))
+            switch (price, quantity) {
+            case (.absent, _):
+                return
+            case (.invalid, _), (_, .invalid):
+                counts.add("revenue_invalid")
+                return
+            case (.value(let price), .value(let quantity)):
+                revenue = price * quantity
+            case (.value(let price), .absent):
+                revenue = price
+            }
         }
-        guard let revenue else { return }
+        guard revenue.isFinite && revenue < AdjustDestination.maxRevenue else {
+            counts.add("revenue_invalid")
+            return
+        }
         let currency = document.member("currency", of: properties).flatMap { node -> [UInt8]? in
             document.withString(node) { $0.count == 3 && $0.allSatisfy { $0 >= 65 && $0 <= 90 } ? Array($0) : nil } ?? nil
         }
@@ -213,6 +246,110 @@ public struct AdjustDestination: Destination {
         record.key("revenue", &out)
         out.append(contentsOf: AdjustDestination.formatAmount(revenue).utf8)
         record.string("currency", bytes: currency, &out)
+    }
+
+    /// The largest revenue `formatAmount` writes (its four decimals are counted in an `Int64`);
+    /// a hundred trillion in any currency is no purchase.
+    static let maxRevenue = 1e14
+
+    /// A money property read as a number: absent, not a usable amount, or its value.
+    enum Amount: Equatable {
+        case absent, invalid
+        case value(Double)
+    }
+
+    /// `node` as an amount: a JSON number, or a string that is exactly a JSON number;
+    /// negative and non-finite values are invalid, `null` and `""` absent.
+    static func amount(_ document: JSONDocument, _ node: Int?) -> Amount {
+        guard let node else { return .absent }
+        let value: Double?
+        switch document.tape[node].kind {
+        case .null:
+            return .absent
+        case .number:
+            value = EventFields.double(document, node)
+        case .string:
+            // Only strings that hold a number pay for the conversion.
+            guard let parsed = document.withString(node, { text -> Amount in
+                if text.isEmpty { return .absent }
+                guard isJSONNumber(text) else { return .invalid }
+                return Double(String(decoding: text, as: UTF8.self)).map(Amount.value) ?? .invalid
+            }) else { return .invalid }
+            guard case .value(let number) = parsed else { return parsed }
+            value = number
+        default:
+            return .invalid
+        }
+        guard let value, value.isFinite, value >= 0 else { return .invalid }
+        return .value(value)
+    }
+
+    /// Whether `text` is a number as JSON (RFC 8259 §6) spells it: `-`? then `0` or
+    /// digits not starting with `0`, then `.` and digits?, then `e`/`E`, `+`/`-`? and digits?.
+    static func isJSONNumber(_ text: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        let count = text.count
+        @inline(__always) func isDigit(_ at: Int) -> Bool { at < count && text[at] >= 0x30 && text[at] <= 0x39 }
+        @inline(__always) func digits() -> Bool {
+            guard isDigit(index) else { return false }
+            while isDigit(index) { index += 1 }
+            return true
+        }
+        if index < count && text[index] == UInt8(ascii: "-") { index += 1 }
+        if index < count && text[index] == UInt8(ascii: "0") {
+            index += 1
+        } else if !digits() {
+            return false
+        }
+        if index < count && text[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() else { return false }
+        }
+        if index < count && (text[index] | 0x20) == UInt8(ascii: "e") {
+            index += 1
+            if index < count && (text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-")) { index += 1 }
+            guard digits() else { return false }
+        }
+        return index == count
+    }
+
+    /// The device's tracking consent, where the event has it:
+    /// - `context.device.attTrackingStatus`, an integer 0-3 ([att]), as `att_status`
+    ///   ([s2s-guide]: `params["att_status"] = String(attStatus.rawValue)`);
+    /// - else `context.device.adTrackingEnabled` ([segment], a boolean) as `tracking_enabled`,
+    ///   1 or 0 ([s2s-guide]: `params["tracking_enabled"] = trackingEnabled ? "1" : "0"`).
+    /// [s2s-guide] "Include ATT status if available, otherwise include tracking enabled
+    /// status, never both." A value of another kind or range is left out, counted
+    /// `att_status_invalid` / `tracking_enabled_invalid`; `null` and `""` count as absent.
+    private mutating func appendTrackingStatus<Out: ByteSink>(_ document: JSONDocument, _ device: Int,
+                                               _ record: inout JSONObjectEncoder, _ out: inout Out) {
+        var att: Int?, adTracking: Int?
+        document.forEachMember(of: device) { key, value in
+            // Both names have 17 bytes: one length check skips every other member.
+            guard document.decodedLength(key) == 17 else { return }
+            if att == nil, document.string(key, is: "attTrackingStatus") { att = value }
+            else if adTracking == nil, document.string(key, is: "adTrackingEnabled") { adTracking = value }
+        }
+        if let att, !AdjustDestination.isAbsent(document, att) {
+            if let status = EventFields.integer(document, att), (0...3).contains(status) {
+                record.integer("att_status", status, &out)
+                return
+            }
+            counts.add("att_status_invalid")
+        }
+        if let adTracking, !AdjustDestination.isAbsent(document, adTracking) {
+            switch document.tape[adTracking].kind {
+            case .true: record.integer("tracking_enabled", 1, &out)
+            case .false: record.integer("tracking_enabled", 0, &out)
+            default: counts.add("tracking_enabled_invalid")
+            }
+        }
+    }
+
+    /// `null` or `""`: a field that is there but says nothing, so nothing is sent for it.
+    static func isAbsent(_ document: JSONDocument, _ node: Int) -> Bool {
+        let kind = document.tape[node].kind
+        return kind == .null || (kind == .string && document.decodedLength(node) == 0)
     }
 
     /// Properties as `{"key": "text"}`: strings as they are, numbers and booleans

@@ -11,9 +11,14 @@ import Yams
 ///
 /// Takes `track`, `screen`, `page` and `identify`; `group`, `alias` and
 /// `session` are not routed here (counted `unsupported_type`).
+///
+/// Screens and pages are named by `screen_event` / `page_event` (default
+/// `Viewed {name} Screen` / `Viewed {name} Page`); `{name}` is the message's
+/// `name`, else `properties.name`, else `unnamed_screen` / `unnamed_page`
+/// (default `Unknown`, counted `screen_name_defaulted` / `page_name_defaulted`).
 public struct AmplitudeDestination: Destination {
     public static let type = DestinationType(
-        name: "amplitude", extraKeys: ["min_id_length", "screen_event", "page_event"],
+        name: "amplitude", extraKeys: ["min_id_length", "screen_event", "page_event", "unnamed_screen", "unnamed_page"],
         defaultRotation: {
             // [v2] "Keep request sizes under 1 MB with fewer than 2000 events per
             // request" (413 otherwise; the newer page: "up to 2,000 events"). The
@@ -101,7 +106,7 @@ public struct AmplitudeDestination: Destination {
             name.removeAll(keepingCapacity: true)
             name.append(contentsOf: "$identify".utf8)
         } else {
-            naming.eventName(event, into: &name)
+            if naming.eventName(event, fields, into: &name) { counts.add(UnnamedNames.counter(event.type)) }
         }
         var record = JSONObjectEncoder()
         record.key("event_type", &out)

@@ -34,8 +34,12 @@ struct ScreenNaming {
 
     var screen = Template("Viewed {name} Screen")
     var page = Template("Viewed {name} Page")
+    /// What a screen or page without a name of its own is called (`unnamed_screen`, `unnamed_page`).
+    var unnamed = UnnamedNames()
 
-    /// Reads `screen_event` and `page_event` from a destination's options.
+    init() {}
+
+    /// Reads `screen_event`, `page_event`, `unnamed_screen` and `unnamed_page` from a destination's options.
     init(options: [String: Node], destination: String, _ reader: inout ConfigReader) {
         if let node = options["screen_event"], let text = reader.string(node, what: "destinations.\(destination).screen_event") {
             screen = Template(text)
@@ -43,22 +47,116 @@ struct ScreenNaming {
         if let node = options["page_event"], let text = reader.string(node, what: "destinations.\(destination).page_event") {
             page = Template(text)
         }
+        // The name goes between the template's words: a blank one would leave them double-spaced.
+        unnamed = UnnamedNames(options: options, destination: destination, allowEmpty: false, &reader)
     }
 
-    /// The provider event name of a message, into `name` (a buffer the caller reuses).
-    func eventName(_ event: Event, into name: inout [UInt8]) {
+    /// The provider event name of a message, into `name` (a buffer the caller reuses). Returns
+    /// whether a screen or page had no name (nor `properties.name`) and got the `unnamed_*` one,
+    /// so the caller counts it (`UnnamedNames.counter`); never when the template has no `{name}`.
+    @discardableResult
+    func eventName(_ event: Event, _ fields: EventFields, into name: inout [UInt8]) -> Bool {
         switch event.type {
         case .screen:
             name.removeAll(keepingCapacity: true)
-            screen.apply(event.name, into: &name)
+            return apply(screen, event, fields, unnamed.screen, into: &name)
         case .page:
             name.removeAll(keepingCapacity: true)
-            page.apply(event.name, into: &name)
+            return apply(page, event, fields, unnamed.page, into: &name)
         default:
             // The event's own name, shared rather than copied: no emptying and refilling, and the
             // insert id's memo (`EncodingContext`) finds the same buffer in the next destination.
             name = event.name
+            return false
         }
+    }
+
+    @inline(__always)
+    private func apply(_ template: Template, _ event: Event, _ fields: EventFields, _ fallback: [UInt8],
+                       into name: inout [UInt8]) -> Bool {
+        guard template.hasName else {
+            template.apply([], into: &name)
+            return false
+        }
+        name.append(contentsOf: template.prefix)
+        let source = UnnamedNames.withName(event, fields, fallback: fallback) { text, source in
+            name.append(contentsOf: text)
+            return source
+        }
+        name.append(contentsOf: template.suffix)
+        return source == .fallback
+    }
+}
+
+/// The name a screen or page message goes by: its `name`, else `properties.name`
+/// (each a string, without the spaces around it, if anything is left), else the
+/// destination's `unnamed_screen` / `unnamed_page` (default `Unknown`).
+/// Source: Segment's spec (segment-docs connections/spec/screen.md, page.md):
+/// `name` is optional ("Each screen can be tagged with a `name`", "You may add
+/// an optional `name`"), and `properties.name` is a reserved property, "Name of
+/// the screen" / "Name of the page". Without this an unnamed screen became
+/// `Viewed  Screen`, two spaces and no name.
+struct UnnamedNames {
+    static let defaultName: [UInt8] = Array("Unknown".utf8)
+
+    var screen = UnnamedNames.defaultName
+    var page = UnnamedNames.defaultName
+
+    /// Where a screen's or page's name came from.
+    enum Source { case message, properties, fallback }
+
+    init() {}
+
+    /// Reads `unnamed_screen` and `unnamed_page`, trimmed; `allowEmpty`: whether `""`
+    /// may stand for "no name" (GA4 then leaves the param out), else a blank one is an error.
+    init(options: [String: Node], destination: String, allowEmpty: Bool, _ reader: inout ConfigReader) {
+        for (key, path) in [("unnamed_screen", \UnnamedNames.screen), ("unnamed_page", \UnnamedNames.page)] {
+            guard let node = options[key], let text = reader.string(node, what: "destinations.\(destination).\(key)") else { continue }
+            let bytes = Array(text.utf8)
+            let kept = UnnamedNames.trimmed(bytes)
+            if kept.isEmpty && !(allowEmpty && bytes.isEmpty) {
+                reader.error(node, "destinations.\(destination).\(key) must have more than spaces" +
+                             (allowEmpty ? " (or be \"\" to leave the name out)" : ""))
+                continue
+            }
+            self[keyPath: path] = Array(bytes[kept])
+        }
+    }
+
+    /// The counter for a screen or page that got the `unnamed_*` name.
+    static func counter(_ type: MessageType) -> String {
+        type == .page ? "page_name_defaulted" : "screen_name_defaulted"
+    }
+
+    /// Calls `body` with the name of a screen or page (see the type) and where it came from;
+    /// no copy: the bytes are the event's, the document's or `fallback`.
+    @inline(__always)
+    static func withName<R>(_ event: Event, _ fields: EventFields, fallback: [UInt8],
+                            _ body: (UnsafeRawBufferPointer, Source) -> R) -> R {
+        let own = trimmed(event.name)
+        if !own.isEmpty {
+            return event.name.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[own]), .message) }
+        }
+        let document = fields.document
+        if let properties = fields.properties, let node = document.member("name", of: properties),
+           let result = document.withString(node, { text -> R? in
+               let kept = trimmed(text)
+               return kept.isEmpty ? nil : body(UnsafeRawBufferPointer(rebasing: text[kept]), .properties)
+           }) ?? nil {
+            return result
+        }
+        return fallback.withUnsafeBytes { body($0, .fallback) }
+    }
+
+    /// The range of `bytes` without the ASCII white space (space, tab, line feed,
+    /// vertical tab, form feed, carriage return) at either end; empty if that is all there is.
+    @inline(__always)
+    static func trimmed<Bytes: RandomAccessCollection>(_ bytes: Bytes) -> Range<Bytes.Index> where Bytes.Element == UInt8 {
+        @inline(__always) func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
+        var start = bytes.startIndex, end = bytes.endIndex
+        while start < end && isSpace(bytes[start]) { start = bytes.index(after: start) }
+        while end > start && isSpace(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
+        return start..<end
     }
 }
 

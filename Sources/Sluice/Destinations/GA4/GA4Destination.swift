@@ -17,13 +17,19 @@ import Yams
 /// `unsupported_type`). GA4 has no timed events: `timed: split` sends
 /// `NAME_start` and `NAME_stop` (the stop with `duration_ms`), `timed: duration`
 /// one `NAME` with `duration_ms`.
+///
+/// A screen becomes `screen_view` with `screen_name`, a page `page_view` with
+/// `page_title`: the message's `name`, else `properties.name`, else
+/// `unnamed_screen` / `unnamed_page` (default `Unknown`; `""` leaves the param
+/// out), counted `screen_name_defaulted` / `page_name_defaulted`. No param is
+/// ever sent empty.
 public struct GA4Destination: Destination {
     public enum Stream: String { case app, web }
     public enum NameMode: String { case normalize, reject }
     public enum TimedMode: String { case split, duration }
 
     public static let type = DestinationType(
-        name: "ga4", extraKeys: ["stream", "names", "timed", "app_instance_id_field"],
+        name: "ga4", extraKeys: ["stream", "names", "timed", "app_instance_id_field", "unnamed_screen", "unnamed_page"],
         defaultRotation: {
             // [mp-send] "Requests can have a maximum of 25 events" and a body under
             // 130 kB: each line is one request body of one or two events, far below
@@ -57,7 +63,8 @@ public struct GA4Destination: Destination {
         return GA4Destination(stream: choice("stream", Stream.app, [.app, .web]),
                               names: choice("names", NameMode.normalize, [.normalize, .reject]),
                               timed: choice("timed", TimedMode.split, [.split, .duration]),
-                              appInstanceIDField: appInstanceIDField)
+                              appInstanceIDField: appInstanceIDField,
+                              unnamed: UnnamedNames(options: options, destination: name, allowEmpty: true, &reader))
     }
 
     /// [mp-send] "Events can have a maximum of 25 parameters."
@@ -83,6 +90,8 @@ public struct GA4Destination: Destination {
     let appInstanceIDField: JSONPath
     let names: NameMode
     let timed: TimedMode
+    /// `screen_name` / `page_title` for a screen or page without a name (see `UnnamedNames`).
+    let unnamed: UnnamedNames
     var counts = ChangeCounts()
     private var eventNames = GA4NameCache()
     private var timedEventNames = GA4NameCache()
@@ -98,11 +107,13 @@ public struct GA4Destination: Destination {
     public var supportedTypes: MessageTypes { GA4Destination.takes }
     public var changes: [(name: String, value: Int)] { counts.entries }
 
-    init(stream: Stream, names: NameMode, timed: TimedMode, appInstanceIDField: String = GA4Destination.defaultAppInstanceIDField) {
+    init(stream: Stream, names: NameMode, timed: TimedMode, appInstanceIDField: String = GA4Destination.defaultAppInstanceIDField,
+         unnamed: UnnamedNames = UnnamedNames()) {
         self.stream = stream
         self.appInstanceIDField = JSONPath(appInstanceIDField)
         self.names = names
         self.timed = timed
+        self.unnamed = unnamed
     }
 
     /// One event of the request a message becomes.

@@ -25,9 +25,17 @@ extension GA4Destination {
         markLastKey(20, out)
         appendInteger(max(1, session?.engagementMs ?? 1), to: &out)
         if let extra {
-            params.key(extra.key, &out)
-            markLastKey(extra.key.utf8CodeUnitCount, out)
-            if TextLimit.appendCut(event.name, maxScalars: extra.limit, to: &out) { counts.add("param_value_cut") }
+            // `screen_name` / `page_title`: the name `UnnamedNames` finds; none at all rather than an empty one.
+            let fallback = event.type == .page ? unnamed.page : unnamed.screen
+            let defaulted = UnnamedNames.withName(event, fields, fallback: fallback) { text, source in
+                if !text.isEmpty {
+                    params.key(extra.key, &out)
+                    markLastKey(extra.key.utf8CodeUnitCount, out)
+                    if TextLimit.appendCut(text, maxScalars: extra.limit, to: &out) { counts.add("param_value_cut") }
+                }
+                return source == .fallback
+            }
+            if defaulted { counts.add(UnnamedNames.counter(event.type)) }
         }
         if let properties = fields.properties {
             document.forEachMember(of: properties) { key, value in

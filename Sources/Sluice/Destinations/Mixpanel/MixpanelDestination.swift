@@ -12,9 +12,14 @@ import Yams
 ///
 /// Only events: `identify`, `group`, `alias` and `session` messages are not
 /// routed here (counted `unsupported_type`); profiles go through `/engage`.
+///
+/// Screens and pages are named by `screen_event` / `page_event` (default
+/// `Viewed {name} Screen` / `Viewed {name} Page`); `{name}` is the message's
+/// `name`, else `properties.name`, else `unnamed_screen` / `unnamed_page`
+/// (default `Unknown`, counted `screen_name_defaulted` / `page_name_defaulted`).
 public struct MixpanelDestination: Destination {
     public static let type = DestinationType(
-        name: "mixpanel", extraKeys: ["screen_event", "page_event"],
+        name: "mixpanel", extraKeys: ["screen_event", "page_event", "unnamed_screen", "unnamed_page"],
         defaultRotation: {
             // [import] "up to 2000 events and 2MB uncompressed per request" (the
             // current page says 10 MB; 2 MB is safe under both). The body is the
@@ -99,7 +104,7 @@ public struct MixpanelDestination: Destination {
         if timeMs < MixpanelDestination.earliestTimeMs {
             return .refused(Rejection(.timeOutOfRange, "\(fields.time.iso8601) is before 1971-01-01, which Mixpanel rejects"))
         }
-        naming.eventName(event, into: &name)
+        if naming.eventName(event, fields, into: &name) { counts.add(UnnamedNames.counter(event.type)) }
         var record = JSONObjectEncoder()
         record.string("event", bytes: name, &out)
         record.key("properties", &out)
