@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Exit codes (sysexits), as SPEC.md lists them.
+/// Exit codes (sysexits), as docs/operations.md lists them.
 enum ExitStatus {
     static let ok: Int32 = 0
     /// `sluice test`: a case failed (the test runners' convention, not a sysexit).

@@ -21,14 +21,10 @@ import Testing
         }
     }
 
-    /// Writes `count` generated events to `name`.
+    /// Writes `count` events from `sluice generate` (the binary built from this repository) to `name`.
     private func generate(_ count: Int, seed: Int, to name: String, in directory: TemporaryDirectory) throws {
-        // `sluice generate`, or the reference generator where that subcommand is missing.
-        let result = try SluiceBinary.shell("""
-            $SLUICE generate --events \(count) --seed \(seed) > \(name) 2>/dev/null \
-              || python3 /work/shared/workload/gen_events.py --events \(count) --seed \(seed) > \(name)
-            """, in: directory.path)
-        #expect(result.status == 0, "\(result.stderr)")
+        let result = try SluiceBinary.shell("$SLUICE generate --events \(count) --seed \(seed) > \(name)", in: directory.path)
+        try #require(result.status == 0, "sluice generate: \(result.stderr)")
     }
 
     private func stageCounters(_ stats: [String: Any], _ name: String) throws -> [String: Int] {

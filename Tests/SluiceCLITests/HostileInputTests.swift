@@ -5,7 +5,7 @@ import Testing
 /// End-to-end: lines built to hurt a parser, through the real binary. Each
 /// ends as a delivered event or a rejection with its reason; the run survives
 /// and the accounting balances. (Memory on 100 MB lines and a million devices
-/// is measured, not tested: see README, Performance.)
+/// is measured, not tested: see docs/performance.md.)
 @Suite struct HostileInputTests {
     private func json(_ bytes: [UInt8]) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:]

@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 
-/// The Segment-spec message types Sluice reads (EVENTS.md), plus the `session` extension.
+/// The Segment-spec message types Sluice reads (docs/input-format.md), plus the `session` extension.
 public enum MessageType: String, Sendable, CaseIterable {
     case track, screen, page, identify, group, alias, session
 
@@ -66,7 +66,7 @@ public struct Origin: Sendable, Hashable {
 /// One analytics message, parsed once and carried through the stages.
 ///
 /// The routing name is `event` for `track`, `name` for `screen`/`page` (empty
-/// when absent) and the type itself for the other types (SPEC.md, Routing).
+/// when absent) and the type itself for the other types (docs/destinations.md, Routing).
 public struct Event: Sendable {
     public var document: JSONDocument
     public let origin: Origin

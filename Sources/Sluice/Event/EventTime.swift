@@ -17,7 +17,7 @@ public struct EventTime: Comparable, Hashable, Sendable, CustomStringConvertible
     public static let epoch = EventTime(microseconds: 0)
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM|±HHMM)`; a zone is required
-    /// (EVENTS.md). Fractions past microseconds are truncated.
+    /// (docs/input-format.md). Fractions past microseconds are truncated.
     public static func parseISO8601(_ text: UnsafeRawBufferPointer) -> EventTime? {
         let count = text.count
         guard count >= 20 else { return nil }

@@ -18,7 +18,7 @@ public struct GeneratorOptions: Sendable, Equatable {
     public init() {}
 }
 
-/// A deterministic stream of app analytics events as NDJSON (EVENTS.md): the Swift port
+/// A deterministic stream of app analytics events as NDJSON (docs/input-format.md): the Swift port
 /// of workload/gen_events.py.
 ///
 /// Many devices interleaved, each living through sessions (launch, optional sign-in,

@@ -28,7 +28,7 @@ public struct RunRequest: Sendable {
     public init() {}
 }
 
-/// Exit statuses of `sluice run` (sysexits), as the README lists them.
+/// Exit statuses of `sluice run` (sysexits), as docs/operations.md lists them.
 public enum RunExitStatus {
     public static let ok: Int32 = 0
     public static let usage: Int32 = 64

@@ -25,7 +25,7 @@ import Yams
 /// here (counted `unsupported_type` / `unsupported_event`: the seed design's
 /// `isEventNameSupported`). [s2s] Adjust refuses events older than 58 days and
 /// a device's events whose time goes backwards: Sluice keeps input order and
-/// cannot know when a file will be uploaded, so the README says so.
+/// cannot know when a file will be uploaded, so docs/destinations.md says so.
 public struct AdjustDestination: Destination {
     public static let type = DestinationType(
         name: "adjust", extraKeys: ["app_token", "tokens", "environment", "partner_params"],

@@ -14,7 +14,7 @@ extension TrackingPlan {
             for plan in plans where destination.destination.supportedTypes.contains(plan.type) {
                 let routedName = plan.type == .identify ? "identify" : plan.name
                 guard routes.accepts(name: Array(routedName.utf8)) else { continue }
-                // The runner renames track and screen names (README, `rename`).
+                // The runner renames track and screen names (docs/pipeline-file.md, `rename`).
                 let renamed = plan.type == .identify ? nil : destination.rename[Array(plan.name.utf8)]
                 let message = PlannedMessage(plan: plan, deliveredName: renamed ?? plan.name, isRenamed: renamed != nil)
                 for finding in destination.destination.lint(message) {
