@@ -7,11 +7,12 @@
 ///   holds when each id was first seen (on the stream's clock, so the ring is
 ///   in time order), and entries older than that clock minus the window leave
 ///   from the old end (`expired`).
-/// - `buckets` maps a hash to its ring position: 4 bytes holding the hash's top
-///   5 bits and `position + 1` (0 = empty), so most probes that miss never
-///   touch the ring; linear probing at ≤ 50% load, backward-shift deletion (no
-///   tombstones in the index). It grows with the number of live ids, not with
-///   `max_ids` (at most 100,000,000, which the 27 position bits hold).
+/// - `index` (a `LinearProbingIndex`) maps a hash to its ring position: 4-byte
+///   buckets holding the hash's top 5 bits and `position + 1` (0 = empty), so
+///   most probes that miss never touch the ring; linear probing at ≤ 50% load,
+///   backward-shift deletion (no tombstones in the index). It grows with the
+///   number of live ids, not with `max_ids` (at most 100,000,000, which the 27
+///   position bits hold).
 ///
 /// So an id costs 16 B in the ring plus 4 B × (2 to 4) in the index: about
 /// 24 B at 1,000,000 ids (32 B with a window).
@@ -31,8 +32,7 @@ struct SeenMessageTable {
     /// Ring position of the oldest occupied entry, and how many positions are occupied (live or taken out).
     private var oldest = 0
     private var used = 0
-    private var buckets: [UInt32]
-    private var mask: Int
+    private var index = LinearProbingIndex<UInt32>(bucketCount: 1024)
     /// Ids held right now.
     private(set) var count = 0
 
@@ -44,16 +44,13 @@ struct SeenMessageTable {
         // filling it never copies. Beyond 4M ids it grows by doubling instead.
         ring.reserveCapacity(min(capacity, 1 << 22))
         if keepsTimes { times.reserveCapacity(min(capacity, 1 << 22)) }
-        let initial = 1024
-        buckets = Array(repeating: 0, count: initial)
-        mask = initial - 1
     }
 
     /// Bytes held per id right now (ring entry, time and the index's share).
     var bytesPerID: Double {
         guard count > 0 else { return 0 }
         let entry = MemoryLayout<Entry>.stride + (keepsTimes ? 8 : 0)
-        return Double(entry) + Double(buckets.count * 4) / Double(count)
+        return Double(entry) + Double(index.byteCount) / Double(count)
     }
 
     // MARK: - Look-up
@@ -66,19 +63,16 @@ struct SeenMessageTable {
         UInt32(truncatingIfNeeded: id >> 59) << positionBits | UInt32(position + 1)
     }
 
+    @inline(__always)
+    private static func position(_ value: UInt32) -> Int { Int(value & positionMask) - 1 }
+
     /// The ring position holding `id`, if any.
     func find(_ id: UInt64) -> Int? {
         let tag = UInt32(truncatingIfNeeded: id >> 59)
-        var bucket = Int(truncatingIfNeeded: id) & mask
-        while true {
-            let value = buckets[bucket]
-            if value == 0 { return nil }
-            if value >> Self.positionBits == tag {
-                let position = Int(value & Self.positionMask) - 1
-                if ring[position].id == id { return position }
-            }
-            bucket = (bucket + 1) & mask
+        let value = index.first(hash: id) { value in
+            value >> Self.positionBits == tag && ring[Self.position(value)].id == id
         }
+        return value.map(Self.position)
     }
 
     func payload(at position: Int) -> UInt64 { ring[position].payload }
@@ -103,14 +97,8 @@ struct SeenMessageTable {
         }
         used += 1
         count += 1
-        if count * 2 > buckets.count {
-            // Growing indexes every live entry, this one included.
-            grow()
-            return evicted
-        }
-        var bucket = Int(truncatingIfNeeded: id) & mask
-        while buckets[bucket] != 0 { bucket = (bucket + 1) & mask }
-        buckets[bucket] = Self.bucketValue(id: id, position: position)
+        index.growIfNeeded(count: count) { ring[Self.position($0)].id }
+        index.insert(Self.bucketValue(id: id, position: position), hash: id)
         return evicted
     }
 
@@ -167,8 +155,7 @@ struct SeenMessageTable {
         precondition(used < capacity, "restoring more positions than the ring holds")
         if id != 0 {
             count += 1
-            // Grown before the position is in use, so the rehash does not index it too.
-            if count * 2 > buckets.count { grow() }
+            index.growIfNeeded(count: count) { ring[Self.position($0)].id }
         }
         let position = (oldest + used) % capacity
         let entry = Entry(id: id, payload: payload)
@@ -181,9 +168,7 @@ struct SeenMessageTable {
         }
         used += 1
         guard id != 0 else { return }
-        var bucket = Int(truncatingIfNeeded: id) & mask
-        while buckets[bucket] != 0 { bucket = (bucket + 1) & mask }
-        buckets[bucket] = Self.bucketValue(id: id, position: position)
+        index.insert(Self.bucketValue(id: id, position: position), hash: id)
     }
 
     /// Ring positions in use (live ids and taken-out ones).
@@ -192,39 +177,6 @@ struct SeenMessageTable {
     // MARK: - Index
 
     private mutating func removeFromIndex(_ position: Int, id: UInt64) {
-        let target = Self.bucketValue(id: id, position: position)
-        var hole = Int(truncatingIfNeeded: id) & mask
-        while buckets[hole] != target { hole = (hole + 1) & mask }
-        // Backward-shift deletion: pull later members of the probe run into the hole.
-        var next = hole
-        while true {
-            next = (next + 1) & mask
-            let value = buckets[next]
-            if value == 0 { break }
-            let home = Int(truncatingIfNeeded: ring[Int(value & Self.positionMask) - 1].id) & mask
-            // The entry at `next` may move to `hole` unless its home lies cyclically in (hole, next].
-            let stays = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next)
-            if !stays {
-                buckets[hole] = value
-                hole = next
-            }
-        }
-        buckets[hole] = 0
-    }
-
-    private mutating func grow() {
-        let size = buckets.count * 2
-        buckets = Array(repeating: 0, count: size)
-        mask = size - 1
-        var position = oldest
-        for _ in 0..<used {
-            let id = ring[position].id
-            if id != 0 {
-                var bucket = Int(truncatingIfNeeded: id) & mask
-                while buckets[bucket] != 0 { bucket = (bucket + 1) & mask }
-                buckets[bucket] = Self.bucketValue(id: id, position: position)
-            }
-            position = (position + 1) % capacity
-        }
+        index.remove(Self.bucketValue(id: id, position: position), hash: id) { ring[Self.position($0)].id }
     }
 }

@@ -32,14 +32,14 @@ struct DeviceRecord {
 /// The devices the `session` stage tracks: records in a flat array, an
 /// open-addressing index on the key hash and a recency list for eviction.
 ///
-/// The index holds `slot + 1` (0 = empty) in 4-byte buckets at ≤ 50% load,
-/// linear probing, backward-shift deletion, and grows with the number of
-/// devices. Records are never freed, only reused by the device that takes an
-/// evicted one's place, so the array grows to at most `max_devices`.
+/// The index (a `LinearProbingIndex`) holds `slot + 1` (0 = empty) in 4-byte
+/// buckets at ≤ 50% load, linear probing, backward-shift deletion, and grows
+/// with the number of devices. Records are never freed, only reused by the
+/// device that takes an evicted one's place, so the array grows to at most
+/// `max_devices`.
 struct DeviceTable {
     private(set) var records: [DeviceRecord] = []
-    private var buckets: [UInt32]
-    private var mask: Int
+    private var index = LinearProbingIndex<UInt32>(bucketCount: 1024)
     /// Least and most recently touched slots, -1 when empty.
     private(set) var oldest: Int32 = -1
     private var newest: Int32 = -1
@@ -47,9 +47,6 @@ struct DeviceTable {
     init(reserving capacity: Int) {
         // Address space only: pages are touched as devices arrive, and filling it never copies.
         records.reserveCapacity(min(capacity, 1 << 22))
-        let initial = 1024
-        buckets = Array(repeating: 0, count: initial)
-        mask = initial - 1
     }
 
     var count: Int { records.count }
@@ -57,7 +54,7 @@ struct DeviceTable {
     /// Bytes of state per device right now: the record and its share of the index.
     var bytesPerDevice: Double {
         guard !records.isEmpty else { return 0 }
-        return Double(MemoryLayout<DeviceRecord>.stride) + Double(buckets.count * 4) / Double(records.count)
+        return Double(MemoryLayout<DeviceRecord>.stride) + Double(index.byteCount) / Double(records.count)
     }
 
     subscript(slot: Int32) -> DeviceRecord {
@@ -67,32 +64,29 @@ struct DeviceTable {
 
     /// The slot of the device with this key, if tracked.
     func find(keyA: UInt64, keyB: UInt64) -> Int32? {
-        var bucket = Int(truncatingIfNeeded: keyA) & mask
-        while true {
-            let value = buckets[bucket]
-            if value == 0 { return nil }
+        let value = index.first(hash: keyA) { value in
             let slot = Int(value) - 1
-            if records[slot].keyA == keyA && records[slot].keyB == keyB { return Int32(slot) }
-            bucket = (bucket + 1) & mask
+            return records[slot].keyA == keyA && records[slot].keyB == keyB
         }
+        return value.map { Int32(Int($0) - 1) }
     }
 
     /// Adds a device as the most recently touched one; returns its slot.
     mutating func add(_ record: DeviceRecord) -> Int32 {
         let slot = Int32(records.count)
         records.append(record)
-        if records.count * 2 > buckets.count { grow() }
-        index(slot)
+        index.growIfNeeded(count: records.count) { records[Int($0) - 1].keyA }
+        addToIndex(slot)
         linkNewest(slot)
         return slot
     }
 
     /// Gives the slot of a tracked device to another one (the caller has let go of what it referenced).
     mutating func replace(_ slot: Int32, with record: DeviceRecord) {
-        unindex(slot)
+        removeFromIndex(slot)
         unlink(slot)
         records[Int(slot)] = record
-        index(slot)
+        addToIndex(slot)
         linkNewest(slot)
     }
 
@@ -133,36 +127,11 @@ struct DeviceTable {
 
     // MARK: - Index
 
-    private mutating func index(_ slot: Int32) {
-        var bucket = Int(truncatingIfNeeded: records[Int(slot)].keyA) & mask
-        while buckets[bucket] != 0 { bucket = (bucket + 1) & mask }
-        buckets[bucket] = UInt32(slot + 1)
+    private mutating func addToIndex(_ slot: Int32) {
+        index.insert(UInt32(slot + 1), hash: records[Int(slot)].keyA)
     }
 
-    private mutating func unindex(_ slot: Int32) {
-        let target = UInt32(slot + 1)
-        var hole = Int(truncatingIfNeeded: records[Int(slot)].keyA) & mask
-        while buckets[hole] != target { hole = (hole + 1) & mask }
-        var next = hole
-        while true {
-            next = (next + 1) & mask
-            let value = buckets[next]
-            if value == 0 { break }
-            let home = Int(truncatingIfNeeded: records[Int(value) - 1].keyA) & mask
-            // It may move back to the hole unless its home lies cyclically in (hole, next].
-            let stays = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next)
-            if !stays {
-                buckets[hole] = value
-                hole = next
-            }
-        }
-        buckets[hole] = 0
-    }
-
-    private mutating func grow() {
-        let size = buckets.count * 2
-        buckets = Array(repeating: 0, count: size)
-        mask = size - 1
-        for slot in records.indices.dropLast() { index(Int32(slot)) }
+    private mutating func removeFromIndex(_ slot: Int32) {
+        index.remove(UInt32(slot + 1), hash: records[Int(slot)].keyA) { records[Int($0) - 1].keyA }
     }
 }

@@ -2,9 +2,9 @@
 /// found by key, ordered by deadline and by recency, all in flat arrays.
 ///
 /// Each entry is one slot of `entries`; three indexes point into it:
-/// - a hash table (open addressing, linear probing, 8 bytes a bucket holding
-///   the key's 32-bit hash and the slot), so a look-up touches a slot only
-///   when the hashes agree;
+/// - a hash table (a `LinearProbingIndex`: open addressing, linear probing,
+///   8 bytes a bucket holding the key's 32-bit hash and the slot), so a
+///   look-up touches a slot only when the hashes agree;
 /// - a binary min-heap of `(deadline, seq)`, indexed (each slot knows its heap
 ///   position), so the next due entry is O(1) to see and any entry is
 ///   O(log n) to remove: expiry never scans the open timers;
@@ -67,8 +67,7 @@ struct OpenTimerTable {
     private(set) var entries: [Entry] = []
     private var freeSlots: [Int32] = []
     /// 0 is an empty bucket; otherwise `hash << 32 | (slot + 1)`.
-    private var buckets: [UInt64]
-    private var mask: Int
+    private var index: LinearProbingIndex<UInt64>
     private var heap: [HeapItem] = []
     /// Least recently touched (`oldest`) to most recently touched (`newest`), -1 when empty.
     private var oldest: Int32 = -1
@@ -93,8 +92,7 @@ struct OpenTimerTable {
     init(initialBuckets: Int = 1024) {
         var capacity = 16
         while capacity < initialBuckets { capacity <<= 1 }
-        buckets = Array(repeating: 0, count: capacity)
-        mask = capacity - 1
+        index = LinearProbingIndex(bucketCount: capacity)
     }
 
     var isEmpty: Bool { count == 0 }
@@ -105,15 +103,11 @@ struct OpenTimerTable {
 
     /// Calls `body` with every live slot whose key is `key` (hash `hash`), in probe order.
     func forEach(key: UnsafeRawBufferPointer, hash: UInt32, _ body: (Int32) -> Void) {
-        var bucket = Int(hash) & mask
-        while true {
-            let value = buckets[bucket]
-            if value == 0 { return }
+        index.forEach(hash: UInt64(hash)) { value in
             if UInt32(truncatingIfNeeded: value >> 32) == hash {
                 let slot = Int32(truncatingIfNeeded: value & 0xFFFF_FFFF) - 1
                 if keyEquals(slot, key) { body(slot) }
             }
-            bucket = (bucket + 1) & mask
         }
     }
 
@@ -145,10 +139,8 @@ struct OpenTimerTable {
         newest = slot
         count += 1
         footprint += Self.footprint(ofBytes: entry.bytes.count)
-        if count * 2 > buckets.count { grow() }
-        var bucket = Int(entry.hash) & mask
-        while buckets[bucket] != 0 { bucket = (bucket + 1) & mask }
-        buckets[bucket] = UInt64(entry.hash) << 32 | UInt64(slot + 1)
+        index.growIfNeeded(count: count) { $0 >> 32 }
+        index.insert(Self.bucketValue(hash: entry.hash, slot: slot), hash: UInt64(entry.hash))
         heap.append(HeapItem(deadline: deadline, seq: entry.seq, slot: slot))
         entries[Int(slot)].heapIndex = Int32(heap.count - 1)
         siftUp(heap.count - 1)
@@ -171,7 +163,7 @@ struct OpenTimerTable {
             siftDown(hole)
             siftUp(Int(entries[Int(last.slot)].heapIndex))
         }
-        removeFromBuckets(slot, hash: entry.hash)
+        index.remove(Self.bucketValue(hash: entry.hash, slot: slot), hash: UInt64(entry.hash)) { $0 >> 32 }
         entries[Int(slot)] = Entry.free
         freeSlots.append(slot)
         count -= 1
@@ -264,36 +256,8 @@ struct OpenTimerTable {
 
     // MARK: - Hash table
 
-    private mutating func removeFromBuckets(_ slot: Int32, hash: UInt32) {
-        let wanted = UInt64(hash) << 32 | UInt64(slot + 1)
-        var hole = Int(hash) & mask
-        while buckets[hole] != wanted { hole = (hole + 1) & mask }
-        // Backward-shift deletion: pull later members of the cluster into the hole
-        // when their home bucket does not lie cyclically in (hole, candidate].
-        var candidate = hole
-        while true {
-            candidate = (candidate + 1) & mask
-            let value = buckets[candidate]
-            if value == 0 { break }
-            let home = Int(UInt32(truncatingIfNeeded: value >> 32)) & mask
-            let stays = hole <= candidate ? (hole < home && home <= candidate) : (hole < home || home <= candidate)
-            if stays { continue }
-            buckets[hole] = value
-            hole = candidate
-        }
-        buckets[hole] = 0
-    }
-
-    private mutating func grow() {
-        let old = buckets
-        buckets = Array(repeating: 0, count: old.count * 2)
-        mask = buckets.count - 1
-        for value in old where value != 0 {
-            var bucket = Int(UInt32(truncatingIfNeeded: value >> 32)) & mask
-            while buckets[bucket] != 0 { bucket = (bucket + 1) & mask }
-            buckets[bucket] = value
-        }
-    }
+    @inline(__always)
+    private static func bucketValue(hash: UInt32, slot: Int32) -> UInt64 { UInt64(hash) << 32 | UInt64(slot + 1) }
 }
 
 extension OpenTimerTable.Entry {
