@@ -4,19 +4,6 @@ import Glibc
 import Darwin
 #endif
 
-/// When a destination's current file is closed and the next one started.
-public struct RotationPolicy: Sendable, Equatable {
-    /// `max_events`: records per file (default 1,000,000).
-    public var maxEvents: Int = 1_000_000
-    /// `max_bytes`: uncompressed record bytes per file (default 64MiB), so a
-    /// file maps onto a provider's uncompressed request limit.
-    public var maxBytes: Int = 64 << 20
-    /// `max_age`: wall-clock time a file stays open (default 5m).
-    public var maxAge: Duration? = .seconds(300)
-
-    public init() {}
-}
-
 /// The runner's side of one output: batches of encoded records, one per open
 /// file, rotated by record count and size, handed to the destination's
 /// compression thread in large chunks (or written to stdout as plain NDJSON).
