@@ -150,7 +150,7 @@ public final class PipelineRunner {
             _ = try? finishOutputs()
             throw InputError.cannotOpen(path: path, errno: code)
         }
-        inputBytesTotal = contents.map(\.count) ?? Self.totalSize(of: inputs)
+        inputBytesTotal = contents.map(\.count) ?? InputSize.total(of: inputs)
         var state: StateFile?
         if let statePath = options.statePath {
             do {
@@ -219,18 +219,6 @@ public final class PipelineRunner {
         result.inputBytesTotal = inputBytesTotal
         if started > 0 { result.elapsedSeconds = Double(Monotonic.nanoseconds() - started) / 1e9 }
         return result
-    }
-
-    /// The sum of the inputs' sizes when all are regular files (stdin redirected from a file counts).
-    private static func totalSize(of inputs: [String]) -> Int? {
-        var total = 0
-        for path in inputs {
-            var info = stat()
-            let result = path == "-" ? fstat(0, &info) : stat(path, &info)
-            guard result == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-            total += Int(info.st_size)
-        }
-        return total
     }
 
     /// Locks the state file and restores the stages from it (a missing file is a first run).
