@@ -18,6 +18,8 @@ public final class PipelineRunner {
     private var outputs: [DestinationOutput] = []
     /// The output writing to stdout, if any (`--stdout NAME` or `path: "-"`).
     private var stdoutIndex: Int?
+    /// Its sink: what stdout's reader never got.
+    private var stdout: StdoutSink?
     private var counts: [RunSummary.DestinationCounts]
     /// Per destination: events it did not take, by reason (added to `counts` by `snapshot`).
     private var notTaken: [ReasonTally]
@@ -94,31 +96,33 @@ public final class PipelineRunner {
         }
         if let memory = options.memoryOutputs {
             outputs = configuration.destinations.map {
-                DestinationOutput(name: $0.name, target: .memory(memory), rotation: $0.rotation)
+                DestinationOutput(name: $0.name, sink: MemorySink(name: $0.name, memory: memory), rotation: $0.rotation)
             }
-            rejectsOutput = DestinationOutput(name: "rejects", target: .memory(memory), rotation: configuration.rejects.rotation)
+            rejectsOutput = DestinationOutput(name: "rejects", sink: MemorySink(name: "rejects", memory: memory),
+                                              rotation: configuration.rejects.rotation)
             return
         }
         try FileSystem.makeDirectories(options.outDirectory)
         if access(options.outDirectory, W_OK) != 0 { throw OutputError.cannotCreate(path: options.outDirectory, errno: errno) }
         for settings in configuration.destinations {
             let toStdout = settings.target == .stdout || settings.name == options.stdoutDestination
-            let target: DestinationOutput.Target
+            let sink: any OutputSink
             if toStdout {
-                target = .stdout
+                stdout = StdoutSink()
+                stdoutIndex = outputs.count
+                sink = stdout!
             } else {
                 guard case let .files(template) = settings.target else { continue }
-                target = .files(template: template, worker: CompressionWorker(
+                sink = FileSink(template: template, worker: CompressionWorker(
                     name: settings.name, root: options.outDirectory, level: settings.gzipLevel,
                     maxAge: settings.rotation.maxAge, flushInterval: options.flushInterval, finisher: finisher,
                     openParts: openParts))
             }
-            outputs.append(DestinationOutput(name: settings.name, target: target, rotation: settings.rotation))
+            outputs.append(DestinationOutput(name: settings.name, sink: sink, rotation: settings.rotation))
             if toStdout { counts[outputs.count - 1].toStdout = true }
         }
-        stdoutIndex = outputs.firstIndex { $0.isStdout }
         let rejects = configuration.rejects
-        rejectsOutput = DestinationOutput(name: "rejects", target: .files(template: rejects.template, worker: CompressionWorker(
+        rejectsOutput = DestinationOutput(name: "rejects", sink: FileSink(template: rejects.template, worker: CompressionWorker(
             name: "rejects", root: options.outDirectory, level: rejects.gzipLevel,
             maxAge: rejects.rotation.maxAge, flushInterval: options.flushInterval, finisher: finisher,
             openParts: openParts)), rotation: rejects.rotation)
@@ -393,7 +397,7 @@ public final class PipelineRunner {
             case let .refused(rejection): if firstRefusal == nil { firstRefusal = rejection }
             }
         }
-        if stdoutTook && deliveries > 1, let stdoutIndex { outputs[stdoutIndex].markLastEventShared() }
+        if stdoutTook && deliveries > 1 { stdout?.markLastEventShared() }
         if deliveries > 0 {
             summary.emitted += 1
         } else if let firstRefusal {
@@ -480,7 +484,7 @@ public final class PipelineRunner {
     func handOver() throws {
         for output in outputs {
             try output.handOver()
-            if output.stdoutClosed && !stopReading {
+            if stdout?.closed == true && !stopReading {
                 stopReading = true
                 summary.stdoutClosedEarly = true
             }
@@ -494,8 +498,8 @@ public final class PipelineRunner {
     /// for `not_taken` `stdout_closed`, and a line no other destination took
     /// leaves `emitted` for `dropped` `stdout_closed`, so the balance stays exact.
     private func absorbStdoutLoss() {
-        guard let index = stdoutIndex else { return }
-        let loss = outputs[index].takeStdoutLoss()
+        guard let stdout, let index = stdoutIndex else { return }
+        let loss = stdout.takeLoss()
         guard loss.events > 0 else { return }
         counts[index].events -= loss.events
         counts[index].records -= loss.records
@@ -523,7 +527,7 @@ public final class PipelineRunner {
                 reports[index] = output.report
                 if firstError == nil { firstError = error }
             }
-            if output.stdoutClosed { summary.stdoutClosedEarly = true }
+            if index == stdoutIndex && stdout?.closed == true { summary.stdoutClosedEarly = true }
         }
         absorbStdoutLoss()
         do {
