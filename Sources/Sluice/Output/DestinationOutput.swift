@@ -1,260 +1,96 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// When a destination's current file is closed and the next one started.
-public struct RotationPolicy: Sendable, Equatable {
-    /// `max_events`: records per file (default 1,000,000).
-    public var maxEvents: Int = 1_000_000
-    /// `max_bytes`: uncompressed record bytes per file (default 64MiB), so a
-    /// file maps onto a provider's uncompressed request limit.
-    public var maxBytes: Int = 64 << 20
-    /// `max_age`: wall-clock time a file stays open (default 5m).
-    public var maxAge: Duration? = .seconds(300)
-
-    public init() {}
-}
-
 /// The runner's side of one output: batches of encoded records, one per open
-/// file, rotated by record count and size, handed to the destination's
-/// compression thread in large chunks (or written to stdout as plain NDJSON).
+/// file, rotated by record count, size and age, and handed to the output's
+/// sink (files, stdout or memory) in large chunks.
+///
+/// Records are counted here, where they are appended, so rotation falls
+/// between events and never waits for a compression thread. Where the
+/// records go is the sink's part (`OutputSink`); this class is the same
+/// for all, so the append path the fan-out takes for every event and
+/// destination is one the compiler can inline whole. At most `maxOpenFiles`
+/// files are open; a record for another one closes the least recently used.
 final class DestinationOutput {
-    enum Target {
-        case files(template: PathTemplate, worker: CompressionWorker)
-        case stdout
-        /// Kept in memory under the output's name (`sluice test`): one series, in order.
-        case memory(MemoryOutputs)
-    }
-
-    /// A file being filled: its key (path with `{seq}` unfilled) and the records not yet handed over.
-    private final class FileBatch {
-        let key: String
-        /// Made when the batch is first written to (see `append`).
-        var buffer = ByteBuffer(capacity: 16)
-        var recordsInFile = 0
-        var bytesInFile = 0
-        /// When the file's first record was appended (monotonic ns), for `max_age`.
-        var openedAt: UInt64 = 0
-        var lastUsed: UInt64 = 0
-
-        init(key: String) { self.key = key }
-    }
-
-    /// Records are handed to the worker in chunks of about this size.
-    static let chunkBytes = 128 * 1024
     /// Open files per destination before the least recently used one is closed.
     static let maxOpenFiles = 16
 
     let name: String
-    private let target: Target
+    let sink: any OutputSink
     private let rotation: RotationPolicy
-    private var batches: [String: FileBatch] = [:]
-    private var lastBucket: Int64 = .min
-    private var lastBatch: FileBatch?
-    private var useCounter: UInt64 = 0
-    private(set) var records = 0
-    private(set) var recordBytes = 0
-    /// Set when stdout's reader went away (`| head`).
-    private(set) var stdoutClosed = false
-
-    /// What stdout's reader never got because it closed the pipe first: the
-    /// runner takes it (`takeStdoutLoss`) and moves it out of `emitted`.
-    struct StdoutLoss: Equatable {
-        /// Events whose records were not (or only partly) written.
-        var events = 0
-        var records = 0
-        /// Of those events, the ones no other destination took: lines that went nowhere.
-        var lines = 0
-    }
-
-    /// The events in the stdout buffer not written yet: where each one's records end, how many, and
-    /// whether another destination took the event too (set by the runner after the fan-out).
-    private struct StdoutMark {
-        var end: Int
-        var records: Int
-        var serial: Int
-        var alone = true
-    }
-    private var stdoutMarks: [StdoutMark] = []
-    private var stdoutSerial = 0
-    /// The last event, when it was lost and counted as going nowhere (so `markLastEventShared` can correct that).
-    private var lastLostAloneSerial: Int?
-    private var stdoutLoss = StdoutLoss()
-    /// Bytes stdout's reader was given.
-    private(set) var stdoutBytesWritten = 0
-
-    var isStdout: Bool {
-        if case .stdout = target { return true }
-        return false
-    }
-
     /// `max_age` in nanoseconds, for files only (nil: no age limit).
     private let maxAgeNanos: UInt64?
+    /// The sink's `tracksEvents`, read once.
+    private let tracksEvents: Bool
+    private var batches: [String: RecordBatch] = [:]
+    /// The hour of the last record's batch, and the batch: a stream's events come in runs of one hour.
+    private var lastBucket: Int64 = .min
+    private var lastBatch: RecordBatch?
+    private var useCounter: UInt64 = 0
 
-    init(name: String, target: Target, rotation: RotationPolicy) {
+    init(name: String, sink: any OutputSink, rotation: RotationPolicy) {
         self.name = name
-        self.target = target
+        self.sink = sink
         self.rotation = rotation
-        if case .files = target, let maxAge = rotation.maxAge {
-            maxAgeNanos = UInt64(max(maxAge.nanoseconds, 0))
-        } else {
-            maxAgeNanos = nil
-        }
+        maxAgeNanos = sink.writesFiles ? rotation.maxAge.map { UInt64(max($0.nanoseconds, 0)) } : nil
+        tracksEvents = sink.tracksEvents
     }
 
-    /// Appends the records `encode` writes for an event at `time`; returns how many it wrote.
+    /// Appends the records `encode` writes for an event at `time`; returns how
+    /// many it wrote. Writing none (a refusal) leaves nothing behind.
     /// `now`: the monotonic clock, if the caller read it already (the fan-out
     /// reads it once per event, not once per destination).
     @inline(__always)
     func append(time: EventTime, now clock: UInt64? = nil, encode: (inout ByteBuffer) -> Int) throws -> Int {
         let batch = batch(for: time)
-        // Room for a whole chunk, taken when a batch is written to, not kept by
-        // idle ones: up to 16 keys per destination would otherwise hold 320 KiB each.
-        if batch.buffer.capacity < DestinationOutput.chunkBytes {
-            if case let .files(_, worker) = target, let spare = worker.spareBuffer() { batch.buffer = spare }
-            batch.buffer.reserve(DestinationOutput.chunkBytes + 64 * 1024)
-        }
-        let before = batch.buffer.count
-        let count = encode(&batch.buffer)
-        guard count > 0 else {
-            // A refusal must leave nothing behind.
-            if batch.buffer.count > before { batch.buffer.removeSubrange(before...) }
-            return 0
-        }
-        let added = batch.buffer.count - before
-        // `max_age` is decided here too, not only by the worker's timer, so the
-        // counts below start afresh with the file: the worker's timer (which
-        // closes an idle file) fires no earlier than this, as its file opened
-        // after this side's first record. A file it closed already makes the
-        // rotate below a no-op, and still resets the counts.
-        let now = maxAgeNanos == nil ? 0 : clock ?? Monotonic.nanoseconds()
-        if batch.recordsInFile > 0 &&
-            (batch.recordsInFile + count > rotation.maxEvents || batch.bytesInFile + added > rotation.maxBytes
-                || maxAgeNanos.map { now &- batch.openedAt >= $0 } == true) {
-            let tail = Array(batch.buffer.bytes[before...])
-            batch.buffer.removeSubrange(before...)
-            try send(batch)
-            rotate(batch)
-            if batch.buffer.capacity < DestinationOutput.chunkBytes { batch.buffer.reserve(DestinationOutput.chunkBytes) }
-            batch.buffer.append(contentsOf: tail)
-        }
-        if batch.recordsInFile == 0 { batch.openedAt = now }
-        batch.recordsInFile += count
-        batch.bytesInFile += added
-        records += count
-        recordBytes += added
-        if case .stdout = target {
-            stdoutSerial += 1
-            stdoutMarks.append(StdoutMark(end: batch.buffer.count, records: count, serial: stdoutSerial))
-        }
-        if batch.buffer.count >= DestinationOutput.chunkBytes { try send(batch) }
-        return count
+        let written = try batch.append(rotation: rotation, maxAgeNanos: maxAgeNanos, clock: clock,
+                                       spare: { sink.spareBuffer() }, encode: encode,
+                                       startNewFile: { try send($0); rotate($0) })
+        guard written.records > 0 else { return 0 }
+        if tracksEvents { sink.eventAppended(end: batch.buffer.count, records: written.records) }
+        if batch.isChunkFull { try send(batch) }
+        return written.records
     }
 
-    /// The event last appended (to stdout) was taken by another destination too:
-    /// if stdout's reader never gets it, the line still went somewhere.
-    func markLastEventShared() {
-        if let last = stdoutMarks.indices.last, stdoutMarks[last].serial == stdoutSerial {
-            stdoutMarks[last].alone = false
-        } else if lastLostAloneSerial == stdoutSerial {
-            stdoutLoss.lines -= 1
-            lastLostAloneSerial = nil
-        }
-    }
-
-    /// What stdout's reader missed since the last call.
-    func takeStdoutLoss() -> StdoutLoss {
-        defer { stdoutLoss = StdoutLoss() }
-        return stdoutLoss
-    }
-
-    /// Counts the events of the stdout buffer from byte `written` on as lost (the reader closed the pipe).
-    private func loseStdoutEvents(from written: Int) {
-        for mark in stdoutMarks {
-            // An event whose records were written in part is lost too: the reader stopped before its end.
-            if mark.end > written {
-                stdoutLoss.events += 1
-                stdoutLoss.records += mark.records
-                if mark.alone {
-                    stdoutLoss.lines += 1
-                    if mark.serial == stdoutSerial { lastLostAloneSerial = mark.serial }
-                }
-            }
-        }
-        stdoutMarks.removeAll(keepingCapacity: true)
-    }
-
-    /// Hands every pending record on (before the reader blocks, and at the end).
+    /// Hands every pending record on (before the reader blocks, and at the
+    /// end); throws the first error the sink met so far.
     func handOver() throws {
         for batch in batches.values where !batch.buffer.isEmpty {
             try send(batch)
         }
-        if case let .files(_, worker) = target, let error = worker.failure { throw error }
+        if let error = sink.failure { throw error }
     }
 
-    /// Writes what is pending, closes and renames every file; returns the files written.
+    /// Writes what is pending, closes and renames every file; returns what was written.
     func finish() throws -> CompressionWorker.Report {
         var pendingError: Error?
         do { try handOver() } catch { pendingError = error }
-        switch target {
-        case let .files(_, worker):
-            let report = worker.finish()
-            if let error = worker.failure { throw error }
-            if let pendingError { throw pendingError }
-            return report
-        case .stdout:
-            if let pendingError { throw pendingError }
-            return CompressionWorker.Report(fileCount: 0, uncompressedBytes: stdoutBytesWritten, compressedBytes: 0)
-        case .memory:
-            if let pendingError { throw pendingError }
-            return CompressionWorker.Report(fileCount: 0, uncompressedBytes: recordBytes, compressedBytes: 0)
-        }
+        let report = try sink.finish()
+        if let pendingError { throw pendingError }
+        return report
     }
 
     /// What was written so far, for stats taken while running.
-    var report: CompressionWorker.Report {
-        switch target {
-        case let .files(_, worker): return worker.snapshot
-        case .stdout: return CompressionWorker.Report(fileCount: 0, uncompressedBytes: stdoutBytesWritten, compressedBytes: 0)
-        case .memory: return CompressionWorker.Report(fileCount: 0, uncompressedBytes: recordBytes, compressedBytes: 0)
-        }
-    }
+    var report: CompressionWorker.Report { sink.report }
 
     /// Closes and renames every open file after handing over what is pending
     /// (SIGHUP, the logrotate convention); the next records start new files.
-    /// Records sent before stay in the old files, records after go to the
-    /// new ones: the worker's queue keeps that order, so none is lost or doubled.
+    /// Without files, only what is pending is handed over.
     func rotateAll() throws {
         try handOver()
-        guard case let .files(_, worker) = target else { return }
-        worker.send(.rotateAll)
-        for batch in batches.values {
-            batch.recordsInFile = 0
-            batch.bytesInFile = 0
-        }
+        guard sink.writesFiles else { return }
+        sink.rotateAll()
+        for batch in batches.values { batch.fileStarted() }
     }
 
-    private func batch(for time: EventTime) -> FileBatch {
-        let bucket: Int64
-        switch target {
-        case .stdout, .memory: bucket = 0
-        case .files: bucket = PathTemplate.hourBucket(time)
-        }
+    private func batch(for time: EventTime) -> RecordBatch {
+        let bucket = PathTemplate.hourBucket(time)
         if bucket == lastBucket, let batch = lastBatch { return batch }
-        let key: String
-        switch target {
-        case .stdout, .memory: key = "-"
-        case let .files(template, _): key = template.key(dest: name, time: time)
-        }
+        let key = sink.key(dest: name, time: time)
         useCounter += 1
-        let batch: FileBatch
+        let batch: RecordBatch
         if let existing = batches[key] {
             batch = existing
         } else {
             if batches.count >= DestinationOutput.maxOpenFiles { evictLeastRecentlyUsed() }
-            batch = FileBatch(key: key)
+            batch = RecordBatch(key: key)
             batches[key] = batch
         }
         batch.lastUsed = useCounter
@@ -272,36 +108,13 @@ final class DestinationOutput {
         lastBatch = nil
     }
 
-    private func rotate(_ batch: FileBatch) {
-        if case let .files(_, worker) = target { worker.send(.rotate(key: batch.key)) }
-        batch.recordsInFile = 0
-        batch.bytesInFile = 0
+    private func rotate(_ batch: RecordBatch) {
+        sink.rotate(key: batch.key)
+        batch.fileStarted()
     }
 
-    private func send(_ batch: FileBatch) throws {
+    private func send(_ batch: RecordBatch) throws {
         guard !batch.buffer.isEmpty else { return }
-        switch target {
-        case let .files(_, worker):
-            worker.send(.write(key: batch.key, data: batch.buffer))
-            // The worker owns the filled buffer now; the next one comes from its spares (or is made).
-            batch.buffer = ByteBuffer(capacity: 16)
-        case let .memory(memory):
-            memory.append(name, batch.buffer.array)
-            batch.buffer.removeAll()
-        case .stdout:
-            defer { batch.buffer.removeAll() }
-            if stdoutClosed {
-                loseStdoutEvents(from: 0)
-                return
-            }
-            let result = FileSystem.writeAll(STDOUT_FILENO, batch.buffer.bytes)
-            stdoutBytesWritten += result.written
-            switch result.errno {
-            case 0: break
-            case EPIPE: stdoutClosed = true
-            default: throw OutputError.writeFailed(path: "<stdout>", errno: result.errno)
-            }
-            loseStdoutEvents(from: result.written)
-        }
+        try sink.write(&batch.buffer, key: batch.key)
     }
 }

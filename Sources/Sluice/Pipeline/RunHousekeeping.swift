@@ -45,7 +45,7 @@ extension PipelineRunner: InputGate {
         }
         if requests.rotations > 0 {
             try handOver()
-            try rotateAllOutputs()
+            try outputs.rotateAll()
             logger.info("rotating: the current files are closed and renamed; new records go to new files")
         }
         if requests.statsReports > 0 {

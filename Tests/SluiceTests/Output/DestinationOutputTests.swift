@@ -8,7 +8,7 @@ import SluiceTestSupport
 
     private func output(_ directory: TemporaryDirectory, _ rotation: RotationPolicy, template: String = "{dest}/{date}/{dest}-{hour}-{seq}.ndjson.gz") throws -> DestinationOutput {
         let worker = CompressionWorker(name: "d", root: directory.path, level: 6, maxAge: rotation.maxAge, flushInterval: .seconds(60), finisher: FileFinisher(threads: 2))
-        return DestinationOutput(name: "d", target: .files(template: try PathTemplate(template), worker: worker), rotation: rotation)
+        return DestinationOutput(name: "d", sink: FileSink(template: try PathTemplate(template), worker: worker), rotation: rotation)
     }
 
     @Test func maxEventsRotatesAtExactlyThatManyRecords() throws {

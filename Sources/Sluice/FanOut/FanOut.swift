@@ -1,0 +1,174 @@
+/// Hands each event that came through the stages to every destination that
+/// takes it, in the pipeline's order, and keeps each destination's counts.
+///
+/// For each destination: its routing rules (`events:`, the event's
+/// `integrations`), a stage's withholding (consent), its `rename:`, then the
+/// adapter's own skip rule, and its encoding into its output. The event is
+/// borrowed, not copied, on the way to every destination; the fields one
+/// adapter reads of it are kept in an `EncodingContext` for the next one (a
+/// renamed copy has bytes of its own, and so a context of its own).
+///
+/// Each event gets one `Fate` for the run's balance, however many
+/// destinations took it: emitted if any did, else rejected with the first
+/// refusal, else dropped (withheld by a stage, or routed nowhere). Every
+/// refusal is a reject record naming its destination, even when another
+/// destination took the event.
+///
+/// Stdout is the one output a reader can close early: what it never got
+/// leaves the counts again (see `absorbStdoutLoss`).
+final class FanOut {
+    /// What became of one event at the fan-out, for the run's balance.
+    enum Fate: Equatable {
+        case emitted
+        case rejected(RejectReason)
+        case dropped(DropReason)
+    }
+
+    /// What one destination made of an event.
+    private enum Offer {
+        case notTaken, delivered
+        case refused(Rejection)
+    }
+
+    private var destinations: [any Destination]
+    private var routes: [RoutingRules]
+    private let renames: [[[UInt8]: String]]
+    private let outputs: [DestinationOutput]
+    private let stdout: StdoutSink?
+    private let stdoutIndex: Int?
+    private let rejects: RejectWriter
+    private var counts: [RunSummary.DestinationCounts]
+    /// Per destination: events it did not take, by reason (added to `counts` by `destinationCounts`).
+    private var notTaken: [ReasonTally]
+    /// What the destinations read of the event being fanned out (one for it, one for a renamed copy).
+    private var encoding = EncodingContext()
+    private var renamedEncoding = EncodingContext()
+    /// The monotonic clock when the event being fanned out was taken up (files' `max_age`).
+    private var clock: UInt64 = 0
+
+    /// - Parameters:
+    ///   - outputs: one output per destination, at the same index.
+    ///   - rejects: where destinations' refusals are written.
+    init(destinations settings: [DestinationSettings], outputs: OutputSet, rejects: RejectWriter) {
+        destinations = settings.map(\.destination)
+        routes = settings.map {
+            RoutingRules(patterns: $0.events, destinationName: $0.name, destinationType: $0.type.name)
+        }
+        renames = settings.map(\.rename)
+        self.outputs = outputs.destinations
+        stdout = outputs.stdout
+        stdoutIndex = outputs.stdoutIndex
+        self.rejects = rejects
+        counts = settings.map { RunSummary.DestinationCounts(name: $0.name, type: $0.type.name) }
+        if let stdoutIndex { counts[stdoutIndex].toStdout = true }
+        notTaken = Array(repeating: ReasonTally(), count: settings.count)
+    }
+
+    /// Offers the event to every destination; returns what became of it.
+    func deliver(_ event: Event) throws -> Fate {
+        // Destinations read fields off the tape: hand them a document whose
+        // bytes already hold every stage's edits (stages usually leave none).
+        if event.document.isModified {
+            var materialized = event
+            materialized.document = event.document.materialized()
+            return try fanOut(materialized)
+        }
+        return try fanOut(event)
+    }
+
+    private func fanOut(_ event: Event) throws -> Fate {
+        var deliveries = 0
+        var stdoutTook = false
+        var firstRefusal: Rejection?
+        var withheld = false
+        let integrations = RoutingRules.integrations(of: event)
+        encoding.reset()
+        clock = Monotonic.nanoseconds()
+        for index in destinations.indices {
+            guard routes[index].accepts(event, integrations: integrations) else { continue }
+            if let mark = event.withheld, mark.contains(index) {
+                // A stage ruled this destination out for this event (consent): counted here, not sent.
+                notTaken[index].add(mark.reason.rawValue)
+                withheld = true
+                continue
+            }
+            // `rename:` comes first, so every rule of the destination (its names, Adjust's tokens) sees the new name.
+            let result: Offer
+            if let name = renames[index].isEmpty ? nil : renames[index][event.name] {
+                renamedEncoding.reset()
+                result = try offer(event.renamed(to: name), to: index, context: &renamedEncoding)
+            } else {
+                result = try offer(event, to: index, context: &encoding)
+            }
+            switch result {
+            case .notTaken: break
+            case .delivered:
+                deliveries += 1
+                if index == stdoutIndex { stdoutTook = true }
+            case let .refused(rejection): if firstRefusal == nil { firstRefusal = rejection }
+            }
+        }
+        if stdoutTook && deliveries > 1 { stdout?.markLastEventShared() }
+        if deliveries > 0 { return .emitted }
+        if let firstRefusal { return .rejected(firstRefusal.reason) }
+        if withheld, let mark = event.withheld { return .dropped(mark.reason) }
+        return .dropped(.unrouted)
+    }
+
+    /// Encodes the event for the destination at `index` and counts what it made of it.
+    private func offer(_ event: Event, to index: Int, context: inout EncodingContext) throws -> Offer {
+        if let reason = destinations[index].skipReasonInPlace(for: event) {
+            notTaken[index].add(reason)
+            return .notTaken
+        }
+        var outcome = EncodeOutcome.records(0)
+        let written = try outputs[index].append(time: event.time, now: clock) { buffer in
+            outcome = destinations[index].encode(event, context: &context, into: &buffer)
+            if case let .records(count) = outcome { return count }
+            return 0
+        }
+        switch outcome {
+        case .records:
+            guard written > 0 else { return .notTaken }
+            counts[index].events += 1
+            counts[index].records += written
+            return .delivered
+        case let .refused(rejection):
+            // The line itself is counted once, by the caller's `Fate`.
+            counts[index].refused[rejection.reason.rawValue, default: 0] += 1
+            try rejects.write(line: event.document.bytes, origin: event.origin, stage: "destination",
+                              destination: counts[index].name, rejection: rejection)
+            return .refused(rejection)
+        }
+    }
+
+    /// Each destination's counts so far, with what its output wrote and what its adapter changed.
+    func destinationCounts(outputs: OutputSet) -> [RunSummary.DestinationCounts] {
+        var result = counts
+        for index in result.indices {
+            let report = outputs.report(destination: index)
+            result[index].files = report.fileCount
+            result[index].uncompressedBytes = report.uncompressedBytes
+            result[index].compressedBytes = report.compressedBytes
+            result[index].changes = destinations[index].changes
+            for (reason, count) in notTaken[index].entries { result[index].notTaken[reason, default: 0] += count }
+        }
+        return result
+    }
+
+    /// Events whose records stdout's reader never got (it closed the pipe
+    /// first) are not delivered there: they leave the destination's counts
+    /// for `not_taken` `stdout_closed`, and a line no other destination took
+    /// leaves `emitted` for `dropped` `stdout_closed`, so the balance stays exact.
+    /// Called after every hand-over and at the finish.
+    func absorbStdoutLoss(into summary: inout RunSummary) {
+        guard let stdout, let index = stdoutIndex else { return }
+        let loss = stdout.takeLoss()
+        guard loss.events > 0 else { return }
+        counts[index].events -= loss.events
+        counts[index].records -= loss.records
+        counts[index].notTaken[DropReason.stdoutClosed.rawValue, default: 0] += loss.events
+        summary.emitted -= loss.lines
+        if loss.lines > 0 { summary.dropped[.stdoutClosed, default: 0] += loss.lines }
+    }
+}

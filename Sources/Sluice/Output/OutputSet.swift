@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Every output of a run: one per destination, at the destination's index,
+/// and the rejects'. Made from the pipeline and the run's options, handed
+/// over together, rotated together, finished once.
+///
+/// Which kind each output is gets decided here, once: memory for all when
+/// the options carry `MemoryOutputs` (`sluice test`; no directory is
+/// touched), stdout for the one destination named by `--stdout` or with
+/// `path: "-"`, files for the rest and for the rejects (never stdout). At most
+/// one output writes to stdout, or the records of two would be mixed.
+final class OutputSet {
+    /// One per destination, in the pipeline's order.
+    let destinations: [DestinationOutput]
+    let rejects: DestinationOutput
+    /// The sink of the destination that writes to stdout, if any, and the destination's index.
+    let stdout: StdoutSink?
+    let stdoutIndex: Int?
+    /// Renames the finished files of every file output, off their compression threads.
+    private let finisher: FileFinisher
+    /// What each output wrote, kept once `finish` has ended the outputs (their workers are gone then).
+    private var finalReports: [CompressionWorker.Report]?
+    private var finalRejectsReport = CompressionWorker.Report()
+
+    /// Checks `--stdout` against the pipeline, creates the output directory and starts a compression thread per file output.
+    /// - Parameter openParts: records the `.part` files not yet renamed.
+    init(configuration: PipelineConfiguration, options: RunOptions, openParts: OpenPartFiles) throws {
+        let finisher = FileFinisher()
+        self.finisher = finisher
+        let settings = configuration.destinations
+        if let name = options.stdoutDestination, !settings.contains(where: { $0.name == name }) {
+            throw UsageError("--stdout \(name): no destination of that name; the pipeline has " +
+                settings.map(\.name).joined(separator: ", "))
+        }
+        if let name = options.stdoutDestination,
+           let other = settings.first(where: { $0.target == .stdout && $0.name != name }) {
+            throw UsageError("--stdout \(name): destination '\(other.name)' already writes to stdout (its path is \"-\"); "
+                + "only one destination can write to stdout, or their records would be mixed")
+        }
+        if let memory = options.memoryOutputs {
+            destinations = settings.map {
+                DestinationOutput(name: $0.name, sink: MemorySink(name: $0.name, memory: memory), rotation: $0.rotation)
+            }
+            rejects = DestinationOutput(name: "rejects", sink: MemorySink(name: "rejects", memory: memory),
+                                        rotation: configuration.rejects.rotation)
+            stdout = nil
+            stdoutIndex = nil
+            return
+        }
+        try FileSystem.makeDirectories(options.outDirectory)
+        if access(options.outDirectory, W_OK) != 0 { throw OutputError.cannotCreate(path: options.outDirectory, errno: errno) }
+        func files(_ template: PathTemplate, _ name: String, level: Int, rotation: RotationPolicy) -> FileSink {
+            FileSink(template: template, worker: CompressionWorker(
+                name: name, root: options.outDirectory, level: level, maxAge: rotation.maxAge,
+                flushInterval: options.flushInterval, finisher: finisher, openParts: openParts))
+        }
+        var outputs: [DestinationOutput] = []
+        var stdout: StdoutSink?
+        var stdoutIndex: Int?
+        for settings in settings {
+            let sink: any OutputSink
+            if case let .files(template) = settings.target, settings.name != options.stdoutDestination {
+                sink = files(template, settings.name, level: settings.gzipLevel, rotation: settings.rotation)
+            } else {
+                stdout = StdoutSink()
+                stdoutIndex = outputs.count
+                sink = stdout!
+            }
+            outputs.append(DestinationOutput(name: settings.name, sink: sink, rotation: settings.rotation))
+        }
+        destinations = outputs
+        self.stdout = stdout
+        self.stdoutIndex = stdoutIndex
+        let rejects = configuration.rejects
+        self.rejects = DestinationOutput(name: "rejects", sink: files(rejects.template, "rejects", level: rejects.gzipLevel,
+                                                                        rotation: rejects.rotation),
+                                         rotation: rejects.rotation)
+    }
+
+    /// Whether stdout's reader went away (`| head`).
+    var stdoutClosed: Bool { stdout?.closed ?? false }
+
+    /// Hands every output's pending records on (before the reader blocks).
+    func handOver() throws {
+        for output in destinations { try output.handOver() }
+        try rejects.handOver()
+    }
+
+    /// Closes and renames every file of every destination and the rejects
+    /// (SIGHUP); the next records start new files.
+    func rotateAll() throws {
+        for output in destinations { try output.rotateAll() }
+        try rejects.rotateAll()
+    }
+
+    /// Finishes every output, even past one that fails (its files stay
+    /// `.part`), then throws the first error. Only the first call does anything.
+    func finish() throws {
+        guard finalReports == nil else { return }
+        var firstError: Error?
+        var reports: [CompressionWorker.Report] = []
+        for output in destinations {
+            do {
+                reports.append(try output.finish())
+            } catch {
+                reports.append(output.report)
+                if firstError == nil { firstError = error }
+            }
+        }
+        do {
+            finalRejectsReport = try rejects.finish()
+        } catch {
+            finalRejectsReport = rejects.report
+            if firstError == nil { firstError = error }
+        }
+        finalReports = reports
+        finisher.shutdown()
+        if let firstError { throw firstError }
+    }
+
+    /// What the output of the destination at `index` wrote so far (all of it once finished).
+    func report(destination index: Int) -> CompressionWorker.Report {
+        finalReports?[index] ?? destinations[index].report
+    }
+
+    /// What the rejects output wrote so far (all of it once finished).
+    var rejectsReport: CompressionWorker.Report {
+        finalReports == nil ? rejects.report : finalRejectsReport
+    }
+}
