@@ -123,8 +123,9 @@ public struct SessionTracking: Stage {
                 context = advance(found, event, time: time, user: user)
             }
         } else {
-            context = admit(event, key: key, time: time, user: user)
-            slot = devices.find(keyA: key.a, keyB: key.b)
+            let admitted = admit(event, key: key, time: time, user: user)
+            context = admitted.context
+            slot = admitted.slot
         }
         if let context {
             if !attach(context, to: &event.document) { stats.notAttached += 1 }
@@ -211,20 +212,23 @@ public struct SessionTracking: Stage {
     // MARK: - The three paths
 
     /// A device not tracked (new, or evicted earlier): its first session.
-    private mutating func admit(_ event: Event, key: (a: UInt64, b: UInt64), time: Int64, user: UInt64) -> SessionContext {
+    private mutating func admit(_ event: Event, key: (a: UInt64, b: UInt64), time: Int64,
+                                user: UInt64) -> (context: SessionContext, slot: Int32) {
         var record = DeviceRecord(keyA: key.a, keyB: key.b, start: time, last: time, user: user, number: 1, seq: 1,
                                   settings: 0, traits: 0, history: -1, newer: -1, older: -1, signedOut: false)
         applyState(of: event, to: &record)
+        let slot: Int32
         if devices.count >= settings.maxDevices, let victim = devices.oldest.nonNegative {
             forgetDevice(victim)
             devices.replace(victim, with: record)
             stats.evicted += 1
+            slot = victim
         } else {
-            _ = devices.add(record)
+            slot = devices.add(record)
             stats.devicesHighWater = max(stats.devicesHighWater, devices.count)
         }
         stats.started[StartCause.firstSeen.rawValue] += 1
-        return current(record, engagement: 1)
+        return (current(record, engagement: 1), slot)
     }
 
     /// An event at or after the device's latest: maybe a new session, then the next `seq`.
