@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "sluice", targets: ["sluice"]),
         .library(name: "Sluice", targets: ["Sluice"]),
+        .library(name: "SluiceJSON", targets: ["SluiceJSON"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -26,9 +27,20 @@ let package = Package(
         .target(name: "CSignalPipe"),
         // gzip's CRC-32: PCLMULQDQ folding on x86-64, zlib's crc32_z elsewhere and for the tail.
         .target(name: "CCRC32", linkerSettings: [.linkedLibrary("z")]),
+        // JSON on bytes: the parser and its tape, edits and splices, the
+        // writer, string and number text, and the output buffer. The tape is
+        // internal; the rest of Sluice reads documents through node indexes.
+        // Built with cross-module optimization so that the small accessors
+        // inline into the stages and encoders as they did inside one module.
+        .target(
+            name: "SluiceJSON",
+            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked", "-cross-module-optimization"],
+                                         .when(configuration: .release))]
+        ),
         .target(
             name: "Sluice",
             dependencies: [
+                "SluiceJSON",
                 "CZlib",
                 "CSignalPipe",
                 "CCRC32",
@@ -56,15 +68,19 @@ let package = Package(
             path: "Tests/SluiceTestSupport"
         ),
         .testTarget(
+            name: "SluiceJSONTests",
+            dependencies: ["SluiceJSON", "SluiceTestSupport"]
+        ),
+        .testTarget(
             name: "SluiceTests",
-            dependencies: ["Sluice", "SluiceTestSupport", "CCRC32", "CZlib", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["Sluice", "SluiceJSON", "SluiceTestSupport", "CCRC32", "CZlib", .product(name: "Logging", package: "swift-log"),
                            .product(name: "Crypto", package: "swift-crypto")],
             // Read from the source tree by PrivacyCorpusTests, not bundled.
             exclude: ["Stages/Privacy/Corpus"]
         ),
         .testTarget(
             name: "SluiceCLITests",
-            dependencies: ["Sluice", "SluiceTestSupport", "sluice"]
+            dependencies: ["Sluice", "SluiceJSON", "SluiceTestSupport", "sluice"]
         ),
     ],
     swiftLanguageModes: [.v5]

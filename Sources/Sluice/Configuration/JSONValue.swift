@@ -1,4 +1,5 @@
 import Yams
+import SluiceJSON
 
 /// A JSON value written in a pipeline file (a test case's input event or
 /// expected record, an `enum:` member), converted as the user meant it.
@@ -129,7 +130,7 @@ public indirect enum JSONValue: Sendable {
 
     /// The value of the JSON at `node` of a parsed document (for expectations written as inline JSON).
     init(_ document: JSONDocument, _ node: Int) {
-        switch document.tape[node].kind {
+        switch document.kind(node) {
         case .object:
             self = .object(document.members(of: node).map { (document.string($0.key) ?? "", JSONValue(document, $0.value)) })
         case .array:

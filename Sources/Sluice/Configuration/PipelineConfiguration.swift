@@ -12,7 +12,7 @@ public enum OutputTarget: Sendable, Equatable {
 public struct InputSettings: Sendable {
     /// `max_line_bytes` (default 1MiB, at most 1GiB): longer lines are rejected
     /// `line_too_long`. A line up to this size is held whole, and the parser's
-    /// tape keeps 32-bit offsets, hence the ceiling.
+    /// parsed index keeps 32-bit offsets, hence the ceiling.
     public var maxLineBytes = 1 << 20
     static let maxLineBytesLimit = 1 << 30
 }

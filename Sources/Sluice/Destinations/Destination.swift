@@ -1,4 +1,5 @@
 import Yams
+import SluiceJSON
 
 /// A provider adapter: turns an event into that provider's import records, or
 /// refuses it with a reason. No I/O: the runner owns files, the adapter owns

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SluiceJSON
 
 /// The Segment-spec message types Sluice reads (docs/input-format.md), plus the `session` extension.
 public enum MessageType: String, Sendable, CaseIterable {
@@ -80,9 +81,9 @@ public struct Event: Sendable {
     public var nameString: String { String(decoding: name, as: UTF8.self) }
 
     /// Parses and checks one input line (without its line ending); `scratch`:
-    /// the parser's tape space, reused from line to line by a reader.
+    /// the parser's scratch space, reused from line to line by a reader.
     public static func decode(_ line: UnsafeBufferPointer<UInt8>, origin: Origin,
-                              scratch: JSONTapeScratch? = nil) -> Result<Event, Rejection> {
+                              scratch: JSONParseScratch? = nil) -> Result<Event, Rejection> {
         let document: JSONDocument
         do {
             document = try JSONDocument.parse(line, scratch: scratch)
@@ -113,7 +114,7 @@ public struct Event: Sendable {
                 break
             }
         }
-        guard let typeNode, document.tape[typeNode].kind == .string else {
+        guard let typeNode, document.kind(typeNode) == .string else {
             return .failure(Rejection(.missingType, "no string \"type\" field"))
         }
         guard let type = document.withString(typeNode, MessageType.init(utf8:)) ?? nil else {

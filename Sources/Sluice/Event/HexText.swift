@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// Lowercase hexadecimal text, eight digits at a time: insert ids, session
 /// ids and pseudonyms all write it, one record or event at a time.
 enum HexText {

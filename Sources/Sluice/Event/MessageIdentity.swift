@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// The one rule for a message's ids (`userId`, `anonymousId`, `messageId`),
 /// applied alike by the input check, every stage (dedupe keys, session and
 /// timer keys) and every destination (identity fields, insert ids):
@@ -21,7 +23,7 @@ enum MessageIdentity {
     @inline(__always)
     static func id(_ document: JSONDocument, _ node: Int?) -> Int? {
         guard let node else { return nil }
-        switch document.tape[node].kind {
+        switch document.kind(node) {
         case .number:
             return node
         case .string:
@@ -41,7 +43,7 @@ enum MessageIdentity {
     /// `node` must be one `id(_:_:)` accepted.
     @inline(__always)
     static func withText<R>(_ document: JSONDocument, _ node: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        if document.tape[node].kind == .string { return document.withString(node, body)! }
+        if document.kind(node) == .string { return document.withString(node, body)! }
         return document.rawBytes(node).withUnsafeBytes(body)
     }
 
@@ -54,7 +56,7 @@ enum MessageIdentity {
     /// kept), a number's text in quotes.
     @inline(__always)
     static func appendQuoted<Out: ByteSink>(_ document: JSONDocument, _ node: Int, to out: inout Out) {
-        if document.tape[node].kind == .string {
+        if document.kind(node) == .string {
             document.appendRaw(node, to: &out)
         } else {
             document.appendRaw(node, to: &out, lead: UInt8(ascii: "\""), trail: UInt8(ascii: "\""))
@@ -96,5 +98,14 @@ enum MessageIdentity {
             index += length
         }
         return true
+    }
+}
+
+extension JSONObjectEncoder {
+    /// A member whose value is one of the message's ids (`MessageIdentity`), always a JSON string.
+    @inline(__always)
+    mutating func id<Out: ByteSink>(_ name: StaticString, _ document: JSONDocument, node: Int, _ out: inout Out) {
+        key(name, &out)
+        MessageIdentity.appendQuoted(document, node, to: &out)
     }
 }

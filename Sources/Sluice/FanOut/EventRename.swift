@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// A destination's `rename:`: the event as that destination sees it, under its new name.
 ///
 /// The new name is written into the bytes (`event` of a track, `name` of a

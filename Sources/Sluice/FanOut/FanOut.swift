@@ -66,7 +66,7 @@ final class FanOut {
 
     /// Offers the event to every destination; returns what became of it.
     func deliver(_ event: Event) throws -> Fate {
-        // Destinations read fields off the tape: hand them a document whose
+        // Destinations read fields by node index: hand them a document whose
         // bytes already hold every stage's edits (stages usually leave none).
         if event.document.isModified {
             var materialized = event

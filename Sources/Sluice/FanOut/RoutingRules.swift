@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// Which messages a destination takes: its `events:` list of names and globs
 /// (`"*"`, `"checkout_*"`, `"!debug_*"`; later entries win), overridden by the
 /// message's own `integrations` object.
@@ -39,11 +41,11 @@ public struct RoutingRules: Sendable {
         accepts(event, integrations: RoutingRules.integrations(of: event))
     }
 
-    /// The event's `integrations` object (tape index), if it has one: looked up
+    /// The event's `integrations` object (node index), if it has one: looked up
     /// once per event by the fan-out, then asked of each destination.
     static func integrations(of event: Event) -> Int? {
         guard let node = event.document.member("integrations" as StaticString, of: 0),
-              event.document.tape[node].kind == .object else { return nil }
+              event.document.kind(node) == .object else { return nil }
         return node
     }
 
@@ -79,7 +81,7 @@ public struct RoutingRules: Sendable {
         for (key, value) in document.members(of: object) {
             let lowered: [UInt8]? = document.withString(key) { raw in raw.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 } }
             guard let lowered else { continue }
-            let kind = document.tape[value].kind
+            let kind = document.kind(value)
             if lowered == destinationName || lowered == destinationType {
                 switch kind {
                 case .false, .null: return false

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// The generator's own PRNG: xoshiro256** seeded through SplitMix64.
 ///
 /// Pure 64-bit integer arithmetic, so a seed gives the same sequence on every

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceJSON
 
 /// One destination's files, compressed and written on a thread of their own,
 /// so deflate for each destination runs beside the parser and the others.

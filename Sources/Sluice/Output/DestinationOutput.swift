@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// The runner's side of one output: batches of encoded records, one per open
 /// file, rotated by record count, size and age, and handed to the output's
 /// sink (files, stdout or memory) in large chunks.

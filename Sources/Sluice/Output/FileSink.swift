@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// A destination's gzip files: each batch goes to the destination's
 /// compression thread (`CompressionWorker`), which writes `.part` files and
 /// renames them when they are closed.

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// A destination's records kept in memory (`sluice test`): each batch is
 /// appended, in order, under the destination's name to the run's `MemoryOutputs`.
 ///

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// Where a destination's batches of records end up: gzip files
 /// (`FileSink`), stdout (`StdoutSink`) or memory (`MemorySink`).
 ///

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// The records of one output file not yet handed on, and how much that file
 /// holds so far: what every output batches and rotates by.
 ///

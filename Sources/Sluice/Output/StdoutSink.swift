@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SluiceJSON
 
 /// A destination written to stdout as plain NDJSON (`--stdout NAME` or
 /// `path: "-"`), and what its reader never got.

@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SluiceJSON
 
 /// Runs a pipeline over inputs: lines → events → stages → fan-out → outputs,
 /// keeping the accounting exact. Single-threaded up to the outputs; each
@@ -40,8 +41,8 @@ public final class PipelineRunner {
     private var started: UInt64 = 0
     /// The size of all inputs when every one is a regular file (for progress), else nil.
     private var inputBytesTotal: Int?
-    /// The parser's tape space, reused for every line.
-    private let tapeScratch = JSONTapeScratch()
+    /// The parser's scratch space, reused for every line.
+    private let parseScratch = JSONParseScratch()
 
     /// Checks the options against the configuration and starts the output threads.
     /// - Parameters:
@@ -197,7 +198,7 @@ public final class PipelineRunner {
                 }
                 summary.linesIn += 1
                 let origin = Origin(source: sourceIndex, line: number)
-                switch Event.decode(buffer, origin: origin, scratch: tapeScratch) {
+                switch Event.decode(buffer, origin: origin, scratch: parseScratch) {
                 case .success(let event):
                     if event.time > rejects.latestTime { rejects.latestTime = event.time }
                     try runStage(0, event)

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// One line of the rejects output: the original line (text, or base64 when it
 /// is not UTF-8), where it came from, which part of the pipeline refused it and why.
 ///

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// The accounting of a run: every non-blank input line ends in exactly one of
 /// emitted, merged, rejected or dropped, so
 /// `linesIn == emitted + merged + rejected + dropped` once the run has finished.

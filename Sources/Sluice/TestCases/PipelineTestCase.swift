@@ -1,4 +1,5 @@
 import Yams
+import SluiceJSON
 
 /// One entry of a pipeline file's `tests:`: input events, and what each
 /// destination must receive.

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// Runs a test case through the real pipeline (`PipelineRunner`, with the
 /// file's own stages, routing and encoders) with in-memory outputs, and
 /// compares what each destination and the rejects received with what the case expects.

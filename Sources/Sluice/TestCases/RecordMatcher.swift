@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// Matches an expected record against a received one as a subset: every key
 /// the expectation lists must be there with an equal value; keys it does not
 /// list are free.
@@ -37,7 +39,7 @@ public enum RecordMatcher {
             found.append(Mismatch(path: path, expected: shown(expected), got: "absent"))
             return
         }
-        let kind = document.tape[node].kind
+        let kind = document.kind(node)
         switch expected {
         case .absent:
             found.append(Mismatch(path: path, expected: "absent", got: shown(document, node)))

@@ -1,5 +1,6 @@
 import Testing
 @testable import Sluice
+@testable import SluiceJSON
 
 /// Adjust revenue from `revenue`, or `price` × `quantity`, given as JSON numbers or as strings.
 ///

@@ -1,5 +1,6 @@
 import Testing
 @testable import Sluice
+@testable import SluiceJSON
 
 /// Adjust `att_status` and `tracking_enabled` from `context.device`.
 ///

@@ -1,5 +1,6 @@
 import Testing
 @testable import Sluice
+@testable import SluiceJSON
 import SluiceTestSupport
 
 /// The runner's fan-out with real provider destinations: `rename:` before the

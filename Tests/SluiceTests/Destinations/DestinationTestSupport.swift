@@ -1,4 +1,5 @@
 @testable import Sluice
+@testable import SluiceJSON
 
 /// Builds a destination from pipeline YAML (the real config path) and encodes events with it.
 struct DestinationHarness {

@@ -1,5 +1,6 @@
 import Testing
 @testable import Sluice
+@testable import SluiceJSON
 
 /// Screens and pages without a name, for the providers that name them (`UnnamedNames`).
 ///

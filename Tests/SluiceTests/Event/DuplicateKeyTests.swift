@@ -1,4 +1,5 @@
 @testable import Sluice
+@testable import SluiceJSON
 import Testing
 
 /// A line whose object repeats a key (at any depth) is rejected `duplicate_key`:

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Sluice
+@testable import SluiceJSON
 import Testing
 
 /// The inputs of the `fuzz-json` target (`scripts/fuzz`): its seeds

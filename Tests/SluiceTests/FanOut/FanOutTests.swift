@@ -1,5 +1,6 @@
 import Testing
 @testable import Sluice
+@testable import SluiceJSON
 import SluiceTestSupport
 
 /// The fan-out on its own, into in-memory outputs: which destinations get an

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Sluice
+@testable import SluiceJSON
 
 @Suite struct EventGeneratorTests {
     private func options(

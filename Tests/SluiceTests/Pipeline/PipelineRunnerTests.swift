@@ -1,5 +1,6 @@
 import Testing
 @testable import Sluice
+@testable import SluiceJSON
 import SluiceTestSupport
 
 /// A stage scripted by event name, to check the runner's accounting.

@@ -1,4 +1,5 @@
 import Yams
+import SluiceJSON
 
 /// Adjust's server-to-server events (`https://s2s.adjust.com/event`), one
 /// request's parameters per line as a JSON object:
@@ -263,7 +264,7 @@ public struct AdjustDestination: Destination {
     static func amount(_ document: JSONDocument, _ node: Int?) -> Amount {
         guard let node else { return .absent }
         let value: Double?
-        switch document.tape[node].kind {
+        switch document.kind(node) {
         case .null:
             return .absent
         case .number:
@@ -338,7 +339,7 @@ public struct AdjustDestination: Destination {
             counts.add("att_status_invalid")
         }
         if let adTracking, !AdjustDestination.isAbsent(document, adTracking) {
-            switch document.tape[adTracking].kind {
+            switch document.kind(adTracking) {
             case .true: record.integer("tracking_enabled", 1, &out)
             case .false: record.integer("tracking_enabled", 0, &out)
             default: counts.add("tracking_enabled_invalid")
@@ -348,7 +349,7 @@ public struct AdjustDestination: Destination {
 
     /// `null` or `""`: a field that is there but says nothing, so nothing is sent for it.
     static func isAbsent(_ document: JSONDocument, _ node: Int) -> Bool {
-        let kind = document.tape[node].kind
+        let kind = document.kind(node)
         return kind == .null || (kind == .string && document.decodedLength(node) == 0)
     }
 
@@ -361,7 +362,7 @@ public struct AdjustDestination: Destination {
         var count = 0
         document.forEachMember(of: object) { key, value in
             if let only, !(document.withString(key) { name in only.contains { $0.elementsEqual(name) } } ?? false) { return }
-            let kind = document.tape[value].kind
+            let kind = document.kind(value)
             switch kind {
             case .null:
                 counts.add("null_param_dropped")

@@ -1,4 +1,5 @@
 import Yams
+import SluiceJSON
 
 /// Amplitude's HTTP V2 / Batch event format: one event object per line, to be
 /// wrapped as `{"api_key": ..., "events": [...]}` by the uploader (with

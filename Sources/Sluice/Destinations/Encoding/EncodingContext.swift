@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// What the destinations read of one event, worked out once per event by the
 /// fan-out and shared by every destination it goes to: the event's fields
 /// (one pass over the message and its `context`) and its insert id (two hashes

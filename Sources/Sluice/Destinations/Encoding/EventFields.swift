@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SluiceJSON
 
 /// The fields provider adapters read from an event, found in one pass over the
 /// message and one over its `context` (not one linear look-up per field).
@@ -24,7 +25,7 @@ final class EventFields {
     }
 
     struct Session: Equatable {
-        /// `context.session.id`: the tape index of the string.
+        /// `context.session.id`: the node index of the string.
         var id: Int?
         var startMs: Int64?
         var number: Int64?
@@ -63,8 +64,8 @@ final class EventFields {
         var timedNode: Int?, userIdNode: Int?, anonymousIdNode: Int?, messageIdNode: Int?
         var properties: Int?, traits: Int?, context: Int?, startedAt: Int?, startedSession: Int?
         document.forEachMember(of: 0) { key, value in
-            let kind = document.tape[value].kind
-            switch document.tape[key].end - document.tape[key].start - 2 {
+            let kind = document.kind(value)
+            switch document.end(key) - document.start(key) - 2 {
             case 5:
                 if timedNode == nil, document.string(key, is: "timed") { timedNode = value }
             case 6:
@@ -106,12 +107,9 @@ final class EventFields {
     }
 
     /// `readContext`, or its findings for the same text last time, moved to
-    /// this tape: the same bytes parse to the same nodes, in the same order.
+    /// this document: the same bytes parse to the same nodes, in the same order.
     private func readContext(_ context: Int, memo: ContextMemo) {
-        let node = document.tape[context]
-        let found = document.bytes.withUnsafeBytes { bytes in
-            memo.matches(UnsafeRawBufferPointer(rebasing: bytes[Int(node.start)..<Int(node.end)]))
-        }
+        let found = document.withRawBytes(context) { memo.matches($0) }
         if found {
             let shift = context - memo.context
             @inline(__always) func moved(_ index: Int?) -> Int? { index.map { $0 + shift } }
@@ -123,9 +121,8 @@ final class EventFields {
             return
         }
         readContext(context)
-        document.bytes.withUnsafeBytes { bytes in
-            memo.store(UnsafeRawBufferPointer(rebasing: bytes[Int(node.start)..<Int(node.end)]), context: context,
-                       contextNodes: contextNodes, contextTraits: contextTraits, session: session)
+        document.withRawBytes(context) { text in
+            memo.store(text, context: context, contextNodes: contextNodes, contextTraits: contextTraits, session: session)
         }
     }
 
@@ -134,7 +131,7 @@ final class EventFields {
         var os: Int?, device: Int?, app: Int?, sessionNode: Int?, traits: Int?, ip: Int?
         document.forEachMember(of: context) { key, value in
             // By the key's length first: one comparison per member, not one per name.
-            switch (document.tape[value].kind, document.decodedLength(key)) {
+            switch (document.kind(value), document.decodedLength(key)) {
             case (.object, 2): if os == nil, document.string(key, is: "os") { os = value }
             case (.object, 3): if app == nil, document.string(key, is: "app") { app = value }
             case (.object, 6):
@@ -166,7 +163,7 @@ final class EventFields {
             switch document.decodedLength(key) {
             case 2 where seen & 1 == 0 && document.string(key, is: "id"):
                 seen |= 1
-                if document.tape[value].kind == .string { found.id = value }
+                if document.kind(value) == .string { found.id = value }
             case 3 where seen & 2 == 0 && document.string(key, is: "seq"):
                 seen |= 2
                 found.seq = EventFields.integer(document, value)
@@ -202,8 +199,7 @@ final class EventFields {
             else { return }
             seen |= 1 << index
             // An empty string is no value: providers get the field left out, not `""`.
-            let node = document.tape[value]
-            guard node.kind == .string, node.end - node.start > 2 else { return }
+            guard document.kind(value) == .string, document.rawLength(value) > 2 else { return }
             switch index {
             case 0: found.0 = value
             case 1: found.1 = value
@@ -226,7 +222,7 @@ final class EventFields {
         return nil
     }
 
-    /// The tape index of a `context` string, if the event has it.
+    /// The node index of a `context` string, if the event has it.
     @inline(__always)
     func node(_ field: ContextField) -> Int? {
         switch field {
@@ -260,7 +256,7 @@ final class EventFields {
 
     /// The value of a JSON integer node (no fraction, no exponent, fits 64 bits), parsed from its bytes.
     static func integer(_ document: JSONDocument, _ node: Int) -> Int64? {
-        guard document.tape[node].kind == .number else { return nil }
+        guard document.kind(node) == .number else { return nil }
         let raw = document.rawBytes(node)
         var index = raw.startIndex
         var negative = false
@@ -284,7 +280,7 @@ final class EventFields {
 
     /// The value of a JSON number node as a Double.
     static func double(_ document: JSONDocument, _ node: Int) -> Double? {
-        guard document.tape[node].kind == .number else { return nil }
+        guard document.kind(node) == .number else { return nil }
         return Double(String(decoding: document.rawBytes(node), as: UTF8.self))
     }
 }
@@ -293,7 +289,7 @@ final class EventFields {
 /// object's text: the events of one device come in runs with the same
 /// `context` (app, device, os, locale, the address), so most events find
 /// their context fields here instead of reading the object again. One per
-/// `EncodingContext` (one thread); tape indexes are kept as they were for
+/// `EncodingContext` (one thread); node indexes are kept as they were for
 /// `context`, the object's index then.
 final class ContextMemo {
     /// Objects larger than this are read each time (comparing costs more than it saves there).

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// A stable, provider-safe id for a message: the same message (messageId and
 /// event name) always gives the same id, so a re-sent file deduplicates at the
 /// provider. 128 bits of `StableHash`, written as a UUID-shaped 36-character
@@ -15,7 +17,7 @@ struct InsertID {
     /// Reused between events: the hashed material, so making an id allocates nothing.
     private var material: [UInt8] = []
 
-    /// Appends the id, quoted, for a message with `messageId` (tape index of an
+    /// Appends the id, quoted, for a message with `messageId` (node index of an
     /// id by `MessageIdentity`'s rule, if any) and provider event `name`. Without
     /// a messageId the message's own bytes identify it: two different messages
     /// never share an id, and the same message always gets the same one.

@@ -1,4 +1,5 @@
 import Yams
+import SluiceJSON
 
 /// How a screen or page becomes an event name for providers that only have
 /// events (Mixpanel, Amplitude): a template with `{name}`, e.g. `Viewed {name} Screen`.

@@ -1,4 +1,5 @@
 import Yams
+import SluiceJSON
 
 /// GA4 Measurement Protocol (app streams with `app_instance_id`, web streams
 /// with `client_id`): one request body per line,

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// A GA4 event's `params` and a request's `user_properties`: the limits on
 /// their count, names and values, and what happens to values GA4 would drop.
 /// The bracketed citations are the pages listed on `GA4Destination`.
@@ -50,7 +52,7 @@ extension GA4Destination {
 
     private mutating func appendParam<Out: ByteSink>(_ document: JSONDocument, _ rawKey: UnsafeRawBufferPointer, _ value: Int,
                                       parent: UnsafeRawBufferPointer?, _ params: inout JSONObjectEncoder, _ out: inout Out) {
-        let kind = document.tape[value].kind
+        let kind = document.kind(value)
         switch kind {
         case .null:
             // [mp-send]: null, object and array values make GA4 drop the event without an error.
@@ -118,7 +120,7 @@ extension GA4Destination {
         var object = JSONObjectEncoder()
         written.removeAll(keepingCapacity: true)
         document.forEachMember(of: traits) { key, value in
-            let kind = document.tape[value].kind
+            let kind = document.kind(value)
             guard kind == .string || kind == .number || kind == .true || kind == .false else {
                 counts.add("user_property_dropped")
                 return

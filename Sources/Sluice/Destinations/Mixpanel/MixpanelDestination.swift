@@ -1,4 +1,5 @@
 import Yams
+import SluiceJSON
 
 /// Mixpanel's Import API (`POST /import`, NDJSON body): one
 /// `{"event": ..., "properties": {"time", "distinct_id", "$insert_id", ...}}` per line.

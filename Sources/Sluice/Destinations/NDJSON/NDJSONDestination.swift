@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// The event after all stages, as canonical JSON: the archive format, and
 /// what `--stdout` pipes into `jq`.
 public struct NDJSONDestination: Destination {

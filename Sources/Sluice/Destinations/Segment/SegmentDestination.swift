@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// The canonical Segment-spec message after all stages, for Segment's or
 /// RudderStack's batch import (`POST /v1/batch` with `{"batch": [...]}`).
 ///
@@ -49,7 +51,7 @@ public struct SegmentDestination: Destination {
         idFields.contains { field in
             guard let node = document.member(UnsafeRawBufferPointer(start: field.key.utf8Start, count: field.key.utf8CodeUnitCount))
             else { return false }
-            let kind = document.tape[node].kind
+            let kind = document.kind(node)
             return kind == .number || (kind == .string && MessageIdentity.id(document, node) == nil)
         }
     }
@@ -59,7 +61,7 @@ public struct SegmentDestination: Destination {
         for field in idFields {
             guard let node = document.member(UnsafeRawBufferPointer(start: field.key.utf8Start, count: field.key.utf8CodeUnitCount))
             else { continue }
-            switch document.tape[node].kind {
+            switch document.kind(node) {
             case .number:
                 var json: [UInt8] = []
                 MessageIdentity.appendQuoted(document, node, to: &json)
@@ -77,7 +79,7 @@ public struct SegmentDestination: Destination {
     public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
         var document = event.document
         if SegmentDestination.hasIDToMend(document) { SegmentDestination.mendIDs(&document, &counts) }
-        if let node = document.member("messageId", of: 0), document.tape[node].kind == .string,
+        if let node = document.member("messageId", of: 0), document.kind(node) == .string,
            document.decodedLength(node) > SegmentDestination.maxMessageIDLength,
            let length = document.withString(node, TextLimit.scalarCount), length > SegmentDestination.maxMessageIDLength {
             return .refused(Rejection(.messageIDTooLong, "messageId has \(length) characters; Segment takes at most 100"))

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// The `dedupe` stage: drops a message whose `messageId` was seen before
 /// (dropped, reason `duplicate`), in bounded memory.
 ///

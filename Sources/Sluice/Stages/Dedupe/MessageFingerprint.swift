@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SluiceJSON
 
 /// The two hashes the `dedupe` stage keeps of a message: its `messageId`, and
 /// its payload (everything else but the ignored fields).
@@ -43,38 +44,34 @@ struct MessageFingerprint {
     mutating func payloadHash(_ document: JSONDocument) -> UInt64 {
         if document.isModified || document.hasInsignificantWhitespace { return canonicalPayloadHash(document) }
         // The common case: hash each member's bytes where they are.
-        return document.tape.withUnsafeBufferPointer { tape in
-            document.bytes.withUnsafeBytes { bytes in
-                var sum: UInt64 = 0
-                let end = Int(tape[0].next)
-                var index = 1
-                while index < end {
-                    let key = tape[index]
-                    let value = tape[index + 1]
-                    index = Int(value.next)
-                    let keyBytes = UnsafeRawBufferPointer(rebasing: bytes[Int(key.start)..<Int(key.end)])
-                    if isIgnored(keyBytes, key) { continue }
-                    let keyHash = StableHash.hash(keyBytes)
-                    sum &+= StableHash.hash(UnsafeRawBufferPointer(rebasing: bytes[Int(value.start)..<Int(value.end)]), seed: keyHash)
-                }
-                return sum
+        return document.withUnsafeView { view in
+            let bytes = UnsafeRawBufferPointer(view.bytes)
+            var sum: UInt64 = 0
+            let end = view.after(0)
+            var index = 1
+            while index < end {
+                let key = index, value = index + 1
+                index = view.after(value)
+                let keyBytes = UnsafeRawBufferPointer(rebasing: bytes[view.start(key)..<view.end(key)])
+                if isIgnored(keyBytes, escaped: view.hasEscapes(key)) { continue }
+                let keyHash = StableHash.hash(keyBytes)
+                sum &+= StableHash.hash(UnsafeRawBufferPointer(rebasing: bytes[view.start(value)..<view.end(value)]), seed: keyHash)
             }
+            return sum
         }
     }
 
     /// The same sum over canonical text: whitespace dropped, earlier stages' edits applied.
     private mutating func canonicalPayloadHash(_ document: JSONDocument) -> UInt64 {
-        let tape = document.tape
         var sum: UInt64 = 0
-        let end = Int(tape[0].next)
+        let end = document.after(0)
         var index = 1
         while index < end {
-            let keyNode = tape[index]
-            let valueIndex = index + 1
-            defer { index = Int(tape[valueIndex].next) }
-            if document.edits.isRemoved(index) { continue }
-            let keyBytes = Array(document.bytes[Int(keyNode.start)..<Int(keyNode.end)])
-            let ignored = keyBytes.withUnsafeBytes { isIgnored($0, keyNode) }
+            let keyIndex = index, valueIndex = index + 1
+            defer { index = document.after(valueIndex) }
+            if document.isRemoved(key: keyIndex) { continue }
+            let keyBytes = Array(document.bytes[document.start(keyIndex)..<document.end(keyIndex)])
+            let ignored = keyBytes.withUnsafeBytes { isIgnored($0, escaped: document.hasEscapes(keyIndex)) }
             if ignored { continue }
             let keyHash = StableHash.hash(keyBytes)
             scratch.removeAll(keepingCapacity: true)
@@ -82,7 +79,7 @@ struct MessageFingerprint {
             sum &+= scratch.withUnsafeBytes { StableHash.hash($0, seed: keyHash) }
         }
         // Members earlier stages added at the top level.
-        for addition in document.edits.added where addition.object == 0 {
+        for addition in document.addedMembers(of: 0) {
             if ignored.contains(addition.key) { continue }
             scratch.removeAll(keepingCapacity: true)
             JSONString.appendQuoted(addition.key, to: &scratch)
@@ -93,8 +90,8 @@ struct MessageFingerprint {
     }
 
     /// Whether a key (its raw JSON text, quotes included) names an ignored field.
-    private func isIgnored(_ raw: UnsafeRawBufferPointer, _ key: JSONNode) -> Bool {
-        if key.flags & JSONNode.hasEscapes != 0 {
+    private func isIgnored(_ raw: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
+        if escaped {
             let decoded = JSONString.unescape(ArraySlice(raw[1..<(raw.count - 1)]))
             return ignored.contains(decoded)
         }

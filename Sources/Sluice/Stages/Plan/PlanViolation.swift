@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// One way an event breaks the tracking plan.
 ///
 /// With `on_violation: flag` the event carries a list of these as
@@ -27,7 +29,7 @@ public struct PlanViolation: Sendable, Equatable {
     public var expected: String?
     /// What the value is (`string`, `integer`, `null`, ...), when there is one.
     public var got: String?
-    /// The tape index of the offending member's key, for `omit`; nil when there is nothing to drop.
+    /// The node index of the offending member's key, for `omit`; nil when there is nothing to drop.
     var keyIndex: Int?
 
     /// `omit` fixes a violation by dropping the property, which only works

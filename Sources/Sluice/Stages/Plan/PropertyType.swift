@@ -1,6 +1,8 @@
+import SluiceJSON
+
 /// The type a tracking plan gives a property, and the check of a value against it.
 ///
-/// Checks read the JSON tape only (no Foundation objects, no allocation):
+/// Checks read the parsed document in place only (no Foundation objects, no allocation):
 /// - `string`, `boolean`, `object`, `array`: the JSON kind;
 /// - `integer`: a number written without fraction or exponent, within the
 ///   signed 64-bit range (`1.0`, `1e3` and 2^63 are not integers; `-0` is);
@@ -62,7 +64,7 @@ public struct PropertyType: Sendable, Equatable, CustomStringConvertible {
 
     /// Why the value at `node` does not fit this type, or nil when it does.
     func violation(_ document: JSONDocument, _ node: Int) -> PlanViolation.Kind? {
-        let kind = document.tape[node].kind
+        let kind = document.kind(node)
         if kind == .null { return nullable ? nil : .wrongType }
         switch base {
         case .string: return kind == .string ? nil : .wrongType
@@ -84,7 +86,7 @@ public struct PropertyType: Sendable, Equatable, CustomStringConvertible {
     }
 
     private static func matches(_ member: EnumMember, _ document: JSONDocument, _ node: Int) -> Bool {
-        switch (member, document.tape[node].kind) {
+        switch (member, document.kind(node)) {
         case let (.string(text), .string):
             return document.withString(node) { $0.elementsEqual(text) } ?? false
         case let (.number(text), .number):
@@ -99,7 +101,7 @@ public struct PropertyType: Sendable, Equatable, CustomStringConvertible {
     /// `number`, `boolean`, `object`, `array` or `null` (never the value itself:
     /// values may be personal data, and violations travel with the event).
     static func describe(_ document: JSONDocument, _ node: Int) -> String {
-        switch document.tape[node].kind {
+        switch document.kind(node) {
         case .string: return "string"
         case .number: return JSONNumberText.isInteger64(document.rawBytes(node)) ? "integer" : "number"
         case .true, .false: return "boolean"

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// The `plan` stage: checks events against a tracking plan, the typed catalog
 /// of the events, screens and identify traits the app may send.
 ///
@@ -94,7 +96,7 @@ public struct TrackingPlan: Stage {
             return pass(event, &output)
         }
         guard let index else { return unplanned(event, &output) }
-        // What an earlier stage set or added sits beside the tape; the check reads the tape (rare: `plan` goes first).
+        // What an earlier stage set or added sits beside the parsed text; the check reads the parsed text (rare: `plan` goes first).
         if event.document.isModified { event.document = event.document.materialized() }
         collectViolations(event.document, messages[index])
         stats.checked(index, violations)
@@ -173,7 +175,7 @@ public struct TrackingPlan: Stage {
     private mutating func collectViolations(_ document: JSONDocument, _ plan: Compiled) {
         violations.removeAll(keepingCapacity: true)
         let container = plan.container.withUnsafeBytes { document.member($0) }
-        if let container, document.tape[container].kind != .object {
+        if let container, document.kind(container) != .object {
             violations.append(PlanViolation(property: plan.container, kind: .wrongType, expected: "object",
                                             got: PropertyType.describe(document, container), keyIndex: container - 1,
                                             omissionFixes: !plan.properties.contains { $0.required }))
@@ -196,12 +198,12 @@ public struct TrackingPlan: Stage {
             }
         }
         guard !plan.additionalProperties, let container else { return }
-        // Every member the plan does not list, walked on the tape (no array of members built).
-        let end = Int(document.tape[container].next)
+        // Every member the plan does not list, walked in place (no array of members built).
+        let end = document.after(container)
         var key = container + 1
         while key < end {
-            let next = Int(document.tape[key + 1].next)
-            if !document.edits.isRemoved(key) {
+            let next = document.after(key + 1)
+            if !document.isRemoved(key: key) {
                 let planned = document.withString(key) { raw in plan.properties.contains { $0.name.elementsEqual(raw) } } ?? false
                 if !planned {
                     violations.append(PlanViolation(property: document.withString(key) { Array($0) } ?? [],

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// The field paths the `privacy` audit counts under, bounded by the
 /// configuration: a hit's keys are kept only where they follow a path the
 /// stage knows (the paths and patterns in its settings, and the event schema's
@@ -63,7 +65,7 @@ struct AuditLabels {
         }
     }
 
-    /// The label for the field whose keys are at tape indexes `keys`.
+    /// The label for the field whose keys are at node indexes `keys`.
     func label(_ keys: some Collection<Int>, in document: JSONDocument) -> String {
         var text: [UInt8] = []
         var node = 0
@@ -74,7 +76,7 @@ struct AuditLabels {
             for (step, child) in nodes[node].steps {
                 switch step {
                 case .key(let literal):
-                    if literal.withUnsafeBytes({ document.stringEquals(document.tape[key], $0) }) {
+                    if literal.withUnsafeBytes({ document.stringEquals(key, $0) }) {
                         text.append(contentsOf: literal)
                         next = child
                     }

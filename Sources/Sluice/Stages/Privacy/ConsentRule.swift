@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// Rule 1 of the `privacy` stage: consent.
 ///
 /// - The opt-out flag (`consent.field`, default `context.consent.analytics`)
@@ -30,7 +32,7 @@ struct ConsentRule {
     /// Whether the person opted out of analytics altogether.
     func optedOut(_ document: JSONDocument) -> Bool {
         guard let field = settings.field, let node = document.find(field) else { return false }
-        switch document.tape[node].kind {
+        switch document.kind(node) {
         case .false: return true
         case .number:
             let raw = document.rawBytes(node)
@@ -47,7 +49,7 @@ struct ConsentRule {
     /// The destinations the event's category preferences rule out, or nil when none are.
     func withheld(_ document: JSONDocument) -> WithheldDestinations? {
         guard !mapped.isEmpty, let path = settings.categories, let preferences = document.find(path),
-              document.tape[preferences].kind == .object else { return nil }
+              document.kind(preferences) == .object else { return nil }
         let members = document.members(of: preferences)
         var result: WithheldDestinations?
         for destination in mapped {
@@ -57,7 +59,7 @@ struct ConsentRule {
                     name.count == destination.category.count
                         && zip(name, destination.category).allSatisfy { (TextBytes.isASCIILetter($0) ? $0 | 0x20 : $0) == $1 }
                 } ?? false
-                if matches { granted = document.tape[value].kind == .true }
+                if matches { granted = document.kind(value) == .true }
             }
             if granted ?? settings.unlistedAllowed { continue }
             if result == nil { result = WithheldDestinations(reason: .consent) }

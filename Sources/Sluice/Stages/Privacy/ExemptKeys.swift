@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// The exempt fields given as plain paths, as a tree of keys the walk follows
 /// down: a member whose key completes an exempt path is skipped whole.
 ///
@@ -57,12 +59,12 @@ struct ExemptKeys {
         }
     }
 
-    /// The tree node for the member with key `key` below `node`: `skip` when exempt, `none` when off every path.
+    /// The tree node for the member with key `key` (its raw text, without quotes) below `node`:
+    /// `skip` when exempt, `none` when off every path.
     @inline(__always)
-    func child(of node: Int, _ text: UnsafeBufferPointer<UInt8>, _ key: JSONNode) -> Int {
+    func child(of node: Int, _ key: UnsafeBufferPointer<UInt8>) -> Int {
         guard node >= 0 else { return ExemptKeys.none }
-        let start = Int(key.start) + 1
-        let length = Int(key.end) - 1 - start
+        let length = key.count
         return entries.withUnsafeBufferPointer { entries in
             let first = entries[node].firstChild
             let count = entries[node].childCount
@@ -71,7 +73,7 @@ struct ExemptKeys {
                 for index in first..<(first + count) where entries[index].keyLength == length {
                     let offset = entries[index].keyStart
                     var equal = true
-                    for position in 0..<length where text[start + position] != own[offset + position] {
+                    for position in 0..<length where key[position] != own[offset + position] {
                         equal = false
                         break
                     }

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// A field path with wildcards, as the `privacy` stage's rules name fields:
 /// `context.ip`, `properties.*_email`, `**.password`.
 ///
@@ -65,7 +67,7 @@ public final class FieldPattern: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: - Matching a path being walked
 
-    /// Whether the path made of the keys at tape indexes `keys` is named by this
+    /// Whether the path made of the keys at node indexes `keys` is named by this
     /// pattern, or lies below a field it names (`context` covers `context.ip`).
     func covers(_ keys: ArraySlice<Int>, in document: JSONDocument) -> Bool {
         covers(from: 0, keys, document)
@@ -80,7 +82,7 @@ public final class FieldPattern: Sendable, Hashable, CustomStringConvertible {
             return covers(from: component, keys.dropFirst(), document)
         case .key(let key):
             guard let first = keys.first,
-                  key.withUnsafeBytes({ document.stringEquals(document.tape[first], $0) }) else { return false }
+                  key.withUnsafeBytes({ document.stringEquals(first, $0) }) else { return false }
             return covers(from: component + 1, keys.dropFirst(), document)
         case .glob(let glob):
             guard let first = keys.first,
@@ -102,7 +104,7 @@ public final class FieldPattern: Sendable, Hashable, CustomStringConvertible {
         case .anyDepth:
             return true
         case .key(let key):
-            guard key.withUnsafeBytes({ document.stringEquals(document.tape[first], $0) }) else { return false }
+            guard key.withUnsafeBytes({ document.stringEquals(first, $0) }) else { return false }
         case .glob(let glob):
             guard document.withString(first, { Glob.matches(glob, Array($0)) }) == true else { return false }
         }
@@ -111,7 +113,7 @@ public final class FieldPattern: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: - Finding fields
 
-    /// One field the pattern names: the object holding it, its key's and its value's tape indexes.
+    /// One field the pattern names: the object holding it, its key's and its value's node indexes.
     struct Field {
         var object: Int
         var key: Int
@@ -146,7 +148,7 @@ public final class FieldPattern: Sendable, Hashable, CustomStringConvertible {
                 var start = 0
                 var field = Field(object: 0, key: 0, value: 0)
                 for end in ends {
-                    switch document.tape[node].kind {
+                    switch document.kind(node) {
                     case .object: break
                     case .array: return .walk
                     default: return .absent
@@ -164,8 +166,7 @@ public final class FieldPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     private func visit(_ node: Int, from component: Int, _ document: JSONDocument, _ body: (Field) -> Void) {
-        let tape = document.tape
-        switch tape[node].kind {
+        switch document.kind(node) {
         case .array:
             for element in document.elements(of: node) { visit(element, from: component, document, body) }
             return
@@ -193,7 +194,7 @@ public final class FieldPattern: Sendable, Hashable, CustomStringConvertible {
                 return
             }
             visit(node, from: component + 1, document, body)
-            for (_, value) in document.members(of: node) where tape[value].kind == .object || tape[value].kind == .array {
+            for (_, value) in document.members(of: node) where document.kind(value) == .object || document.kind(value) == .array {
                 visit(value, from: component, document, body)
             }
         }

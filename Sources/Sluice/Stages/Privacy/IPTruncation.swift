@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// Rule 4 of the `privacy` stage: an IP address keeps its network part only.
 ///
 /// IPv4 keeps `v4_keep_bits` (default 24: `203.0.113.45` → `203.0.113.0`),

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// The `privacy` stage: makes sure no personal data reaches any destination,
 /// and shows where it found some.
 ///
@@ -12,7 +14,7 @@
 ///    and the custom patterns (`RedactionWalk`). Fields rules 4 and 5 rewrote are
 ///    not searched again (a pseudonym is hex, and may hold a Luhn-valid run).
 ///
-/// Changes are written into the event's bytes and tape in one splice
+/// Changes are written into the event's bytes and index in one splice
 /// (`JSONSplice`), so a changed event is still written with one copy and an
 /// event with nothing to change is passed on as it came, not copied. Put the
 /// stage last among the stages: a later stage that rebuilds events from stored
@@ -181,7 +183,7 @@ public struct PrivacyProtection: Stage {
             var roots: [[UInt8]] = []
             for pattern in allow { if case .key(let key) = pattern.components[0], !roots.contains(key) { roots.append(key) } }
             for root in roots {
-                guard let node = root.withUnsafeBytes({ document.member($0, of: 0) }), document.tape[node].kind == .object
+                guard let node = root.withUnsafeBytes({ document.member($0, of: 0) }), document.kind(node) == .object
                 else { continue }
                 var keys = [node - 1]
                 prune(node, keys: &keys, allow, document, &removals)
@@ -194,7 +196,7 @@ public struct PrivacyProtection: Stage {
         var coveredUntil = 0
         for removal in removals where removal.key >= coveredUntil {
             kept.append(removal)
-            coveredUntil = Int(document.tape[removal.key + 1].next)
+            coveredUntil = document.after(removal.key + 1)
         }
         var objects: [Int] = []
         for removal in kept where !objects.contains(removal.object) {
@@ -211,7 +213,7 @@ public struct PrivacyProtection: Stage {
             defer { keys.removeLast() }
             // Kept whole when a pattern names it (or an ancestor); pruned inside when it only leads to one.
             if allow.contains(where: { $0.covers(keys[...], in: document) }) { continue }
-            if document.tape[value].kind == .object && allow.contains(where: { $0.leadsBelow(keys[...], in: document) }) {
+            if document.kind(value) == .object && allow.contains(where: { $0.leadsBelow(keys[...], in: document) }) {
                 prune(value, keys: &keys, allow, document, &removals)
                 continue
             }
@@ -242,16 +244,16 @@ public struct PrivacyProtection: Stage {
 
     /// Truncates the address at `node`; false when it is not a string holding one address.
     private mutating func truncateAddress(_ node: Int, _ document: JSONDocument) -> Bool {
-        guard document.tape[node].kind == .string, !handled.contains(node), let truncation = ipTruncation else { return false }
-        let string = document.tape[node]
+        guard document.kind(node) == .string, !handled.contains(node), let truncation = ipTruncation else { return false }
         // The new text is written on the stack, then once into the splice.
         let done = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: IPTruncation.maxTextBytes) { buffer -> Bool in
             let out = buffer.baseAddress!
             let length: Int?
-            if string.flags & JSONNode.hasEscapes == 0 {
-                length = document.bytes.withUnsafeBufferPointer { bytes in
-                    lastTruncation.truncated(UnsafeBufferPointer(rebasing: bytes[Int(string.start + 1)..<Int(string.end - 1)]),
-                                             by: truncation, into: out)
+            if !document.hasEscapes(node) {
+                length = document.withRawBytes(node) { raw in
+                    raw.withMemoryRebound(to: UInt8.self) { quoted in
+                        lastTruncation.truncated(UnsafeBufferPointer(rebasing: quoted[1..<(quoted.count - 1)]), by: truncation, into: out)
+                    }
                 }
             } else {
                 length = document.withString(node) { raw in
@@ -289,17 +291,17 @@ public struct PrivacyProtection: Stage {
 
     /// Replaces the string or number at `node` (or each one in the array at `node`) by its pseudonym; returns how many.
     private mutating func pseudonymizeValue(_ node: Int, _ document: JSONDocument) -> Int {
-        switch document.tape[node].kind {
+        switch document.kind(node) {
         case .string, .number:
             return pseudonymizeScalar(node, document) ? 1 : 0
         case .array:
             var hits = 0
-            let end = Int(document.tape[node].next)
+            let end = document.after(node)
             var element = node + 1
             while element < end {
-                let kind = document.tape[element].kind
+                let kind = document.kind(element)
                 if kind == .string || kind == .number, pseudonymizeScalar(element, document) { hits += 1 }
-                element = Int(document.tape[element].next)
+                element = document.after(element)
             }
             return hits
         default:
@@ -310,7 +312,7 @@ public struct PrivacyProtection: Stage {
     private mutating func pseudonymizeScalar(_ node: Int, _ document: JSONDocument) -> Bool {
         guard !handled.contains(node) else { return false }
         scratch.removeAll(keepingCapacity: true)
-        if document.tape[node].kind == .string {
+        if document.kind(node) == .string {
             _ = document.withString(node) { pseudonymizer!.appendPseudonym(of: $0, to: &scratch) }
         } else {
             document.rawBytes(node).withUnsafeBytes { pseudonymizer!.appendPseudonym(of: $0, to: &scratch) }

@@ -1,4 +1,5 @@
 import Crypto
+import SluiceJSON
 
 /// The `privacy:` stage's settings, resolved from the pipeline file.
 ///

@@ -1,5 +1,6 @@
 import Crypto
 import Yams
+import SluiceJSON
 
 /// Reads `privacy: {...}` from the pipeline file, reporting every error with its location.
 enum PrivacySettingsReader {

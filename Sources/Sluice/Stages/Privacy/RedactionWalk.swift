@@ -1,4 +1,6 @@
-/// Rule 6 of the `privacy` stage: walks an event's tape and replaces what the
+import SluiceJSON
+
+/// Rule 6 of the `privacy` stage: walks an event's values and replaces what the
 /// detectors find in string values (and keys) by tokens, as splice changes.
 ///
 /// The walk reads the document's bytes in place. Exempt fields given as plain
@@ -11,7 +13,7 @@
 struct RedactionWalk {
     struct Hit {
         var detector: Int
-        /// The tape indexes of the keys down to the field (a key hit: down to that key).
+        /// The node indexes of the keys down to the field (a key hit: down to that key).
         var keys: ArraySlice<Int>
         var isKey: Bool
     }
@@ -103,53 +105,52 @@ struct RedactionWalk {
         return kept
     }
 
-    /// Adds a change to `splice` for every string with a hit, skipping the tape
+    /// Adds a change to `splice` for every string with a hit, skipping the node
     /// indexes in `handled` (fields truncated or pseudonymized); returns the hits.
     mutating func run(_ document: JSONDocument, handled: [Int], splice: inout JSONSplice) -> [Hit] {
         if !hits.isEmpty { hits.removeAll(keepingCapacity: true) }
-        document.tape.withUnsafeBufferPointer { tape in
-            document.bytes.withUnsafeBufferPointer { bytes in
-                let view = View(document: document, tape: tape, bytes: bytes, handled: handled)
-                if let scope = scopeKeys {
-                    // The paths' keys read from one flat buffer: no array per path or key to retain, event after event.
-                    scope.bytes.withUnsafeBytes { keys in
-                        var component = 0
-                        var start = 0
-                        for pathEnd in scope.pathEnds {
-                            var node = 0
-                            var exempt = 0
-                            while component < pathEnd {
-                                let end = scope.ends[component]
-                                let next = node >= 0 ? document.member(UnsafeRawBufferPointer(rebasing: keys[start..<end]), of: node) : nil
-                                if let next {
-                                    exempt = exemptKeys.child(of: exempt, bytes, tape[next - 1])
-                                    node = next
-                                } else {
-                                    node = -1
-                                }
-                                start = end
-                                component += 1
+        document.withUnsafeView { json in
+            let view = View(document: document, json: json, handled: handled)
+            if let scope = scopeKeys {
+                // The paths' keys read from one flat buffer: no array per path or key to retain, event after event.
+                scope.bytes.withUnsafeBytes { keys in
+                    var component = 0
+                    var start = 0
+                    for pathEnd in scope.pathEnds {
+                        var node = 0
+                        var exempt = 0
+                        while component < pathEnd {
+                            let end = scope.ends[component]
+                            let next = node >= 0 ? document.member(UnsafeRawBufferPointer(rebasing: keys[start..<end]), of: node) : nil
+                            if let next {
+                                exempt = exemptKeys.child(of: exempt, json.rawStringBody(next - 1))
+                                node = next
+                            } else {
+                                node = -1
                             }
-                            let emailOnly = exempt == ExemptKeys.skip
-                            if node >= 0 && (!emailOnly || emailScanner != nil) {
-                                walk(node, exempt: exempt, emailOnly: emailOnly, view, checkScope: false, &splice)
-                            }
+                            start = end
+                            component += 1
+                        }
+                        let emailOnly = exempt == ExemptKeys.skip
+                        if node >= 0 && (!emailOnly || emailScanner != nil) {
+                            walk(node, exempt: exempt, emailOnly: emailOnly, view, checkScope: false, &splice)
                         }
                     }
-                } else {
-                    walk(0, exempt: 0, emailOnly: false, view, checkScope: !everywhere, &splice)
                 }
+            } else {
+                walk(0, exempt: 0, emailOnly: false, view, checkScope: !everywhere, &splice)
             }
         }
         return hits
     }
 
-    /// What the walk reads, in place: the tape and bytes of one document.
+    /// What the walk reads, in place: one document's values and bytes.
     private struct View {
         let document: JSONDocument
-        let tape: UnsafeBufferPointer<JSONNode>
-        let bytes: UnsafeBufferPointer<UInt8>
+        let json: UnsafeJSONView
         let handled: [Int]
+
+        var bytes: UnsafeBufferPointer<UInt8> { json.bytes }
 
         @inline(__always)
         func isHandled(_ node: Int) -> Bool { !handled.isEmpty && handled.contains(node) }
@@ -161,24 +162,23 @@ struct RedactionWalk {
     /// custom patterns are configured (they may look for any byte).
     @inline(__always)
     private func mayHit(_ node: Int, _ view: View) -> Bool {
-        let string = view.tape[node]
-        if string.flags & JSONNode.hasEscapes != 0 || hasPatterns { return true }
-        return PIIScanner.mayHoldPII(UnsafeRawPointer(view.bytes.baseAddress!), from: Int(string.start) + 1, to: Int(string.end) - 1,
+        if hasPatterns || view.json.hasEscapes(node) { return true }
+        return PIIScanner.mayHoldPII(UnsafeRawPointer(view.bytes.baseAddress!), from: view.json.start(node) + 1, to: view.json.end(node) - 1,
                                      available: view.bytes.count)
     }
 
     /// Walks the value at `node`; `emailOnly`: inside an exempt field, where only the email detectors look.
     private mutating func walk(_ node: Int, exempt: Int, emailOnly: Bool, _ view: View, checkScope: Bool,
                                _ splice: inout JSONSplice) {
-        let tape = view.tape
-        switch tape[node].kind {
+        let json = view.json
+        switch json.kind(node) {
         case .object:
-            let end = Int(tape[node].next)
+            let end = json.after(node)
             var key = node + 1
             while key < end {
                 let value = key + 1
-                let following = Int(tape[value].next)
-                let childExempt = exempt < 0 ? ExemptKeys.none : exemptKeys.child(of: exempt, view.bytes, tape[key])
+                let following = json.after(value)
+                let childExempt = exempt < 0 ? ExemptKeys.none : exemptKeys.child(of: exempt, json.rawStringBody(key))
                 var childEmailOnly = emailOnly
                 if childExempt == ExemptKeys.skip {
                     // The exempt field's own key is the configured name: not scanned.
@@ -190,7 +190,7 @@ struct RedactionWalk {
                 } else if scansKeys && mayHit(key, view) {
                     scan(key, view, isKey: true, emailOnly: emailOnly, checkScope: checkScope, &splice)
                 }
-                switch tape[value].kind {
+                switch json.kind(value) {
                 case .string:
                     if (childEmailOnly ? mayHoldEmail(value, view) : mayHit(value, view)) && !view.isHandled(value) {
                         scan(value, view, isKey: false, emailOnly: childEmailOnly, checkScope: checkScope, &splice)
@@ -205,11 +205,11 @@ struct RedactionWalk {
                 key = following
             }
         case .array:
-            let end = Int(tape[node].next)
+            let end = json.after(node)
             var element = node + 1
             while element < end {
-                let following = Int(tape[element].next)
-                if tape[element].kind == .string {
+                let following = json.after(element)
+                if json.kind(element) == .string {
                     if (emailOnly ? mayHoldEmail(element, view) : mayHit(element, view)) && !view.isHandled(element) {
                         scan(element, view, isKey: false, emailOnly: emailOnly, checkScope: checkScope, &splice)
                     }
@@ -231,9 +231,8 @@ struct RedactionWalk {
     /// at `node` has an `@` or a `%` (or an escape, which may hide one).
     @inline(__always)
     private func mayHoldEmail(_ node: Int, _ view: View) -> Bool {
-        let string = view.tape[node]
-        if string.flags & JSONNode.hasEscapes != 0 { return true }
-        for index in Int(string.start + 1)..<Int(string.end - 1) {
+        if view.json.hasEscapes(node) { return true }
+        for index in (view.json.start(node) + 1)..<(view.json.end(node) - 1) {
             let byte = view.bytes[index]
             if byte == UInt8(ascii: "@") || byte == UInt8(ascii: "%") { return true }
         }
@@ -243,15 +242,15 @@ struct RedactionWalk {
     /// Whether the number at `node` is long enough to be a phone or a card (7 characters), and not handled.
     @inline(__always)
     private func mayBeNumberHit(_ node: Int, _ view: View) -> Bool {
-        (cardsInNumbers || phonesInNumbers) && view.tape[node].end - view.tape[node].start >= 7 && !view.isHandled(node)
+        (cardsInNumbers || phonesInNumbers) && view.json.rawLength(node) >= 7 && !view.isHandled(node)
     }
 
     /// A number whose value is an integer of 7-19 digits is searched as its
     /// digits: a Luhn-valid card, or a phone by the rules for a bare run of
     /// digits. A hit replaces the whole number by the token, as a string.
     private mutating func scanNumber(_ node: Int, _ view: View, checkScope: Bool, _ splice: inout JSONSplice) {
-        let number = view.tape[node]
-        guard RedactionWalk.integerDigits(UnsafeBufferPointer(rebasing: view.bytes[Int(number.start)..<Int(number.end)]),
+        let start = view.json.start(node), end = view.json.end(node)
+        guard RedactionWalk.integerDigits(UnsafeBufferPointer(rebasing: view.bytes[start..<end]),
                                           into: &numberDigits) else { return }
         var detector: PIIDetector?
         numberDigits.withUnsafeBufferPointer { digits in
@@ -269,11 +268,11 @@ struct RedactionWalk {
         guard let detector else { return }
         let document = view.document
         keys.removeAll(keepingCapacity: true)
-        RedactionWalk.keyPath(to: node, isKey: false, view.tape, into: &keys)
+        RedactionWalk.keyPath(to: node, isKey: false, view.json, into: &keys)
         let path = keys[...]
         if checkScope && !settings.paths.contains(where: { $0.covers(path, in: document) }) { return }
         if exemptPatterns.contains(where: { $0.covers(path, in: document) }) { return }
-        splice.replaceString(node: node, start: Int(number.start), end: Int(number.end), body: tokens[detector.rawValue])
+        splice.replaceString(node: node, start: start, end: end, body: tokens[detector.rawValue])
         hits.append(Hit(detector: detector.rawValue, keys: path, isKey: false))
     }
 
@@ -326,17 +325,17 @@ struct RedactionWalk {
         return true
     }
 
-    /// The tape indexes of the keys from the root down to `node` (a key: down to
+    /// The node indexes of the keys from the root down to `node` (a key: down to
     /// itself; an array element: down to its array's key).
-    static func keyPath(to node: Int, isKey: Bool, _ tape: UnsafeBufferPointer<JSONNode>, into keys: inout [Int]) {
+    static func keyPath(to node: Int, isKey: Bool, _ json: UnsafeJSONView, into keys: inout [Int]) {
         var container = 0
         while true {
-            let end = Int(tape[container].next)
+            let end = json.after(container)
             var next = -1
-            if tape[container].kind == .object {
+            if json.kind(container) == .object {
                 var key = container + 1
                 while key < end {
-                    let valueEnd = Int(tape[key + 1].next)
+                    let valueEnd = json.after(key + 1)
                     if node == key || (node > key && node < valueEnd) {
                         keys.append(key)
                         if node == key || node == key + 1 { return }
@@ -348,7 +347,7 @@ struct RedactionWalk {
             } else {
                 var element = container + 1
                 while element < end {
-                    let elementEnd = Int(tape[element].next)
+                    let elementEnd = json.after(element)
                     if node == element { return }
                     if node > element && node < elementEnd {
                         next = element
@@ -364,11 +363,11 @@ struct RedactionWalk {
 
     private mutating func scan(_ node: Int, _ view: View, isKey: Bool, emailOnly: Bool, checkScope: Bool,
                                _ splice: inout JSONSplice) {
-        let string = view.tape[node]
-        let escaped = string.flags & JSONNode.hasEscapes != 0
+        let start = view.json.start(node), end = view.json.end(node)
+        let escaped = view.json.hasEscapes(node)
         if !matches.isEmpty { matches.removeAll(keepingCapacity: true) }
         if escaped {
-            decoded = JSONString.unescape(view.document.bytes[Int(string.start + 1)..<Int(string.end - 1)])
+            decoded = JSONString.unescape(view.document.bytes[(start + 1)..<(end - 1)])
         }
         func run(_ text: UnsafeBufferPointer<UInt8>) {
             if emailOnly { emailScanner!.scan(text, into: &matches) } else { scanner.scan(text, into: &matches) }
@@ -376,13 +375,13 @@ struct RedactionWalk {
         if escaped {
             decoded.withUnsafeBufferPointer { run($0) }
         } else {
-            run(UnsafeBufferPointer(rebasing: view.bytes[Int(string.start + 1)..<Int(string.end - 1)]))
+            run(UnsafeBufferPointer(rebasing: view.bytes[(start + 1)..<(end - 1)]))
         }
         guard !matches.isEmpty else { return }
         let document = view.document
         // The keys down to this string, found again from the root (only on a hit; the walk keeps no stack).
         keys.removeAll(keepingCapacity: true)
-        RedactionWalk.keyPath(to: node, isKey: isKey, view.tape, into: &keys)
+        RedactionWalk.keyPath(to: node, isKey: isKey, view.json, into: &keys)
         let path = keys[...]
         if checkScope && !settings.paths.contains(where: { $0.covers(path, in: document) }) { return }
         if !emailOnly && exemptPatterns.contains(where: { $0.covers(path, in: document) }) {
@@ -404,16 +403,16 @@ struct RedactionWalk {
             JSONString.appendQuoted(plain, to: &quoted)
             body.append(contentsOf: quoted[1..<(quoted.count - 1)])
         } else {
-            let base = Int(string.start) + 1
+            let base = start + 1
             var copied = 0
             for match in matches {
                 body.append(contentsOf: document.bytes[(base + copied)..<(base + match.start)])
                 body.append(contentsOf: tokens[match.detector])
                 copied = match.end
             }
-            body.append(contentsOf: document.bytes[(base + copied)..<(Int(string.end) - 1)])
+            body.append(contentsOf: document.bytes[(base + copied)..<(end - 1)])
         }
-        splice.replaceString(node: node, start: Int(string.start), end: Int(string.end), body: body)
+        splice.replaceString(node: node, start: start, end: end, body: body)
         for match in matches { hits.append(Hit(detector: match.detector, keys: path, isKey: isKey)) }
     }
 }

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// What the `session` stage knows of one device: its current session and who is signed in.
 ///
 /// 72 bytes (stride). The device is known by a 128-bit hash of its key

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// What the `session` stage attaches to an event: `context.session`.
 ///
 /// ```json
@@ -41,8 +43,8 @@ struct SessionContext {
         HexText.append(low, to: &out)
     }
 
-    /// Writes the JSON object (text and tape), settings and traits taken from their pools.
-    func write(into out: inout JSONTapeBuilder, settingsPool: InternedJSON, traitsPool: InternedJSON) {
+    /// Writes the JSON object (text and index), settings and traits taken from their pools.
+    func write(into out: inout JSONBuilder, settingsPool: InternedJSON, traitsPool: InternedJSON) {
         out.beginObject()
         out.key(prepared: Self.idKey)
         out.string { Self.appendID(keyA: keyA, keyB: keyB, start: start, number: number, to: &$0) }
@@ -58,21 +60,21 @@ struct SessionContext {
         out.integer(engagementMilliseconds)
         if settings != 0 {
             out.key(prepared: Self.settingsKey)
-            out.value(settingsPool[settings], tape: settingsPool.tape(settings))
+            out.value(settingsPool.fragment(settings))
         }
         if traits != 0 {
             out.key(prepared: Self.traitsKey)
-            out.value(traitsPool[traits], tape: traitsPool.tape(traits))
+            out.value(traitsPool.fragment(traits))
         }
         out.endObject()
     }
 
-    private static let idKey = JSONTapeBuilder.prepare("id")
-    private static let startKey = JSONTapeBuilder.prepare("start_ms")
-    private static let numberKey = JSONTapeBuilder.prepare("number")
-    private static let seqKey = JSONTapeBuilder.prepare("seq")
-    private static let authenticatedKey = JSONTapeBuilder.prepare("authenticated")
-    private static let engagementKey = JSONTapeBuilder.prepare("engagement_ms")
-    private static let settingsKey = JSONTapeBuilder.prepare("settings")
-    private static let traitsKey = JSONTapeBuilder.prepare("traits")
+    private static let idKey = JSONBuilder.prepare("id")
+    private static let startKey = JSONBuilder.prepare("start_ms")
+    private static let numberKey = JSONBuilder.prepare("number")
+    private static let seqKey = JSONBuilder.prepare("seq")
+    private static let authenticatedKey = JSONBuilder.prepare("authenticated")
+    private static let engagementKey = JSONBuilder.prepare("engagement_ms")
+    private static let settingsKey = JSONBuilder.prepare("settings")
+    private static let traitsKey = JSONBuilder.prepare("traits")
 }

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// What the `session` stage reads from a message: who the device and the user
 /// are, whether it starts a session, and the settings, traits and sign-outs it
 /// carries into the device's state.
@@ -9,9 +11,9 @@ extension SessionTracking {
 
     /// The deepest a `settings` object may nest to be attached: the event, its
     /// `context` and `context.session` hold it, and the event must still parse.
-    static let settingsDepthLimit = JSONParser.maxDepth - 3
+    static let settingsDepthLimit = JSONDocument.maxDepth - 3
     /// The deepest a trait's value may nest: one level more holds it (`context.session.traits`).
-    static let traitDepthLimit = JSONParser.maxDepth - 4
+    static let traitDepthLimit = JSONDocument.maxDepth - 4
 
     /// Seeds that keep an `anonymousId` and a `userId` with the same text apart.
     private static let userKeyTweak: UInt64 = 0x243f_6a88_85a3_08d3
@@ -53,7 +55,7 @@ extension SessionTracking {
         switch event.type {
         case .session where settings.attachSettings:
             guard let node = Self.settingsField.withUnsafeBytes({ document.member($0) }),
-                  document.tape[node].kind == .object
+                  document.kind(node) == .object
             else { return }
             var text: [UInt8] = []
             document.write(node: node, to: &text)
@@ -70,7 +72,7 @@ extension SessionTracking {
             record.settings = id
         case .identify where !traitNames.isEmpty:
             guard let node = Self.traitsField.withUnsafeBytes({ document.member($0) }),
-                  document.tape[node].kind == .object
+                  document.kind(node) == .object
             else { return }
             mergeTraits(document, node, into: &record)
         case .track where !signOutEvents.isEmpty:

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// The `session` stage's part of a `--state` file: every tracked device's
 /// current session, the recent past sessions late events may still fall in,
 /// and the settings and traits they hold, so the next run continues each

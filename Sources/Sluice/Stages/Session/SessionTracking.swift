@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// The `session` stage: gives every event `context.session` (id, start, number,
 /// sequence, authenticated, engagement time, and as configured the device's
 /// settings and allowlisted traits), from per-device state driven by event time.
@@ -65,7 +67,7 @@ public struct SessionTracking: Stage {
     var traitsPool = InternedJSON()
     var latest = Int64.min
     var stats = Counters()
-    private var builder = JSONTapeBuilder()
+    private var builder = JSONBuilder()
 
     struct Counters {
         var started = [Int](repeating: 0, count: StartCause.allCases.count)
@@ -74,7 +76,7 @@ public struct SessionTracking: Stage {
         var tooLate = 0
         var devicesHighWater = 0
         var notAttached = 0
-        /// `settings` or a trait value that would nest the event past `JSONParser.maxDepth`: not attached.
+        /// `settings` or a trait value that would nest the event past `JSONDocument.maxDepth`: not attached.
         var tooDeep = 0
     }
 
@@ -169,7 +171,7 @@ public struct SessionTracking: Stage {
     private static let contextKey = Array("context".utf8)
     private static let sessionKey = Array("session".utf8)
 
-    /// Puts `context.session` into the document's bytes and tape (not as a
+    /// Puts `context.session` into the document's bytes and index (not as a
     /// pending edit), so destinations and later stages can read it and the
     /// writer copies the line whole; false when `context` is not an object.
     private mutating func attach(_ session: SessionContext, to document: inout JSONDocument) -> Bool {
@@ -177,11 +179,11 @@ public struct SessionTracking: Stage {
         let context = Self.contextKey.withUnsafeBytes { document.member($0) }
         if !document.isModified {
             if let context {
-                if document.tape[context].kind == .object,
+                if document.kind(context) == .object,
                    Self.sessionKey.withUnsafeBytes({ document.member($0, of: context) }) == nil {
                     builder.key(Self.sessionKey)
                     session.write(into: &builder, settingsPool: settingsPool, traitsPool: traitsPool)
-                    if let updated = document.insertingMember(builder.bytes, nodes: builder.nodes, into: context) {
+                    if let updated = document.insertingMember(builder, into: context) {
                         document = updated
                         return true
                     }
@@ -192,7 +194,7 @@ public struct SessionTracking: Stage {
                 builder.key(Self.sessionKey)
                 session.write(into: &builder, settingsPool: settingsPool, traitsPool: traitsPool)
                 builder.endObject()
-                if let updated = document.insertingMember(builder.bytes, nodes: builder.nodes, into: 0) {
+                if let updated = document.insertingMember(builder, into: 0) {
                     document = updated
                     return true
                 }

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// The `timed` stage: pairs a timed event's start and stop into one event with
 /// `properties.duration_ms`, and lets out what never pairs, with a reason.
 ///
@@ -22,7 +24,7 @@
 /// hash bucket (8 B at ≤ 50% load) and one byte array: the key plus, for a
 /// start, its line when it may be emitted again (`on_abandoned: emit`) or only
 /// its `timestamp` and `properties` text (`on_abandoned: drop`); for a held
-/// stop, its line. No parsed tape is kept: a line let out is marked by splicing
+/// stop, its line. No parsed document is kept: a line let out is marked by splicing
 /// its text and parsed once.
 public struct TimedEventPairing: Stage {
     public static let type = StageType(key: "timed") { node, reader in
@@ -280,10 +282,10 @@ public struct TimedEventPairing: Stage {
             bytes.append(contentsOf: key)
             bytes.append(contentsOf: document.bytes)
             if let timestampNode {
-                timestamp = (keyLength + document.tape[timestampNode].start, keyLength + document.tape[timestampNode].end)
+                timestamp = (keyLength + UInt32(document.start(timestampNode)), keyLength + UInt32(document.end(timestampNode)))
             }
             if let propertiesNode {
-                properties = (keyLength + document.tape[propertiesNode].start, keyLength + document.tape[propertiesNode].end)
+                properties = (keyLength + UInt32(document.start(propertiesNode)), keyLength + UInt32(document.end(propertiesNode)))
             }
             let range = markerValue(in: document)
             marker = (keyLength + UInt32(range.lowerBound), keyLength + UInt32(range.upperBound))
@@ -411,7 +413,7 @@ public struct TimedEventPairing: Stage {
     private func markerValue(in document: JSONDocument) -> Range<Int> {
         let node = markerKey.map { key in key.withUnsafeBytes { document.member($0) } } ?? document.find(settings.marker)
         guard let node else { preconditionFailure("a timed message without its marker") }
-        return Int(document.tape[node].start)..<Int(document.tape[node].end)
+        return Int(document.start(node))..<Int(document.end(node))
     }
 
     /// Whole microseconds, the unit of `EventTime`; durations beyond ~292,000 years are capped.

@@ -5,12 +5,13 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SluiceJSON
 
 /// How the timed stage changes the events it lets out: the completed pair,
 /// an abandoned start, an orphan stop, and events rebuilt from stored bytes.
 ///
 /// A changed event leaves here re-parsed from its canonical text, with no
-/// pending edits: readers that look fields up on the tape (later stages,
+/// pending edits: readers that look fields up by node index (later stages,
 /// `EventFields` in the destinations) then see `timed: "completed"` and
 /// `duration_ms`, not the original `stop`, and the edits are applied once, not
 /// once per destination.
@@ -45,7 +46,7 @@ enum TimedEventRewrite {
         var merged: [UInt8] = [UInt8(ascii: "{")]
         merged.reserveCapacity(64 + startProperties.count)
         var stopObject: Int?
-        if let node = stop.document.member("properties"), stop.document.tape[node].kind == .object {
+        if let node = stop.document.member("properties"), stop.document.kind(node) == .object {
             stopObject = node
             for (key, value) in stop.document.members(of: node) where !isDurationKey(stop.document, key) {
                 if merged.count > 1 { merged.append(UInt8(ascii: ",")) }
@@ -93,7 +94,7 @@ enum TimedEventRewrite {
                        origin: Origin, time: EventTime, withheld: WithheldDestinations?, marker: JSONPath) -> Event {
         if abandonReason != nil && mayHaveAbandonReason(line) {
             // The message may have an `abandon_reason` of its own: a second one would make the
-            // line a duplicate-key line, which does not parse. Replace it through the tape.
+            // line a duplicate-key line, which does not parse. Replace it by its node.
             var original = event(from: line, origin: origin, time: time, withheld: withheld)
             if original.document.member("abandon_reason") != nil {
                 original.document.set(marker, string: value)
@@ -148,7 +149,7 @@ enum TimedEventRewrite {
     }
 
     /// The event with its edits written into its bytes and parsed again, so its
-    /// bytes and tape show them; everything else about it (its consent mark) is
+    /// bytes and index show them; everything else about it (its consent mark) is
     /// kept. Unchanged events are returned as they are.
     static func applyingEdits(_ event: Event) -> Event {
         guard event.document.isModified, let document = try? JSONDocument.parse(event.document.canonicalJSON) else {
@@ -173,6 +174,6 @@ enum TimedEventRewrite {
     private static let sessionIDPath = JSONPath("context.session.id")
 
     private static func isDurationKey(_ document: JSONDocument, _ key: Int) -> Bool {
-        durationKey.withUnsafeBytes { document.stringEquals(document.tape[key], $0) }
+        durationKey.withUnsafeBytes { document.stringEquals(key, $0) }
     }
 }

@@ -1,4 +1,5 @@
 import Yams
+import SluiceJSON
 
 /// The `timed:` stage's settings, resolved from the pipeline file.
 ///

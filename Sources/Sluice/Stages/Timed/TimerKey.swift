@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// Builds the key that a timed start and its stop share: who (`anonymousId`,
 /// else `userId`), the event name, and each `correlate` field (`timerId`).
 ///
@@ -29,7 +31,7 @@ struct TimerKeyBuilder {
                 bytes.append(0)
                 continue
             }
-            if document.tape[node].kind == .string {
+            if document.kind(node) == .string {
                 bytes.append(1)
                 document.withString(node) { append($0) }
             } else {

@@ -1,5 +1,6 @@
 import Testing
 @testable import Sluice
+@testable import SluiceJSON
 
 @Suite struct AdjustDestinationTests {
     private let adjust = "{type: adjust, app_token: 4w565xzmb54d, tokens: {purchase_completed: f0ob4r}, partner_params: [sku]}"

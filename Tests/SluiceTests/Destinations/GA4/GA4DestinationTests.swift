@@ -1,5 +1,6 @@
 import Testing
 @testable import Sluice
+@testable import SluiceJSON
 
 @Suite struct GA4DestinationTests {
     private let session = #""ip":"203.0.113.7","session":{"id":"s","start_ms":1795161600000,"number":1,"seq":3,"engagement_ms":0}"#

@@ -1,5 +1,6 @@
 import Testing
 @testable import Sluice
+@testable import SluiceJSON
 
 @Suite struct MixpanelDestinationTests {
     // MARK: Golden: input events → exact lines

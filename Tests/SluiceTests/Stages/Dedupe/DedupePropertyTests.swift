@@ -1,4 +1,5 @@
 @testable import Sluice
+@testable import SluiceJSON
 import Testing
 
 /// Properties of the dedupe stage over random streams of re-sent and colliding messages.

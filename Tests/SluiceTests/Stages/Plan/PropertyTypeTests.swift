@@ -1,4 +1,5 @@
 @testable import Sluice
+@testable import SluiceJSON
 import Testing
 
 /// One value against one planned type: nil when it fits, else the violation kind.

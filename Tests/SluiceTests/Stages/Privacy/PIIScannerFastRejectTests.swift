@@ -1,11 +1,12 @@
 @testable import Sluice
+import SluiceTestSupport
 import Testing
 
 /// The scanner's fast reject (8 bytes at a time) against the plain definition:
 /// a string may hold PII when it has a digit, `:`, `@` or `%`.
 @Suite struct PIIScannerFastRejectTests {
     @Test func theWordAtATimeCheckAgreesWithTheByteAtATimeOne() {
-        var random = JSONSpliceTests.Random(state: 7)
+        var random = TestRandom(state: 7)
         let alphabet = Array("abcXYZ_- .,é\"{}/=?#".utf8) + [0x00, 0x7F, 0x80, 0xFF, 0x2F, 0x3B, 0x3F, 0x41, 0x24, 0x26]
         let interesting = Array("0123456789:@%".utf8)
         for _ in 0..<20_000 {

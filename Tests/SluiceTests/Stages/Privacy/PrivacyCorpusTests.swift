@@ -1,5 +1,6 @@
 import Foundation
 @testable import Sluice
+@testable import SluiceJSON
 import Testing
 
 /// The detector corpus (`Corpus/*.txt`): positive and negative cases per

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 @testable import Sluice
+@testable import SluiceJSON
 import Testing
 
 /// The `privacy` stage's rules, one behaviour per test, on the default settings unless said.

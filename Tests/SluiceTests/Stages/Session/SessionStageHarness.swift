@@ -1,4 +1,5 @@
 @testable import Sluice
+@testable import SluiceJSON
 import Testing
 
 /// Builds test messages for the `dedupe` and `session` stages and runs stages over them.

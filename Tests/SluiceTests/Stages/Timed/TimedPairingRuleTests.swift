@@ -1,4 +1,5 @@
 @testable import Sluice
+@testable import SluiceJSON
 import Testing
 
 /// One rule of the timed stage: input lines, what comes out (see `TimedHarness.Outcome.summary`)

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Sluice
+@testable import SluiceJSON
 import SluiceTestSupport
 import Testing
 

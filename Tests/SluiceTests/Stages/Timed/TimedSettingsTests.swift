@@ -1,5 +1,6 @@
 import Foundation
 @testable import Sluice
+@testable import SluiceJSON
 import Testing
 
 /// `timed:` in the pipeline file.

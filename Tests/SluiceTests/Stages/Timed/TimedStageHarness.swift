@@ -1,4 +1,5 @@
 @testable import Sluice
+@testable import SluiceJSON
 import Testing
 
 /// Builds timed-event test messages and runs them through a `TimedEventPairing`.

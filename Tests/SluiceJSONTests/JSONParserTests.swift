@@ -1,5 +1,5 @@
 import Testing
-@testable import Sluice
+@testable import SluiceJSON
 import SluiceTestSupport
 
 @Suite struct JSONParserTests {

@@ -5,10 +5,10 @@
 /// another (`session` puts a `settings` object under `context.session`) asks
 /// this first, so no event it writes nests past `JSONParser.maxDepth` and
 /// every output line is read back by Sluice under the limit its input had.
-enum JSONNesting {
+public enum JSONNesting {
     /// The deepest level of objects and arrays in `json`, one JSON value that
     /// parsed before (brackets inside strings do not count): 0 for a scalar, 1 for `{}`.
-    static func depth(of json: some Sequence<UInt8>) -> Int {
+    public static func depth(of json: some Sequence<UInt8>) -> Int {
         var depth = 0
         var deepest = 0
         var inString = false

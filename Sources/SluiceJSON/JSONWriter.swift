@@ -8,7 +8,7 @@ extension JSONDocument {
     /// call for every byte appended.
     public func write(to out: inout [UInt8]) { writeCanonical(to: &out) }
     public func write(to out: inout ByteBuffer) { writeCanonical(to: &out) }
-    func write<Out: ByteSink>(to out: inout Out) { writeCanonical(to: &out) }
+    public func write<Out: ByteSink>(to out: inout Out) { writeCanonical(to: &out) }
 
     private func writeCanonical<Out: ByteSink>(to out: inout Out) {
         if edits.isEmpty && !hasInsignificantWhitespace {
@@ -19,7 +19,7 @@ extension JSONDocument {
     }
 
     /// Appends the value at `node` as canonical JSON, edits applied.
-    func write<Out: ByteSink>(node: Int, to out: inout Out) {
+    public func write<Out: ByteSink>(node: Int, to out: inout Out) {
         if let replacement = edits.replacement(for: node) {
             out.append(contentsOf: replacement)
             return

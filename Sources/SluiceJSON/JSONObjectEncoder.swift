@@ -1,21 +1,27 @@
+// Unsafe code: `appendInteger` writes its digits into a 24-byte tuple on the
+// stack (Int64 needs at most 20), and constant keys are read from their
+// `StaticString` storage, valid for the life of the program.
+
 /// Writes one JSON object straight into an output buffer, for provider records.
 ///
 /// Keys given as `StaticString` are trusted constants and copied without
 /// escaping; values from events are either copied raw from the input (already
 /// valid JSON) or escaped.
-struct JSONObjectEncoder {
-    private var first = true
+public struct JSONObjectEncoder {
+    @usableFromInline var first = true
+
+    @inlinable public init() {}
 
     /// Starts the next member: `{` or `,`, then `"key":`.
-    @inline(__always)
-    mutating func key<Out: ByteSink>(_ name: StaticString, _ out: inout Out) {
+    @inlinable @inline(__always)
+    public mutating func key<Out: ByteSink>(_ name: StaticString, _ out: inout Out) {
         out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","),
                    UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), quoted: true, UInt8(ascii: ":"))
         first = false
     }
 
     /// Starts the next member with a key from data (escaped).
-    mutating func key<Bytes: Collection, Out: ByteSink>(bytes name: Bytes, _ out: inout Out) where Bytes.Element == UInt8 {
+    @inlinable public mutating func key<Bytes: Collection, Out: ByteSink>(bytes name: Bytes, _ out: inout Out) where Bytes.Element == UInt8 {
         out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
         first = false
         JSONString.appendQuoted(name, to: &out)
@@ -23,56 +29,49 @@ struct JSONObjectEncoder {
     }
 
     /// Starts the next member with an event's key copied as it is (already a JSON string).
-    @inline(__always)
-    mutating func key<Out: ByteSink>(_ document: JSONDocument, node: Int, _ out: inout Out) {
+    @inlinable @inline(__always)
+    public mutating func key<Out: ByteSink>(_ document: JSONDocument, node: Int, _ out: inout Out) {
         document.appendRaw(node, to: &out, lead: first ? UInt8(ascii: "{") : UInt8(ascii: ","), trail: UInt8(ascii: ":"))
         first = false
     }
 
     /// A member whose value is a string node of the event, copied as it is.
-    @inline(__always)
-    mutating func raw<Out: ByteSink>(_ name: StaticString, _ document: JSONDocument, node: Int, _ out: inout Out) {
+    @inlinable @inline(__always)
+    public mutating func raw<Out: ByteSink>(_ name: StaticString, _ document: JSONDocument, node: Int, _ out: inout Out) {
         key(name, &out)
         document.appendRaw(node, to: &out)
     }
 
-    /// A member whose value is one of the message's ids (`MessageIdentity`), always a JSON string.
-    @inline(__always)
-    mutating func id<Out: ByteSink>(_ name: StaticString, _ document: JSONDocument, node: Int, _ out: inout Out) {
-        key(name, &out)
-        MessageIdentity.appendQuoted(document, node, to: &out)
-    }
-
-    mutating func string<Out: ByteSink>(_ name: StaticString, _ value: String, _ out: inout Out) {
+    @inlinable public mutating func string<Out: ByteSink>(_ name: StaticString, _ value: String, _ out: inout Out) {
         key(name, &out)
         JSONString.appendQuoted(value.utf8, to: &out)
     }
 
-    mutating func string<Bytes: Collection, Out: ByteSink>(_ name: StaticString, bytes value: Bytes, _ out: inout Out) where Bytes.Element == UInt8 {
+    @inlinable public mutating func string<Bytes: Collection, Out: ByteSink>(_ name: StaticString, bytes value: Bytes, _ out: inout Out) where Bytes.Element == UInt8 {
         key(name, &out)
         JSONString.appendQuoted(value, to: &out)
     }
 
-    mutating func integer<Out: ByteSink>(_ name: StaticString, _ value: Int64, _ out: inout Out) {
+    @inlinable public mutating func integer<Out: ByteSink>(_ name: StaticString, _ value: Int64, _ out: inout Out) {
         key(name, &out)
         appendInteger(value, to: &out)
     }
 
     /// Closes the object (`{}` when nothing was written).
-    mutating func close<Out: ByteSink>(_ out: inout Out) {
+    @inlinable public mutating func close<Out: ByteSink>(_ out: inout Out) {
         if first { out.append(UInt8(ascii: "{")) }
         out.append(UInt8(ascii: "}"))
         first = true
     }
 
-    var isEmpty: Bool { first }
+    @inlinable public var isEmpty: Bool { first }
 }
 
 /// Appends a decimal integer without going through String: two digits per
 /// division, from a table, into a buffer on the stack, then one append (a
 /// 13-digit millisecond time is the most common value encoders write).
-@inline(__always)
-func appendInteger<Out: ByteSink>(_ value: Int64, to out: inout Out) {
+@inlinable @inline(__always)
+public func appendInteger<Out: ByteSink>(_ value: Int64, to out: inout Out) {
     if value >= 0 && value < 10 {
         out.append(UInt8(ascii: "0") + UInt8(value))
         return
@@ -108,7 +107,8 @@ func appendInteger<Out: ByteSink>(_ value: Int64, to out: inout Out) {
     }
 }
 
+@usableFromInline
 enum IntegerDigits {
     /// "00", "01", ... "99", end to end.
-    static var pairs: StaticString { "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899" }
+    @inlinable static var pairs: StaticString { "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899" }
 }

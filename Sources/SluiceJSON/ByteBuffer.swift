@@ -23,7 +23,7 @@ public protocol ByteSink {
 }
 
 extension ByteSink {
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func append(_ lead: UInt8, _ bytes: UnsafeRawBufferPointer, quoted: Bool, _ trail: UInt8) {
         append(lead)
         if quoted { append(UInt8(ascii: "\"")) }
@@ -34,8 +34,9 @@ extension ByteSink {
 }
 
 extension Array: ByteSink where Element == UInt8 {
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func append(raw bytes: UnsafeRawBufferPointer) { append(contentsOf: bytes) }
+    @inlinable
     public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try withUnsafeBytes(body) }
 }
 
@@ -49,64 +50,71 @@ extension Array: ByteSink where Element == UInt8 {
 /// value: one owner at a time (the output filling it, then the worker
 /// compressing it), which hands it on rather than copying it.
 public final class ByteBuffer: ByteSink {
-    public private(set) var base: UnsafeMutablePointer<UInt8>
-    public private(set) var count = 0
-    public private(set) var capacity: Int
+    // Unsafe code: the buffer owns `storage` (allocated here, freed in deinit)
+    // and writes only below `allocated`; `reserve` makes room before every write.
+    @usableFromInline var storage: UnsafeMutablePointer<UInt8>
+    @usableFromInline var used = 0
+    @usableFromInline var allocated: Int
+
+    /// The first byte; the bytes appended so far are `base[0..<count]`.
+    @inlinable public var base: UnsafeMutablePointer<UInt8> { storage }
+    @inlinable public var count: Int { used }
+    @inlinable public var capacity: Int { allocated }
 
     public init(capacity: Int = 256) {
-        self.capacity = max(capacity, 16)
-        base = .allocate(capacity: self.capacity)
+        allocated = max(capacity, 16)
+        storage = .allocate(capacity: allocated)
     }
 
-    deinit { base.deallocate() }
+    deinit { storage.deallocate() }
 
-    public var isEmpty: Bool { count == 0 }
+    @inlinable public var isEmpty: Bool { used == 0 }
 
     /// The bytes appended so far, valid until the next change.
-    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+    @inlinable public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage, count: used) }
 
     /// A copy of the bytes as an array (tests, in-memory outputs).
-    public var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+    public var array: [UInt8] { Array(UnsafeBufferPointer(start: storage, count: used)) }
 
     /// Makes room for at least `additional` more bytes.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func reserve(_ additional: Int) {
-        if capacity - count < additional { grow(count + additional) }
+        if allocated - used < additional { grow(used + additional) }
     }
 
-    @inline(never)
-    private func grow(_ needed: Int) {
-        var newCapacity = capacity * 2
+    @usableFromInline @inline(never)
+    func grow(_ needed: Int) {
+        var newCapacity = allocated * 2
         while newCapacity < needed { newCapacity *= 2 }
         let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        larger.initialize(from: base, count: count)
-        base.deallocate()
-        base = larger
-        capacity = newCapacity
+        larger.initialize(from: storage, count: used)
+        storage.deallocate()
+        storage = larger
+        allocated = newCapacity
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public func append(_ byte: UInt8) {
-        if count == capacity { grow(count + 1) }
-        base[count] = byte
-        count &+= 1
+        if used == allocated { grow(used + 1) }
+        storage[used] = byte
+        used &+= 1
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public func append(raw bytes: UnsafeRawBufferPointer) {
         let length = bytes.count
         guard length > 0 else { return }
         reserve(length)
-        ByteBuffer.copy(bytes, to: UnsafeMutableRawPointer(base + count))
-        count &+= length
+        ByteBuffer.copy(bytes, to: UnsafeMutableRawPointer(storage + used))
+        used &+= length
     }
 
     /// One capacity check for the lot: encoders start twenty-odd members per record.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func append(_ lead: UInt8, _ bytes: UnsafeRawBufferPointer, quoted: Bool, _ trail: UInt8) {
         let length = bytes.count
         reserve(length &+ 4)
-        var target = base + count
+        var target = storage + used
         target[0] = lead
         target += 1
         if quoted {
@@ -120,14 +128,14 @@ public final class ByteBuffer: ByteSink {
             target += 1
         }
         target[0] = trail
-        count = target + 1 - base
+        used = target + 1 - storage
     }
 
     /// Copies `bytes` (not empty) to `target`: most are a key or a short
     /// value, moved as two overlapping words instead of a call to memcpy
     /// (which costs more than the copy).
-    @inline(__always)
-    private static func copy(_ bytes: UnsafeRawBufferPointer, to target: UnsafeMutableRawPointer) {
+    @inlinable @inline(__always)
+    static func copy(_ bytes: UnsafeRawBufferPointer, to target: UnsafeMutableRawPointer) {
         let length = bytes.count, source = bytes.baseAddress!
         if length <= 16 {
             if length >= 8 {
@@ -144,25 +152,26 @@ public final class ByteBuffer: ByteSink {
         }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public func append<Bytes: Collection>(contentsOf bytes: Bytes) where Bytes.Element == UInt8 {
         if let done: Void = bytes.withContiguousStorageIfAvailable({ append(raw: UnsafeRawBufferPointer($0)) }) {
             return done
         }
         reserve(bytes.count)
         for byte in bytes {
-            base[count] = byte
-            count += 1
+            storage[used] = byte
+            used += 1
         }
     }
 
     public func removeSubrange(_ range: PartialRangeFrom<Int>) {
-        precondition(range.lowerBound >= 0 && range.lowerBound <= count, "ByteBuffer.removeSubrange out of bounds")
-        count = range.lowerBound
+        precondition(range.lowerBound >= 0 && range.lowerBound <= used, "ByteBuffer.removeSubrange out of bounds")
+        used = range.lowerBound
     }
 
+    @inlinable
     public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try body(bytes) }
 
     /// Empties the buffer, keeping its memory.
-    public func removeAll() { count = 0 }
+    public func removeAll() { used = 0 }
 }

@@ -1,4 +1,4 @@
-@testable import Sluice
+@testable import SluiceJSON
 import Testing
 
 @Suite struct JSONNumberTextTests {

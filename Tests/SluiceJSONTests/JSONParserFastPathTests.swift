@@ -1,4 +1,4 @@
-@testable import Sluice
+@testable import SluiceJSON
 import Testing
 
 /// The parser's string scan reads eight bytes at a time and jumps to the first

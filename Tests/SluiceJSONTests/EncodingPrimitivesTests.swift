@@ -1,8 +1,8 @@
-@testable import Sluice
+@testable import SluiceJSON
 import Testing
 
-/// The byte-level helpers every encoder writes with: integers, insert ids and
-/// the output buffer itself, checked against plain Swift formatting.
+/// The byte-level helpers every encoder writes with: integers, text cut to
+/// limits, quoting and the output buffer itself, checked against plain Swift.
 @Suite struct EncodingPrimitivesTests {
     @Test(arguments: [Int64.min, Int64.min + 1, -1_795_165_200_000, -100, -99, -10, -9, -1, 0, 1, 9, 10, 11, 99, 100, 101,
                       999, 1000, 1_795_165_200_000, 9_999_999_999_999, Int64.max - 1, Int64.max])
@@ -14,34 +14,6 @@ import Testing
         var sink = buffer
         appendInteger(value, to: &sink)
         #expect(buffer.array == Array(String(value).utf8))
-    }
-
-    @Test func insertIDsAreUUIDShapedLowercaseHexOfTheirBits() {
-        for (high, low): (UInt64, UInt64) in [(0, 0), (.max, .max), (0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210), (1, 1 << 63)] {
-            var out: [UInt8] = []
-            InsertID.appendQuoted((high, low), to: &out)
-            let hex = String(high, radix: 16).leftPadded(16) + String(low, radix: 16).leftPadded(16)
-            let chars = Array(hex)
-            let expected = "\"" + String(chars[0..<8]) + "-" + String(chars[8..<12]) + "-" + String(chars[12..<16]) + "-"
-                + String(chars[16..<20]) + "-" + String(chars[20..<32]) + "\""
-            #expect(String(decoding: out, as: UTF8.self) == expected)
-            var plain: [UInt8] = []
-            InsertID.appendUUIDShaped(high, low, dashes: false, to: &plain)
-            #expect(String(decoding: plain, as: UTF8.self) == hex)
-        }
-    }
-
-    @Test func hexTextIsTwoLowercaseDigitsPerByteInOrder() {
-        for length in 0..<10 {
-            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 0xA5) }
-            var out: [UInt8] = []
-            bytes.withUnsafeBytes { HexText.append(bytes: $0, to: &out) }
-            let expected = bytes.map { String($0, radix: 16).leftPadded(2) }.joined()
-            #expect(String(decoding: out, as: UTF8.self) == expected, "\(length) bytes")
-        }
-        var word: [UInt8] = []
-        HexText.append(0x0123_4567_89AB_CDEF, to: &word)
-        #expect(String(decoding: word, as: UTF8.self) == "0123456789abcdef")
     }
 
     @Test func scalarsAreCountedAsDecodingCountsThem() {

@@ -1,3 +1,6 @@
+// Unsafe code: the new index is written into an array created with
+// `unsafeUninitializedCapacity`, every slot initialized once before `count` is set.
+
 extension JSONDocument {
     /// A copy of this document with one member appended to the object at
     /// `object`, written into the bytes and indexed on the tape: no pending
@@ -8,7 +11,7 @@ extension JSONDocument {
     /// and indexes moved past the insertion. Returns nil (and the caller falls
     /// back to `set`) when the document already has edits, `object` is not an
     /// object, or `json` is not one JSON value.
-    func insertingMember(_ key: [UInt8], json: [UInt8], into object: Int) -> JSONDocument? {
+    public func insertingMember(_ key: [UInt8], json: [UInt8], into object: Int) -> JSONDocument? {
         // The member's text as a one-member object, so that it parses on its own.
         var text: [UInt8] = [UInt8(ascii: "{")]
         JSONString.appendQuoted(key, to: &text)
@@ -31,10 +34,16 @@ extension JSONDocument {
         return insertingMember(Array(text[1..<(text.count - 1)]), nodes: nodes, into: object)
     }
 
-    /// The same with the member already on a tape: `member` is `"key":value`
+    /// The same with the member built by `builder` (`"key":value`, written
+    /// after `key`): nothing is parsed.
+    public func insertingMember(_ builder: JSONBuilder, into object: Int) -> JSONDocument? {
+        insertingMember(builder.bytes, nodes: builder.nodes, into: object)
+    }
+
+    /// The same with the member already indexed: `member` is `"key":value`
     /// and `nodes` its key's and value's nodes, offsets from the start of
     /// `member` and `next` indexes from the start of `nodes` (as
-    /// `JSONTapeBuilder` makes them). Nothing is parsed.
+    /// `JSONBuilder` makes them). Nothing is parsed.
     func insertingMember(_ member: [UInt8], nodes: [JSONNode], into object: Int) -> JSONDocument? {
         guard !isModified, tape[object].kind == .object, !nodes.isEmpty else { return nil }
         let container = tape[object]
@@ -90,7 +99,7 @@ extension JSONDocument {
 
     /// This document with its pending edits written into the bytes and parsed
     /// again, so readers that look members up on the tape see them. The rare path.
-    func materialized() -> JSONDocument {
+    public func materialized() -> JSONDocument {
         guard isModified, let document = try? JSONDocument.parse(canonicalJSON) else { return self }
         return document
     }

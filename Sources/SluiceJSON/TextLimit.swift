@@ -1,13 +1,16 @@
+// Unsafe code: `scalarCount` loads eight bytes at a time only while eight
+// remain, then byte by byte.
+
 /// Cutting strings to a provider's limit without breaking UTF-8.
 ///
 /// Limits are in bytes of UTF-8 (Mixpanel: "255 bytes") or in characters,
 /// counted as Unicode scalars (Amplitude 1024, GA4 100/36). A cut never splits
 /// a character. The common case, a value already within the limit, is one copy
 /// of its raw JSON text.
-enum TextLimit {
+public enum TextLimit {
     /// Appends the string at `node` as JSON, cut to at most `maxBytes` bytes of
     /// UTF-8 and `maxScalars` characters; returns whether it was cut.
-    static func appendString<Out: ByteSink>(_ document: JSONDocument, _ node: Int, maxBytes: Int = .max, maxScalars: Int = .max,
+    public static func appendString<Out: ByteSink>(_ document: JSONDocument, _ node: Int, maxBytes: Int = .max, maxScalars: Int = .max,
                              to out: inout Out) -> Bool {
         let current = document.tape[node]
         let rawBody = Int(current.end - current.start) - 2
@@ -23,7 +26,7 @@ enum TextLimit {
 
     /// Appends `bytes` (valid UTF-8) as a JSON string cut to the limits; returns whether it was cut.
     @discardableResult
-    static func appendCut<Bytes: Collection, Out: ByteSink>(_ bytes: Bytes, maxBytes: Int = .max, maxScalars: Int = .max,
+    public static func appendCut<Bytes: Collection, Out: ByteSink>(_ bytes: Bytes, maxBytes: Int = .max, maxScalars: Int = .max,
                                              to out: inout Out) -> Bool where Bytes.Element == UInt8 {
         let length = prefixLength(bytes, maxBytes: maxBytes, maxScalars: maxScalars)
         JSONString.appendQuoted(bytes.prefix(length), to: &out)
@@ -32,7 +35,7 @@ enum TextLimit {
 
     /// Appends the value at `node` as JSON with every string in it, at any
     /// depth, cut to the limits (keys are left alone); returns how many strings were cut.
-    static func appendValue<Out: ByteSink>(_ document: JSONDocument, _ node: Int, maxBytes: Int = .max, maxScalars: Int = .max,
+    public static func appendValue<Out: ByteSink>(_ document: JSONDocument, _ node: Int, maxBytes: Int = .max, maxScalars: Int = .max,
                             to out: inout Out) -> Int {
         let current = document.tape[node]
         // No string inside can be longer than the whole value's text.
@@ -77,7 +80,7 @@ enum TextLimit {
 
     /// Appends a value as compact JSON: its raw text when that already is.
     @inline(__always)
-    static func appendRaw<Out: ByteSink>(_ document: JSONDocument, _ node: Int, to out: inout Out) {
+    public static func appendRaw<Out: ByteSink>(_ document: JSONDocument, _ node: Int, to out: inout Out) {
         let kind = document.tape[node].kind
         if (kind != .object && kind != .array) || (!document.hasInsignificantWhitespace && !document.isModified) {
             document.appendRaw(node, to: &out)
@@ -87,7 +90,7 @@ enum TextLimit {
     }
 
     /// The length of the longest prefix within both limits that ends on a character boundary.
-    static func prefixLength<Bytes: Collection>(_ bytes: Bytes, maxBytes: Int = .max, maxScalars: Int = .max) -> Int
+    public static func prefixLength<Bytes: Collection>(_ bytes: Bytes, maxBytes: Int = .max, maxScalars: Int = .max) -> Int
     where Bytes.Element == UInt8 {
         if bytes.count <= maxBytes && bytes.count <= maxScalars { return bytes.count }
         var scalars = 0
@@ -104,13 +107,13 @@ enum TextLimit {
     }
 
     /// The longest prefix within both limits that ends on a character boundary.
-    static func cutUTF8(_ bytes: [UInt8], maxBytes: Int = .max, maxScalars: Int = .max) -> ArraySlice<UInt8> {
+    public static func cutUTF8(_ bytes: [UInt8], maxBytes: Int = .max, maxScalars: Int = .max) -> ArraySlice<UInt8> {
         bytes[..<prefixLength(bytes, maxBytes: maxBytes, maxScalars: maxScalars)]
     }
 
     /// The number of characters (Unicode scalars) in valid UTF-8: bytes that do not continue a character.
     @inline(__always)
-    static func scalarCount(_ bytes: UnsafeRawBufferPointer) -> Int {
+    public static func scalarCount(_ bytes: UnsafeRawBufferPointer) -> Int {
         // Bytes minus continuation bytes (10xxxxxx), counted eight at a time:
         // a byte's bit 7 set and bit 6 clear.
         var continuations = 0

@@ -1,3 +1,7 @@
+// Unsafe code: member look-ups compare keys through pointers into the line's
+// bytes and the index (`ShortBytes` loads up to 16 bytes as two words); every
+// pointer is taken inside `withUnsafe…` on arrays the document holds.
+
 /// The kind of one JSON value on the tape.
 public enum JSONKind: UInt8, Sendable {
     case object, array, string, number, `true`, `false`, null
@@ -9,15 +13,25 @@ public enum JSONKind: UInt8, Sendable {
 /// key, value, ...); `next` is the index just past the whole subtree, so a
 /// reader skips a value in O(1). Offsets are byte offsets into the document's
 /// `bytes`; `start` of a string is its opening quote, `end` is one past the end.
-public struct JSONNode: Sendable, Equatable {
-    public var kind: JSONKind
+@usableFromInline
+struct JSONNode: Sendable, Equatable {
+    @usableFromInline var kind: JSONKind
     /// Bit 0: the string holds at least one backslash escape.
-    public var flags: UInt8
-    public var start: UInt32
-    public var end: UInt32
-    public var next: UInt32
+    @usableFromInline var flags: UInt8
+    @usableFromInline var start: UInt32
+    @usableFromInline var end: UInt32
+    @usableFromInline var next: UInt32
 
-    static let hasEscapes: UInt8 = 1
+    @usableFromInline static let hasEscapes: UInt8 = 1
+
+    @usableFromInline
+    init(kind: JSONKind, flags: UInt8, start: UInt32, end: UInt32, next: UInt32) {
+        self.kind = kind
+        self.flags = flags
+        self.start = start
+        self.end = end
+        self.next = next
+    }
 }
 
 /// A parsed JSON object: the original bytes, an index of every value, and the
@@ -30,10 +44,11 @@ public struct JSONDocument: Sendable {
     /// The line and its tape, never changed once parsed: one reference, so
     /// that an event costs one retain, not three, each time it is copied on its
     /// way through the stages and the destinations.
-    private final class Storage: Sendable {
-        let bytes: [UInt8]
-        let tape: [JSONNode]
-        let hasInsignificantWhitespace: Bool
+    @usableFromInline
+    final class Storage: Sendable {
+        @usableFromInline let bytes: [UInt8]
+        @usableFromInline let tape: [JSONNode]
+        @usableFromInline let hasInsignificantWhitespace: Bool
 
         init(bytes: [UInt8], tape: [JSONNode], hasInsignificantWhitespace: Bool) {
             self.bytes = bytes
@@ -42,13 +57,16 @@ public struct JSONDocument: Sendable {
         }
     }
 
-    private let storage: Storage
-    public var bytes: [UInt8] { storage.bytes }
-    public var tape: [JSONNode] { storage.tape }
+    @usableFromInline let storage: Storage
+    /// The line's text, as read (stages' edits are kept beside it).
+    @inlinable public var bytes: [UInt8] { storage.bytes }
+    /// The index of every value (see `JSONNode`): internal to this module;
+    /// the rest of Sluice reads values through `JSONNodeAccess.swift`.
+    @inlinable var tape: [JSONNode] { storage.tape }
     /// True when the original text has whitespace outside strings.
-    public var hasInsignificantWhitespace: Bool { storage.hasInsignificantWhitespace }
+    @inlinable public var hasInsignificantWhitespace: Bool { storage.hasInsignificantWhitespace }
     /// Changes applied by stages, in the order they were made.
-    var edits: JSONEdits
+    @usableFromInline var edits: JSONEdits
 
     init(bytes: [UInt8], tape: [JSONNode], hasInsignificantWhitespace: Bool) {
         storage = Storage(bytes: bytes, tape: tape, hasInsignificantWhitespace: hasInsignificantWhitespace)
@@ -66,7 +84,7 @@ public struct JSONDocument: Sendable {
     /// `scratch`: tape space to reuse from line to line (a reader parsing many
     /// keeps one); without it, space for the line is made for this call.
     public static func parse(_ buffer: UnsafeBufferPointer<UInt8>,
-                             scratch: JSONTapeScratch? = nil) throws(JSONError) -> JSONDocument {
+                             scratch: JSONParseScratch? = nil) throws(JSONError) -> JSONDocument {
         var tape: [JSONNode] = []
         var parser = JSONParser(buffer: buffer, scratch: scratch)
         try parser.parseDocument(into: &tape)
@@ -76,8 +94,11 @@ public struct JSONDocument: Sendable {
         return JSONDocument(bytes: Array(buffer), tape: tape, hasInsignificantWhitespace: parser.sawWhitespace)
     }
 
+    /// The deepest nesting a document may have (`nesting_too_deep` beyond it).
+    public static var maxDepth: Int { JSONParser.maxDepth }
+
     /// True once any stage changed the document.
-    public var isModified: Bool { !edits.isEmpty }
+    @inlinable public var isModified: Bool { !edits.isEmpty }
 
     // MARK: - Reading
 
@@ -170,20 +191,21 @@ public struct JSONDocument: Sendable {
 
     /// Appends the JSON text of the value at `node` as it is in the line (the
     /// encoders' most frequent copy: through a pointer, with no slice to retain).
-    @inline(__always)
-    func appendRaw<Out: ByteSink>(_ node: Int, to out: inout Out) {
+    @inlinable @inline(__always)
+    public func appendRaw<Out: ByteSink>(_ node: Int, to out: inout Out) {
         let start = Int(tape[node].start), end = Int(tape[node].end)
         bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<end])) }
     }
 
     /// `lead`, the node's text as it is, then `trail`: an event's key as a member's start (`,"key":`).
-    @inline(__always)
-    func appendRaw<Out: ByteSink>(_ node: Int, to out: inout Out, lead: UInt8, trail: UInt8) {
+    @inlinable @inline(__always)
+    public func appendRaw<Out: ByteSink>(_ node: Int, to out: inout Out, lead: UInt8, trail: UInt8) {
         let start = Int(tape[node].start), end = Int(tape[node].end)
         bytes.withUnsafeBytes { out.append(lead, UnsafeRawBufferPointer(rebasing: $0[start..<end]), quoted: false, trail) }
     }
 
     /// Calls `body` with the decoded UTF-8 of the string at `node` (nil if not a string).
+    @inlinable
     public func withString<R>(_ node: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
         let n = tape[node]
         guard n.kind == .string else { return nil }
@@ -207,6 +229,7 @@ public struct JSONDocument: Sendable {
     }
 
     /// Whether the string node equals `key` (compared after unescaping).
+    @inlinable
     func stringEquals(_ node: JSONNode, _ key: UnsafeRawBufferPointer) -> Bool {
         guard node.kind == .string else { return false }
         if node.flags & JSONNode.hasEscapes == 0 {
@@ -225,10 +248,10 @@ public struct JSONDocument: Sendable {
 /// Byte comparison for the short texts keys and names are: up to 16 bytes as
 /// two overlapping loads per side instead of a call to memcmp, which costs
 /// more than the comparison (keys are compared several times per event).
-enum ShortBytes {
+public enum ShortBytes {
     /// Whether the `count` bytes at `a` and `b` are the same.
-    @inline(__always)
-    static func equal(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
+    @inlinable @inline(__always)
+    public static func equal(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
         if count >= 8 {
             if count > 16 { return memcmp(a, b, count) == 0 }
             return a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self)

@@ -7,11 +7,13 @@
 /// moves through the stages and the fan-out: the three lists live in one box
 /// made at the first edit (copied on write), so an unedited document carries
 /// one empty reference instead of three arrays to retain and release.
+@usableFromInline
 struct JSONEdits: Sendable {
-    private final class Storage: @unchecked Sendable {
-        var replaced: [(node: Int32, json: [UInt8])] = []
-        var removed: [Int32] = []
-        var added: [(object: Int32, key: [UInt8], json: [UInt8])] = []
+    @usableFromInline
+    final class Storage: @unchecked Sendable {
+        @usableFromInline var replaced: [(node: Int32, json: [UInt8])] = []
+        @usableFromInline var removed: [Int32] = []
+        @usableFromInline var added: [(object: Int32, key: [UInt8], json: [UInt8])] = []
 
         init() {}
 
@@ -22,7 +24,7 @@ struct JSONEdits: Sendable {
         }
     }
 
-    private var storage: Storage?
+    @usableFromInline var storage: Storage?
 
     /// The box to change, made (or copied, when shared) first.
     private mutating func unique() -> Storage {
@@ -50,12 +52,12 @@ struct JSONEdits: Sendable {
         _modify { yield &unique().added }
     }
 
-    var isEmpty: Bool {
+    @inlinable var isEmpty: Bool {
         guard let storage else { return true }
         return storage.replaced.isEmpty && storage.removed.isEmpty && storage.added.isEmpty
     }
 
-    func isRemoved(_ keyIndex: Int) -> Bool {
+    @inlinable func isRemoved(_ keyIndex: Int) -> Bool {
         guard let storage, !storage.removed.isEmpty else { return false }
         return storage.removed.contains(Int32(keyIndex))
     }
@@ -149,5 +151,12 @@ extension JSONDocument {
     public mutating func removeMember(keyIndex: Int) {
         guard !edits.isRemoved(keyIndex) else { return }
         edits.removed.append(Int32(keyIndex))
+    }
+}
+
+extension JSONDocument {
+    /// The members edits added to the object at `object` (`set` on a new key), in the order they were made.
+    public func addedMembers(of object: Int) -> [(key: [UInt8], json: [UInt8])] {
+        edits.added.filter { $0.object == Int32(object) }.map { ($0.key, $0.json) }
     }
 }

@@ -1,34 +1,37 @@
 /// JSON texts stored once however many holders share them, counted by reference,
-/// each with its tape (parsed once, when first interned).
+/// each with its index (parsed once, when first interned).
 ///
 /// The `session` stage keeps each device's settings and allowlisted traits
 /// here: most devices share a handful of distinct values (`{"plan":"pro"}`),
 /// so a device pays a 4-byte id instead of an array. An id whose last holder
 /// lets go is reused. Id 0 is "none" and is never counted.
-struct InternedJSON {
+public struct InternedJSON {
     private var texts: [[UInt8]] = [[]]
-    private var tapes: [[JSONNode]] = [[]]
+    private var fragments: [JSONFragment] = [JSONFragment(text: [], nodes: [])]
     private var references: [UInt32] = [0]
     private var ids: [[UInt8]: UInt32] = [:]
     private var freeIDs: [UInt32] = []
 
+    public init() {}
+
     /// Distinct texts held right now.
-    var count: Int { ids.count }
+    public var count: Int { ids.count }
 
-    subscript(id: UInt32) -> [UInt8] { texts[Int(id)] }
+    public subscript(id: UInt32) -> [UInt8] { texts[Int(id)] }
 
-    func tape(_ id: UInt32) -> [JSONNode] { tapes[Int(id)] }
+    /// The value `id` with its index, for `JSONBuilder.value`.
+    public func fragment(_ id: UInt32) -> JSONFragment { fragments[Int(id)] }
 
     /// The id of `text` (one compact JSON value), with one more reference to it.
-    mutating func intern(_ text: [UInt8]) -> UInt32 {
+    public mutating func intern(_ text: [UInt8]) -> UInt32 {
         if let id = ids[text] {
             references[Int(id)] += 1
             return id
         }
         // Values are objects here (settings, traits); wrap to parse any value all the same.
-        let tape: [JSONNode]
+        let nodes: [JSONNode]
         if let parsed = try? JSONDocument.parse(Array(#"{"v":"#.utf8) + text + Array("}".utf8)) {
-            tape = parsed.tape[2...].map { node in
+            nodes = parsed.tape[2...].map { node in
                 var node = node
                 node.start -= 5
                 node.end -= 5
@@ -42,12 +45,12 @@ struct InternedJSON {
         if let reused = freeIDs.popLast() {
             id = reused
             texts[Int(id)] = text
-            tapes[Int(id)] = tape
+            fragments[Int(id)] = JSONFragment(text: text, nodes: nodes)
             references[Int(id)] = 1
         } else {
             id = UInt32(texts.count)
             texts.append(text)
-            tapes.append(tape)
+            fragments.append(JSONFragment(text: text, nodes: nodes))
             references.append(1)
         }
         ids[text] = id
@@ -55,31 +58,38 @@ struct InternedJSON {
     }
 
     /// Every id held right now, in increasing order, with its text.
-    func forEachHeld(_ body: (UInt32, [UInt8]) -> Void) {
+    public func forEachHeld(_ body: (UInt32, [UInt8]) -> Void) {
         for id in 1..<texts.count where references[id] > 0 { body(UInt32(id), texts[id]) }
     }
 
     /// Whether `text` is one JSON value, as `intern` requires.
-    static func isOneValue(_ text: [UInt8]) -> Bool {
+    public static func isOneValue(_ text: [UInt8]) -> Bool {
         text.withUnsafeBufferPointer { buffer in
             var parser = JSONParser(buffer: buffer)
-            var tape: [JSONNode] = []
-            return (try? parser.parseDocument(into: &tape)) != nil
+            var nodes: [JSONNode] = []
+            return (try? parser.parseDocument(into: &nodes)) != nil
         }
     }
 
-    mutating func retain(_ id: UInt32) {
+    public mutating func retain(_ id: UInt32) {
         if id != 0 { references[Int(id)] += 1 }
     }
 
-    mutating func release(_ id: UInt32) {
+    public mutating func release(_ id: UInt32) {
         guard id != 0 else { return }
         references[Int(id)] -= 1
         if references[Int(id)] == 0 {
             ids[texts[Int(id)]] = nil
             texts[Int(id)] = []
-            tapes[Int(id)] = []
+            fragments[Int(id)] = JSONFragment(text: [], nodes: [])
             freeIDs.append(id)
         }
     }
+}
+
+/// One JSON value's text and its index, ready to be copied into a `JSONBuilder`.
+public struct JSONFragment: Sendable {
+    /// The value's compact JSON text.
+    public let text: [UInt8]
+    @usableFromInline let nodes: [JSONNode]
 }

@@ -1,3 +1,7 @@
+// Unsafe code: `applied(to:)` copies the old bytes and index into new arrays
+// through buffer pointers, in ranges computed from sorted, non-overlapping
+// changes; each array is created with exactly the capacity it fills.
+
 /// A batch of changes written straight into a document's bytes and tape:
 /// scalar values replaced by new scalars, and object members removed.
 ///
@@ -9,7 +13,7 @@
 ///
 /// Invariants the caller keeps: changes do not overlap (a replaced value is not
 /// inside a removed member), and the document has no pending edits.
-struct JSONSplice {
+public struct JSONSplice {
     struct Change {
         /// The byte range of the original text that goes.
         var start: Int
@@ -30,14 +34,14 @@ struct JSONSplice {
     /// Replacement texts, back to back.
     private(set) var text: [UInt8] = []
 
-    init() {
+    public init() {
         changes.reserveCapacity(8)
         text.reserveCapacity(256)
     }
 
-    var isEmpty: Bool { changes.isEmpty }
+    public var isEmpty: Bool { changes.isEmpty }
 
-    mutating func reset() {
+    public mutating func reset() {
         changes.removeAll(keepingCapacity: true)
         text.removeAll(keepingCapacity: true)
     }
@@ -45,7 +49,7 @@ struct JSONSplice {
     /// Replaces the scalar at `node` by a JSON string whose body `appendBody`
     /// writes (already escaped as JSON requires); returns false if `node` is not a scalar.
     @discardableResult
-    mutating func replaceString(_ node: Int, in document: JSONDocument, appendBody: (inout [UInt8]) -> Void) -> Bool {
+    public mutating func replaceString(_ node: Int, in document: JSONDocument, appendBody: (inout [UInt8]) -> Void) -> Bool {
         let old = document.tape[node]
         guard old.kind != .object && old.kind != .array else { return false }
         let textStart = text.count
@@ -64,7 +68,7 @@ struct JSONSplice {
 
     /// Replaces the string at tape index `node`, spanning bytes `start..<end`
     /// (quotes included), by a string with the body `body` (escaped JSON).
-    mutating func replaceString(node: Int, start: Int, end: Int, body: some Collection<UInt8>) {
+    public mutating func replaceString(node: Int, start: Int, end: Int, body: some Collection<UInt8>) {
         let textStart = text.count
         text.append(UInt8(ascii: "\""))
         text.append(contentsOf: body)
@@ -76,7 +80,7 @@ struct JSONSplice {
 
     /// Replaces the scalar at `node` by `value` (decoded UTF-8, escaped here).
     @discardableResult
-    mutating func replaceString(_ node: Int, in document: JSONDocument, with value: some Collection<UInt8>) -> Bool {
+    public mutating func replaceString(_ node: Int, in document: JSONDocument, with value: some Collection<UInt8>) -> Bool {
         replaceString(node, in: document) { out in
             var quoted: [UInt8] = []
             JSONString.appendQuoted(value, to: &quoted)
@@ -87,7 +91,7 @@ struct JSONSplice {
     /// Removes the members whose keys are at the tape indexes `keys` (sorted,
     /// all of the object at `object`) with the commas and whitespace between
     /// them, so that the members left are still separated by exactly one comma.
-    mutating func removeMembers(_ keys: [Int], of object: Int, in document: JSONDocument) {
+    public mutating func removeMembers(_ keys: [Int], of object: Int, in document: JSONDocument) {
         let tape = document.tape
         var members: [Int] = []
         var index = object + 1
@@ -127,7 +131,7 @@ struct JSONSplice {
     private var removedShift: [Int] = []
 
     /// The document with every change applied. Changes may have been added in any order.
-    mutating func applied(to document: JSONDocument) -> JSONDocument {
+    public mutating func applied(to document: JSONDocument) -> JSONDocument {
         precondition(!document.isModified, "splice a document with pending edits")
         guard !changes.isEmpty else { return document }
         if changes.count > 1 { changes.sort { $0.start < $1.start } }

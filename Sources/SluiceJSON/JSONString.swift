@@ -1,7 +1,10 @@
+// Unsafe code: `needsEscape` loads eight bytes at a time only while eight
+// remain, then byte by byte.
+
 /// JSON string escaping and unescaping on bytes.
 public enum JSONString {
-    @inline(__always)
-    static func hexValue(_ byte: UInt8) -> UInt8? {
+    @inlinable @inline(__always)
+    public static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
@@ -11,7 +14,7 @@ public enum JSONString {
     }
 
     /// Decodes the escapes of a string body that the parser already validated.
-    static func unescape(_ body: ArraySlice<UInt8>) -> [UInt8] {
+    public static func unescape(_ body: ArraySlice<UInt8>) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(body.count)
         var index = body.startIndex
@@ -50,7 +53,7 @@ public enum JSONString {
         return out
     }
 
-    static func appendUTF8<Out: ByteSink>(_ scalar: UInt32, to out: inout Out) {
+    public static func appendUTF8<Out: ByteSink>(_ scalar: UInt32, to out: inout Out) {
         switch scalar {
         case 0..<0x80:
             out.append(UInt8(scalar))
@@ -69,10 +72,10 @@ public enum JSONString {
         }
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Appends `text` (valid UTF-8) as a quoted JSON string, escaping only what RFC 8259 requires.
-    static func appendQuoted<Bytes: Collection, Out: ByteSink>(_ text: Bytes, to out: inout Out) where Bytes.Element == UInt8 {
+    public static func appendQuoted<Bytes: Collection, Out: ByteSink>(_ text: Bytes, to out: inout Out) where Bytes.Element == UInt8 {
         // Most text (event names, ids) needs no escape: then it goes in with its quotes in one append.
         let plain: Bool? = text.withContiguousStorageIfAvailable { buffer in
             let raw = UnsafeRawBufferPointer(buffer)
@@ -102,7 +105,7 @@ public enum JSONString {
     /// Whether any byte of `text` must be escaped in a JSON string (a control
     /// character, `"` or `\\`): eight bytes at a time, as the parser scans strings.
     @inline(__always)
-    static func needsEscape(_ text: UnsafeRawBufferPointer) -> Bool {
+    public static func needsEscape(_ text: UnsafeRawBufferPointer) -> Bool {
         let count = text.count
         var index = 0
         let ones: UInt64 = 0x0101_0101_0101_0101
@@ -127,7 +130,7 @@ public enum JSONString {
     }
 
     /// Appends a Swift string as a quoted JSON string.
-    static func appendQuoted<Out: ByteSink>(_ text: String, to out: inout Out) {
+    public static func appendQuoted<Out: ByteSink>(_ text: String, to out: inout Out) {
         appendQuoted(text.utf8, to: &out)
     }
 

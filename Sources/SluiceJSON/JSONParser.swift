@@ -6,6 +6,13 @@ import Musl
 import Darwin
 #endif
 
+// Unsafe code: the parser reads the line through a base pointer and a count,
+// checking `index < count` before every load (eight bytes at a time only where
+// `index + 8 <= count`), and writes nodes into `JSONParseScratch`, whose
+// capacity it grows before each write. The scratch is reused from line to
+// line; no document points into it: a parsed line's nodes are copied into the
+// document's own array.
+
 /// An RFC 8259 parser that indexes a line into a tape without copying values.
 ///
 /// Strings are checked for valid UTF-8 (Unicode Table 3-7: no overlongs, no
@@ -24,18 +31,18 @@ struct JSONParser {
     /// The tape being built, in `scratch`'s memory: written through a pointer,
     /// not appended to an array (which checks uniqueness on every node), and
     /// copied out once, at its exact size, when the line is done.
-    private let scratch: JSONTapeScratch
+    private let scratch: JSONParseScratch
     private var nodes: UnsafeMutablePointer<JSONNode>
     private var nodeCount = 0
 
     /// `scratch`: tape space to reuse; without it, space for this buffer is made.
-    init(buffer: UnsafeBufferPointer<UInt8>, scratch: JSONTapeScratch? = nil) {
+    init(buffer: UnsafeBufferPointer<UInt8>, scratch: JSONParseScratch? = nil) {
         // Offsets are kept in 32 bits; lines are at most 1 GiB (`max_line_bytes`).
         precondition(buffer.count < Int(UInt32.max), "JSON text over 4 GiB")
         // An empty buffer may have a nil base address; point at a constant instead.
         self.base = buffer.baseAddress ?? JSONParser.emptyBase
         self.count = buffer.count
-        let scratch = scratch ?? JSONTapeScratch(capacity: buffer.count / 8 + 16)
+        let scratch = scratch ?? JSONParseScratch(capacity: buffer.count / 8 + 16)
         self.scratch = scratch
         nodes = scratch.base
     }
@@ -374,7 +381,7 @@ struct JSONParser {
 
 /// Tape space for the parser, reused line after line by one reader (the
 /// runner keeps one); grows as a line needs, never shrinks.
-public final class JSONTapeScratch {
+public final class JSONParseScratch {
     fileprivate private(set) var base: UnsafeMutablePointer<JSONNode>
     fileprivate private(set) var capacity: Int
 
@@ -400,7 +407,7 @@ public final class JSONTapeScratch {
 public enum UTF8Validation {
     /// The length of the well-formed multi-byte sequence at `index`, or 0 if it is ill-formed.
     @inline(__always)
-    static func sequenceLength(_ base: UnsafePointer<UInt8>, _ index: Int, _ count: Int) -> Int {
+    public static func sequenceLength(_ base: UnsafePointer<UInt8>, _ index: Int, _ count: Int) -> Int {
         let lead = base[index]
         @inline(__always) func continuation(_ offset: Int, _ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
             guard index + offset < count else { return false }

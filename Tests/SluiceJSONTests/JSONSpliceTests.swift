@@ -1,21 +1,12 @@
-@testable import Sluice
+@testable import SluiceJSON
+import SluiceTestSupport
 import Testing
 
 /// `JSONSplice` against two oracles: the pending-edits writer (what the text
 /// must be) and the parser (what the tape must be).
 @Suite struct JSONSpliceTests {
     /// A small deterministic PRNG (SplitMix64).
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
+    typealias Random = TestRandom
 
     static func value(_ random: inout Random, depth: Int, spaces: Bool) -> String {
         let gap = spaces && random.below(3) == 0 ? " " : ""
