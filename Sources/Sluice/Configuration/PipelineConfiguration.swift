@@ -185,7 +185,7 @@ public struct PipelineConfiguration {
                 reader.error(item, "each stage must be a mapping with one key, the stage's name")
                 continue
             }
-            guard let type = StageRegistry.types.first(where: { $0.key == key }) else {
+            guard let type = StageRegistry.type(key: key) else {
                 let known = StageRegistry.keys
                 reader.error(keyNode, "unknown stage '\(key)'" + (known.isEmpty
                     ? "; this version of sluice has no stages yet"

@@ -110,15 +110,6 @@ public struct DestinationType {
     }
 }
 
-extension RejectReason {
-    /// Every reason Sluice can reject with: the core ones, then each destination type's.
-    public static let allCases: [RejectReason] = {
-        var all = core
-        for reason in DestinationRegistry.types.flatMap(\.rejectReasons) where !all.contains(reason) { all.append(reason) }
-        return all
-    }()
-}
-
 /// Every destination type Sluice knows; a new provider is one folder and one line here.
 public enum DestinationRegistry {
     public static let types: [DestinationType] = [

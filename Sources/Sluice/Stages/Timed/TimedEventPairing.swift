@@ -25,7 +25,7 @@
 /// stop, its line. No parsed tape is kept: a line let out is marked by splicing
 /// its text and parsed once.
 public struct TimedEventPairing: Stage {
-    public static let type = StageType(key: "timed") { node, reader in
+    public static let type = StageType(key: "timed", rejectReasons: [.orphanStop], dropReasons: [.abandonedTimer]) { node, reader in
         TimedSettings.read(node, &reader).map { TimedEventPairing(settings: $0) }
     }
 
@@ -420,4 +420,14 @@ public struct TimedEventPairing: Stage {
         let (micros, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
         return overflow ? Int64.max / 2 : min(micros + attoseconds / 1_000_000_000_000, Int64.max / 2)
     }
+}
+
+extension RejectReason {
+    /// A timed stop whose start never arrived (`timed: {on_orphan_stop: reject}`).
+    static let orphanStop = RejectReason("orphan_stop")
+}
+
+extension DropReason {
+    /// A timed start never stopped, with `timed: {on_abandoned: drop}`.
+    static let abandonedTimer = DropReason("abandoned_timer")
 }
