@@ -1,5 +1,3 @@
-import Yams
-
 /// Where a destination's records go.
 public enum OutputTarget: Sendable, Equatable {
     /// Gzip files under `--out`, named by the template.
@@ -60,7 +58,7 @@ public struct PipelineConfiguration {
     public var destinations: [DestinationSettings] = []
     public var rejects = RejectsSettings(template: try! PathTemplate(PipelineConfiguration.defaultRejectsPath))
     /// `tests:` as written: `sluice run` ignores it; `sluice test` and `validate` read it (`testCases()`).
-    public var testsNode: Node?
+    public var testsNode: ConfigValue?
 
     /// The built-in pipeline `sluice run` uses without `--pipeline`.
     public static func builtIn() -> PipelineConfiguration {
@@ -84,12 +82,11 @@ public struct PipelineConfiguration {
                             environment: @escaping @Sendable (String) -> String? = ConfigReader.processEnvironment)
         throws(ConfigurationError) -> PipelineConfiguration {
         var reader = ConfigReader(file: file, environment: environment)
-        let root: Node?
+        let root: ConfigValue?
         do {
-            root = try Yams.compose(yaml: yaml)
+            root = try ConfigValue.parse(yaml: yaml)
         } catch {
-            reader.error(line: yamlErrorMark(error)?.line ?? 1, column: yamlErrorMark(error)?.column ?? 1,
-                         "invalid YAML: \(yamlErrorProblem(error))")
+            reader.error(line: error.line, column: error.column, "invalid YAML: \(error.problem)")
             throw ConfigurationError(diagnostics: reader.diagnostics)
         }
         guard let root else {
@@ -102,13 +99,13 @@ public struct PipelineConfiguration {
         return configuration
     }
 
-    private mutating func read(_ root: Node, _ reader: inout ConfigReader) {
+    private mutating func read(_ root: ConfigValue, _ reader: inout ConfigReader) {
         let known = ["version", "input", "stages", "destinations", "rejects", "tests"]
         guard let entries = reader.mapping(root, known: known, what: "the pipeline file") else { return }
         var sawVersion = false
         var sawDestinations = false
-        var destinationsNode: Node?
-        var rejectsNode: Node?
+        var destinationsNode: ConfigValue?
+        var rejectsNode: ConfigValue?
         for entry in entries {
             switch entry.key {
             case "version":
@@ -141,8 +138,8 @@ public struct PipelineConfiguration {
 
     /// Two outputs whose templates can name the same file would take each
     /// other's names (one run's files interleaved with another's): refused.
-    private func checkSharedFiles(destinationsNode: Node?, rejectsNode: Node?, root: Node, _ reader: inout ConfigReader) {
-        var outputs: [(what: String, name: String, template: PathTemplate, node: Node)] = []
+    private func checkSharedFiles(destinationsNode: ConfigValue?, rejectsNode: ConfigValue?, root: ConfigValue, _ reader: inout ConfigReader) {
+        var outputs: [(what: String, name: String, template: PathTemplate, node: ConfigValue)] = []
         for settings in destinations {
             guard case let .files(template) = settings.target else { continue }
             let node = destinationsNode?.mapping?[settings.name]
@@ -161,7 +158,7 @@ public struct PipelineConfiguration {
         }
     }
 
-    private mutating func readInput(_ node: Node, _ reader: inout ConfigReader) {
+    private mutating func readInput(_ node: ConfigValue, _ reader: inout ConfigReader) {
         guard let entries = reader.mapping(node, known: ["max_line_bytes"], what: "input") else { return }
         for entry in entries where entry.key == "max_line_bytes" {
             guard let size = reader.size(entry.value, what: "input.max_line_bytes") else { continue }
@@ -173,14 +170,14 @@ public struct PipelineConfiguration {
         }
     }
 
-    private mutating func readStages(_ node: Node, _ reader: inout ConfigReader) {
+    private mutating func readStages(_ node: ConfigValue, _ reader: inout ConfigReader) {
         guard let sequence = node.sequence else {
             reader.error(node, "stages must be a list, e.g. `- timed: {}`")
             return
         }
         for item in sequence {
             guard let mapping = item.mapping, mapping.count == 1, let (keyNode, value) = mapping.first,
-                  let key = keyNode.scalar?.string
+                  let key = keyNode.scalar?.text
             else {
                 reader.error(item, "each stage must be a mapping with one key, the stage's name")
                 continue
@@ -196,7 +193,7 @@ public struct PipelineConfiguration {
         }
     }
 
-    private mutating func readDestinations(_ node: Node, _ reader: inout ConfigReader) {
+    private mutating func readDestinations(_ node: ConfigValue, _ reader: inout ConfigReader) {
         guard let mapping = node.mapping else {
             reader.error(node, "destinations must be a mapping of names to destinations")
             return
@@ -205,7 +202,7 @@ public struct PipelineConfiguration {
         var seen: Set<String> = []
         var stdoutUser: String?
         for (keyNode, value) in mapping {
-            guard let name = keyNode.scalar?.string else {
+            guard let name = keyNode.scalar?.text else {
                 reader.error(keyNode, "destination names must be plain strings")
                 continue
             }
@@ -233,14 +230,14 @@ public struct PipelineConfiguration {
         }
     }
 
-    private func readDestination(name: String, _ node: Node, _ reader: inout ConfigReader) -> DestinationSettings? {
+    private func readDestination(name: String, _ node: ConfigValue, _ reader: inout ConfigReader) -> DestinationSettings? {
         let common = ["type", "events", "path", "gzip_level", "rotate", "rename", "consent_category"]
         // Find the type first: it decides which other keys are known.
         guard let mapping = node.mapping else {
             reader.error(node, "destination '\(name)' must be a mapping with at least `type:`")
             return nil
         }
-        guard let typeNode = mapping["type"], let typeName = typeNode.scalar?.string else {
+        guard let typeNode = mapping["type"], let typeName = typeNode.scalar?.text else {
             reader.error(node, "destination '\(name)' needs `type:` (one of: \(DestinationRegistry.types.map(\.name).joined(separator: ", ")))")
             return nil
         }
@@ -258,7 +255,7 @@ public struct PipelineConfiguration {
         var target = OutputTarget.files(try! PathTemplate(PipelineConfiguration.defaultPath))
         var level = 6
         var rotation = type.defaultRotation
-        var options: [String: Node] = [:]
+        var options: [String: ConfigValue] = [:]
         var rename: [[UInt8]: String] = [:]
         var consentCategory = type.defaultConsentCategory
         let errorsBefore = reader.diagnostics.count
@@ -286,14 +283,14 @@ public struct PipelineConfiguration {
                     continue
                 }
                 for (from, to) in mapping {
-                    guard let old = from.scalar?.string, let new = to.scalar?.string, !new.isEmpty else {
+                    guard let old = from.scalar?.text, let new = to.scalar?.text, !new.isEmpty else {
                         reader.error(from, "destinations.\(name).rename maps names (strings) to non-empty names")
                         continue
                     }
                     rename[Array(old.utf8)] = new
                 }
             case "consent_category":
-                if let scalar = entry.value.scalar, ["~", "null", ""].contains(scalar.string), scalar.style == .plain {
+                if let scalar = entry.value.scalar, ["~", "null", ""].contains(scalar.text), scalar.style == .plain {
                     consentCategory = nil
                 } else if let text = reader.string(entry.value, what: "destinations.\(name).consent_category") {
                     consentCategory = text
@@ -307,7 +304,7 @@ public struct PipelineConfiguration {
                                    rotation: rotation, rename: rename, consentCategory: consentCategory, destination: destination)
     }
 
-    private mutating func readRejects(_ node: Node, _ reader: inout ConfigReader) {
+    private mutating func readRejects(_ node: ConfigValue, _ reader: inout ConfigReader) {
         guard let entries = reader.mapping(node, known: ["path", "gzip_level", "rotate"], what: "rejects") else { return }
         for entry in entries {
             switch entry.key {
@@ -327,7 +324,7 @@ public struct PipelineConfiguration {
         }
     }
 
-    private func readPath(_ node: Node, what: String, allowStdout: Bool, _ reader: inout ConfigReader) -> OutputTarget? {
+    private func readPath(_ node: ConfigValue, what: String, allowStdout: Bool, _ reader: inout ConfigReader) -> OutputTarget? {
         guard let text = reader.string(node, what: what) else { return nil }
         if text == "-" {
             if allowStdout { return .stdout }
@@ -347,7 +344,7 @@ public struct PipelineConfiguration {
         }
     }
 
-    static func readRotation(_ node: Node, base: RotationPolicy, what: String, _ reader: inout ConfigReader) -> RotationPolicy? {
+    static func readRotation(_ node: ConfigValue, base: RotationPolicy, what: String, _ reader: inout ConfigReader) -> RotationPolicy? {
         guard let entries = reader.mapping(node, known: ["max_bytes", "max_events", "max_age"], what: what) else { return nil }
         var rotation = base
         for entry in entries {
@@ -376,22 +373,6 @@ enum DestinationName {
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
         }
-    }
-}
-
-private func yamlErrorMark(_ error: Error) -> Mark? {
-    guard let yamlError = error as? YamlError else { return nil }
-    switch yamlError {
-    case let .scanner(_, _, mark, _), let .parser(_, _, mark, _), let .composer(_, _, mark, _): return mark
-    default: return nil
-    }
-}
-
-private func yamlErrorProblem(_ error: Error) -> String {
-    guard let yamlError = error as? YamlError else { return "\(error)" }
-    switch yamlError {
-    case let .scanner(_, problem, _, _), let .parser(_, problem, _, _), let .composer(_, problem, _, _): return problem
-    default: return "\(yamlError)"
     }
 }
 

@@ -1,5 +1,3 @@
-import Yams
-
 /// A provider adapter: turns an event into that provider's import records, or
 /// refuses it with a reason. No I/O: the runner owns files, the adapter owns
 /// the provider's rules.
@@ -96,11 +94,13 @@ public struct DestinationType {
     /// `consent_category` says otherwise (Segment's category names: `Analytics`,
     /// `Advertising`, ...); nil: not subject to category preferences.
     public let defaultConsentCategory: String?
-    public let make: (_ name: String, _ options: [String: Node], inout ConfigReader) -> (any Destination)?
+    /// Builds the adapter from the destination's name and its keys beyond the
+    /// common ones, as written (reporting errors with locations).
+    public let make: (_ name: String, _ options: [String: ConfigValue], inout ConfigReader) -> (any Destination)?
 
     public init(name: String, extraKeys: [String] = [], defaultRotation: RotationPolicy = RotationPolicy(),
                 rejectReasons: [RejectReason] = [], defaultConsentCategory: String? = nil,
-                make: @escaping (_ name: String, _ options: [String: Node], inout ConfigReader) -> (any Destination)?) {
+                make: @escaping (_ name: String, _ options: [String: ConfigValue], inout ConfigReader) -> (any Destination)?) {
         self.name = name
         self.extraKeys = extraKeys
         self.defaultRotation = defaultRotation

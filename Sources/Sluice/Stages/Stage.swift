@@ -1,5 +1,3 @@
-import Yams
-
 /// A step between parsing and fan-out: one event in, zero or more out.
 ///
 /// A stage is a mutating value that keeps its own state (open timers, sessions)
@@ -81,18 +79,18 @@ public struct StageOutput {
 }
 
 /// How a stage is read from the pipeline file: its key, the reasons it
-/// rejects and drops events with, and a function from its YAML value to a
-/// configured stage (reporting errors with locations).
+/// rejects and drops events with, and a function from its value in the
+/// pipeline file to a configured stage (reporting errors with locations).
 public struct StageType {
     public let key: String
     /// The reasons the stage rejects events with (declared in its folder).
     public let rejectReasons: [RejectReason]
     /// The reasons the stage drops events with (declared in its folder).
     public let dropReasons: [DropReason]
-    public let make: (Node, inout ConfigReader) -> (any Stage)?
+    public let make: (ConfigValue, inout ConfigReader) -> (any Stage)?
 
     public init(key: String, rejectReasons: [RejectReason] = [], dropReasons: [DropReason] = [],
-                make: @escaping (Node, inout ConfigReader) -> (any Stage)?) {
+                make: @escaping (ConfigValue, inout ConfigReader) -> (any Stage)?) {
         self.key = key
         self.rejectReasons = rejectReasons
         self.dropReasons = dropReasons

@@ -1,5 +1,3 @@
-import Yams
-
 /// Adjust's server-to-server events (`https://s2s.adjust.com/event`), one
 /// request's parameters per line as a JSON object:
 /// `{"s2s": 1, "app_token", "event_token", "created_at_unix", "environment",
@@ -50,7 +48,7 @@ public struct AdjustDestination: Destination {
         if let node = options["tokens"] {
             if let mapping = node.mapping {
                 for (key, value) in mapping {
-                    guard let event = key.scalar?.string, let token = value.scalar?.string else {
+                    guard let event = key.scalar?.text, let token = value.scalar?.text else {
                         reader.error(key, "destinations.\(name).tokens maps event names to tokens")
                         ok = false
                         continue

@@ -1,5 +1,3 @@
-import Yams
-
 /// Amplitude's HTTP V2 / Batch event format: one event object per line, to be
 /// wrapped as `{"api_key": ..., "events": [...]}` by the uploader (with
 /// `"options": {"min_id_length": N}` when `min_id_length` is not 5).

@@ -1,5 +1,3 @@
-import Yams
-
 /// Mixpanel's Import API (`POST /import`, NDJSON body): one
 /// `{"event": ..., "properties": {"time", "distinct_id", "$insert_id", ...}}` per line.
 ///
