@@ -5,7 +5,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Yams
 
 /// One problem in a pipeline file, located as `file:line:column`.
 public struct ConfigDiagnostic: Sendable, Equatable, CustomStringConvertible {
@@ -31,7 +30,7 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
 }
 
-/// Walks the YAML node tree, collecting every error with its location instead
+/// Walks a `ConfigValue` tree, collecting every error with its location instead
 /// of stopping at the first (the raw, decoded form of the configuration).
 public struct ConfigReader {
     public let file: String
@@ -56,9 +55,8 @@ public struct ConfigReader {
         return slash == file.startIndex ? "/" : String(file[..<slash])
     }
 
-    public mutating func error(_ node: Node?, _ message: String) {
-        let mark = node?.mark
-        diagnostics.append(ConfigDiagnostic(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, message: message))
+    public mutating func error(_ node: ConfigValue?, _ message: String) {
+        diagnostics.append(ConfigDiagnostic(file: file, line: node?.line ?? 1, column: node?.column ?? 1, message: message))
     }
 
     public mutating func error(line: Int, column: Int, _ message: String) {
@@ -67,15 +65,15 @@ public struct ConfigReader {
 
     /// The entries of a mapping in file order, reporting keys outside `known`
     /// (with the nearest known key suggested) and duplicated keys.
-    public mutating func mapping(_ node: Node, known: [String], what: String) -> [(key: String, keyNode: Node, value: Node)]? {
+    public mutating func mapping(_ node: ConfigValue, known: [String], what: String) -> [(key: String, keyNode: ConfigValue, value: ConfigValue)]? {
         guard let mapping = node.mapping else {
             error(node, "\(what) must be a mapping")
             return nil
         }
         var seen: Set<String> = []
-        var entries: [(key: String, keyNode: Node, value: Node)] = []
+        var entries: [(key: String, keyNode: ConfigValue, value: ConfigValue)] = []
         for (keyNode, value) in mapping {
-            guard let key = keyNode.scalar?.string else {
+            guard let key = keyNode.scalar?.text else {
                 error(keyNode, "keys in \(what) must be plain strings")
                 continue
             }
@@ -120,17 +118,17 @@ public struct ConfigReader {
 
     // MARK: - Scalars
 
-    public mutating func string(_ node: Node, what: String) -> String? {
+    public mutating func string(_ node: ConfigValue, what: String) -> String? {
         guard let scalar = node.scalar else {
             error(node, "\(what) must be a string")
             return nil
         }
-        return scalar.string
+        return scalar.text
     }
 
-    public mutating func integer(_ node: Node, what: String, range: ClosedRange<Int>) -> Int? {
-        guard let text = node.scalar?.string.replacingAll("_", with: ""), let value = Int(text) else {
-            if let text = node.scalar?.string.replacingAll("_", with: ""), ConfigReader.isWholeNumber(text) {
+    public mutating func integer(_ node: ConfigValue, what: String, range: ClosedRange<Int>) -> Int? {
+        guard let text = node.scalar?.text.replacingAll("_", with: ""), let value = Int(text) else {
+            if let text = node.scalar?.text.replacingAll("_", with: ""), ConfigReader.isWholeNumber(text) {
                 // Digits that do not fit in 64 bits: out of range, not "not a number".
                 error(node, "\(what) must be between \(range.lowerBound) and \(range.upperBound), not \(text)")
             } else {
@@ -151,8 +149,8 @@ public struct ConfigReader {
         return !digits.isEmpty && digits.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
-    public mutating func boolean(_ node: Node, what: String) -> Bool? {
-        switch node.scalar?.string {
+    public mutating func boolean(_ node: ConfigValue, what: String) -> Bool? {
+        switch node.scalar?.text {
         case "true", "True", "yes": return true
         case "false", "False", "no": return false
         default:
@@ -161,14 +159,14 @@ public struct ConfigReader {
         }
     }
 
-    public mutating func strings(_ node: Node, what: String) -> [String]? {
+    public mutating func strings(_ node: ConfigValue, what: String) -> [String]? {
         guard let sequence = node.sequence else {
             error(node, "\(what) must be a list of strings")
             return nil
         }
         var result: [String] = []
         for item in sequence {
-            guard let text = item.scalar?.string else {
+            guard let text = item.scalar?.text else {
                 error(item, "each entry of \(what) must be a string")
                 continue
             }
@@ -178,8 +176,8 @@ public struct ConfigReader {
     }
 
     /// `500ms`, `30s`, `5m`, `1h`, `2d`; at most `maxDuration`.
-    public mutating func duration(_ node: Node, what: String) -> Duration? {
-        let text = node.scalar?.string ?? ""
+    public mutating func duration(_ node: ConfigValue, what: String) -> Duration? {
+        let text = node.scalar?.text ?? ""
         switch ConfigReader.readDuration(text) {
         case .value(let value):
             return value
@@ -193,8 +191,8 @@ public struct ConfigReader {
     }
 
     /// `64KiB`, `1MiB`, `2GiB`, `10MB`, or a plain number of bytes.
-    public mutating func size(_ node: Node, what: String) -> Int? {
-        let text = node.scalar?.string ?? ""
+    public mutating func size(_ node: ConfigValue, what: String) -> Int? {
+        let text = node.scalar?.text ?? ""
         switch ConfigReader.readSize(text) {
         case .value(let value) where value > 0:
             return value

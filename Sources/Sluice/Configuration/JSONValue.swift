@@ -1,4 +1,3 @@
-import Yams
 import SluiceJSON
 
 /// A JSON value written in a pipeline file (a test case's input event or
@@ -27,9 +26,9 @@ public indirect enum JSONValue: Sendable {
     /// `!absent` in an expected record: the key must not be present.
     case absent
 
-    /// Reads a YAML node as JSON; reports what cannot be converted and returns nil.
-    static func read(_ node: Node, _ reader: inout ConfigReader, what: String, allowAbsent: Bool = false) -> JSONValue? {
-        switch node {
+    /// Reads a pipeline file value as JSON; reports what cannot be converted and returns nil.
+    static func read(_ node: ConfigValue, _ reader: inout ConfigReader, what: String, allowAbsent: Bool = false) -> JSONValue? {
+        switch node.content {
         case .scalar(let scalar):
             return readScalar(scalar, node, &reader, what: what, allowAbsent: allowAbsent)
         case .sequence(let sequence):
@@ -44,7 +43,7 @@ public indirect enum JSONValue: Sendable {
             var seen: Set<String> = []
             var ok = true
             for (keyNode, valueNode) in mapping {
-                guard let key = keyNode.scalar?.string else {
+                guard let key = keyNode.scalar?.text else {
                     reader.error(keyNode, "keys in \(what) must be plain strings")
                     ok = false
                     continue
@@ -61,30 +60,26 @@ public indirect enum JSONValue: Sendable {
                 }
             }
             return ok ? .object(members) : nil
-        case .alias:
-            reader.error(node, "\(what) cannot use a YAML alias here")
-            return nil
         }
     }
 
-    private static func readScalar(_ scalar: Node.Scalar, _ node: Node, _ reader: inout ConfigReader,
+    private static func readScalar(_ scalar: ConfigValue.Scalar, _ node: ConfigValue, _ reader: inout ConfigReader,
                                    what: String, allowAbsent: Bool) -> JSONValue? {
-        let tag = node.tag.description
-        let text = scalar.string
-        if tag == "!absent" {
-            if allowAbsent { return .absent }
-            reader.error(node, "!absent only belongs in an expected record (\(what))")
-            return nil
-        }
-        if tag.hasPrefix("!") && tag != "!" {
+        let text = scalar.text
+        if case .other(let tag) = scalar.tag, tag.hasPrefix("!"), tag != "!" {
+            if tag == "!absent" {
+                if allowAbsent { return .absent }
+                reader.error(node, "!absent only belongs in an expected record (\(what))")
+                return nil
+            }
             reader.error(node, "unknown tag '\(tag)' in \(what); the only tag sluice knows is !absent, in expected records")
             return nil
         }
-        if scalar.style != .plain || tag == Tag.Name.str.rawValue || tag == "!" { return .string(text) }
-        switch tag {
-        case Tag.Name.null.rawValue:
+        if scalar.style != .plain { return .string(text) }
+        switch scalar.tag {
+        case .null:
             return .null
-        case Tag.Name.bool.rawValue:
+        case .boolean:
             switch text {
             case "true", "True", "TRUE": return .boolean(true)
             case "false", "False", "FALSE": return .boolean(false)
@@ -92,11 +87,11 @@ public indirect enum JSONValue: Sendable {
                 reader.error(node, "'\(text)' in \(what) is a YAML 1.1 boolean; write true or false, or quote it for a string")
                 return nil
             }
-        case Tag.Name.int.rawValue, Tag.Name.float.rawValue:
+        case .integer, .float:
             if isJSONNumber(Array(text.utf8)) { return .number(text) }
             reader.error(node, "'\(text)' in \(what) is a YAML number JSON cannot hold as written; write it as a JSON number, or quote it for a string")
             return nil
-        default:
+        case .string, .other:
             return .string(text)
         }
     }

@@ -1,4 +1,3 @@
-import Yams
 import SluiceJSON
 
 /// A provider adapter: turns an event into that provider's import records, or
@@ -97,11 +96,13 @@ public struct DestinationType {
     /// `consent_category` says otherwise (Segment's category names: `Analytics`,
     /// `Advertising`, ...); nil: not subject to category preferences.
     public let defaultConsentCategory: String?
-    public let make: (_ name: String, _ options: [String: Node], inout ConfigReader) -> (any Destination)?
+    /// Builds the adapter from the destination's name and its keys beyond the
+    /// common ones, as written (reporting errors with locations).
+    public let make: (_ name: String, _ options: [String: ConfigValue], inout ConfigReader) -> (any Destination)?
 
     public init(name: String, extraKeys: [String] = [], defaultRotation: RotationPolicy = RotationPolicy(),
                 rejectReasons: [RejectReason] = [], defaultConsentCategory: String? = nil,
-                make: @escaping (_ name: String, _ options: [String: Node], inout ConfigReader) -> (any Destination)?) {
+                make: @escaping (_ name: String, _ options: [String: ConfigValue], inout ConfigReader) -> (any Destination)?) {
         self.name = name
         self.extraKeys = extraKeys
         self.defaultRotation = defaultRotation
@@ -109,15 +110,6 @@ public struct DestinationType {
         self.defaultConsentCategory = defaultConsentCategory
         self.make = make
     }
-}
-
-extension RejectReason {
-    /// Every reason Sluice can reject with: the core ones, then each destination type's.
-    public static let allCases: [RejectReason] = {
-        var all = core
-        for reason in DestinationRegistry.types.flatMap(\.rejectReasons) where !all.contains(reason) { all.append(reason) }
-        return all
-    }()
 }
 
 /// Every destination type Sluice knows; a new provider is one folder and one line here.

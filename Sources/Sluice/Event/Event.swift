@@ -178,7 +178,7 @@ public struct Rejection: Error, Sendable, Equatable {
 ///
 /// A struct rather than an enum so that a component declares its own reasons
 /// beside its code (`extension RejectReason { static let … }` in its folder):
-/// a new destination's refusals need no change here.
+/// a new stage's or destination's reasons need no change here.
 public struct RejectReason: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {
     public let rawValue: String
     /// Declares a reason.
@@ -189,12 +189,12 @@ public struct RejectReason: RawRepresentable, Hashable, Sendable, Comparable, Cu
         self.rawValue = rawValue
     }
 
-    /// The reasons the input and the stages reject with; destinations add
-    /// theirs (`DestinationType.rejectReasons`) to make `allCases`.
+    /// The reasons the input rejects with; each stage type and destination
+    /// type adds its own (`StageType.rejectReasons`, `DestinationType.rejectReasons`)
+    /// to make `allCases`.
     public static let core: [RejectReason] = [
         .lineTooLong, .invalidUTF8, .invalidJSON, .nestingTooDeep, .duplicateKey, .notAnObject, .missingType, .unknownType,
-        .missingIdentity, .missingTimestamp, .invalidTimestamp, .missingEventName, .cutByShutdown, .orphanStop, .planViolation,
-        .unplannedEvent,
+        .missingIdentity, .missingTimestamp, .invalidTimestamp, .missingEventName, .cutByShutdown,
     ]
 
     public static let lineTooLong = RejectReason("line_too_long")
@@ -211,32 +211,37 @@ public struct RejectReason: RawRepresentable, Hashable, Sendable, Comparable, Cu
     public static let missingEventName = RejectReason("missing_event_name")
     /// The input stopped (SIGTERM, SIGINT) in the middle of this line: the bytes read of it are kept in the rejects.
     public static let cutByShutdown = RejectReason("cut_by_shutdown")
-    /// A timed stop whose start never arrived (`timed: {on_orphan_stop: reject}`).
-    public static let orphanStop = RejectReason("orphan_stop")
-    /// An event that breaks the tracking plan (`plan: {on_violation: reject}`, or
-    /// a violation `omit` cannot fix); the detail names each property and kind.
-    public static let planViolation = RejectReason("plan_violation")
-    /// An event the tracking plan does not list (`plan: {unplanned_events: reject}`).
-    public static let unplannedEvent = RejectReason("unplanned_event")
 
     public var description: String { rawValue }
     public static func < (lhs: RejectReason, rhs: RejectReason) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// The reasons an event can be dropped by a rule (counted, not rejected).
-public enum DropReason: String, Sendable, CaseIterable, Comparable {
+/// Why an event was dropped by a rule (counted, not rejected); the raw value
+/// is what the stats say.
+///
+/// Open like `RejectReason`: a stage declares the reasons it drops with beside
+/// its code (`extension DropReason { static let … }` in its folder) and lists
+/// them in its `StageType`; only the fan-out's own reasons are declared here.
+public struct DropReason: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let rawValue: String
+    /// Declares a reason.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// A reason by name, if Sluice knows it (`allCases`).
+    public init?(rawValue: String) {
+        guard DropReason.allCases.contains(where: { $0.rawValue == rawValue }) else { return nil }
+        self.rawValue = rawValue
+    }
+
+    /// The reasons the fan-out drops with; each stage type adds its own
+    /// (`StageType.dropReasons`) to make `allCases`.
+    public static let core: [DropReason] = [.unrouted, .stdoutClosed]
+
     /// Routed to no destination: every destination's `events:` or the message's `integrations` excluded it.
-    case unrouted
-    /// A timed start never stopped, with `timed: {on_abandoned: drop}`.
-    case abandonedTimer = "abandoned_timer"
-    /// A `messageId` the `dedupe` stage had seen before, with the same payload.
-    case duplicate
-    /// The `privacy` stage: the person opted out (`context.consent.analytics: false`), or
-    /// denied the consent category of every destination that would have taken the event.
-    case consent
+    public static let unrouted = DropReason("unrouted")
     /// The only destination that took the event was stdout, and its reader had
     /// closed the pipe (`| head`) before the event's records were written.
-    case stdoutClosed = "stdout_closed"
+    public static let stdoutClosed = DropReason("stdout_closed")
 
+    public var description: String { rawValue }
     public static func < (lhs: DropReason, rhs: DropReason) -> Bool { lhs.rawValue < rhs.rawValue }
 }

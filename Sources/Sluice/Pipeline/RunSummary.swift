@@ -169,23 +169,3 @@ public struct RunSummary: Sendable {
         return out.text
     }
 }
-
-/// A number with three decimals, without Foundation's formatter.
-func format3(_ value: Double) -> String {
-    let thousandths = Int((value * 1000).rounded())
-    return "\(thousandths / 1000).\(pad(thousandths % 1000, 3))"
-}
-
-/// Counts by reason without hashing: a destination has a handful of reasons
-/// and is asked once per event, where a `[String: Int]` would hash the reason each time.
-struct ReasonTally {
-    private(set) var entries: [(reason: String, count: Int)] = []
-
-    mutating func add(_ reason: String, _ count: Int = 1) {
-        for index in entries.indices where entries[index].reason == reason {
-            entries[index].count += count
-            return
-        }
-        entries.append((reason, count))
-    }
-}

@@ -1,5 +1,3 @@
-import Yams
-
 /// A step between parsing and fan-out: one event in, zero or more out.
 ///
 /// A stage is a mutating value that keeps its own state (open timers, sessions)
@@ -80,14 +78,22 @@ public struct StageOutput {
     }
 }
 
-/// How a stage is read from the pipeline file: its key, and a function from
-/// its YAML value to a configured stage (reporting errors with locations).
+/// How a stage is read from the pipeline file: its key, the reasons it
+/// rejects and drops events with, and a function from its value in the
+/// pipeline file to a configured stage (reporting errors with locations).
 public struct StageType {
     public let key: String
-    public let make: (Node, inout ConfigReader) -> (any Stage)?
+    /// The reasons the stage rejects events with (declared in its folder).
+    public let rejectReasons: [RejectReason]
+    /// The reasons the stage drops events with (declared in its folder).
+    public let dropReasons: [DropReason]
+    public let make: (ConfigValue, inout ConfigReader) -> (any Stage)?
 
-    public init(key: String, make: @escaping (Node, inout ConfigReader) -> (any Stage)?) {
+    public init(key: String, rejectReasons: [RejectReason] = [], dropReasons: [DropReason] = [],
+                make: @escaping (ConfigValue, inout ConfigReader) -> (any Stage)?) {
         self.key = key
+        self.rejectReasons = rejectReasons
+        self.dropReasons = dropReasons
         self.make = make
     }
 }
@@ -103,4 +109,8 @@ public enum StageRegistry {
     ]
 
     public static var keys: [String] { types.map(\.key) }
+
+    public static func type(key: String) -> StageType? {
+        types.first { $0.key == key }
+    }
 }

@@ -1,4 +1,3 @@
-import Yams
 import SluiceJSON
 
 /// One entry of a pipeline file's `tests:`: input events, and what each
@@ -46,7 +45,7 @@ public struct PipelineTestCase: Sendable {
     static let keys = ["name", "input", "expect", "counts"]
 
     /// Reads `tests:` against the pipeline's destinations, reporting every problem.
-    static func readAll(_ node: Node, destinations: [String], _ reader: inout ConfigReader) -> [PipelineTestCase] {
+    static func readAll(_ node: ConfigValue, destinations: [String], _ reader: inout ConfigReader) -> [PipelineTestCase] {
         guard let sequence = node.sequence else {
             reader.error(node, "tests must be a list of cases, each with name, input and expect")
             return []
@@ -64,10 +63,10 @@ public struct PipelineTestCase: Sendable {
         return cases
     }
 
-    private static func read(_ node: Node, position: Int, destinations: [String], _ reader: inout ConfigReader) -> PipelineTestCase? {
+    private static func read(_ node: ConfigValue, position: Int, destinations: [String], _ reader: inout ConfigReader) -> PipelineTestCase? {
         let what = "tests[\(position)]"
         guard let entries = reader.mapping(node, known: keys, what: what) else { return nil }
-        var testCase = PipelineTestCase(name: "", line: node.mark?.line ?? 1, column: node.mark?.column ?? 1,
+        var testCase = PipelineTestCase(name: "", line: node.line, column: node.column,
                                         input: [], expect: [], rejects: nil, counts: [])
         var sawName = false, sawInput = false, sawCheck = false
         for entry in entries {
@@ -97,7 +96,7 @@ public struct PipelineTestCase: Sendable {
         return testCase
     }
 
-    private static func readInput(_ node: Node, what: String, _ reader: inout ConfigReader) -> [[UInt8]] {
+    private static func readInput(_ node: ConfigValue, what: String, _ reader: inout ConfigReader) -> [[UInt8]] {
         guard let sequence = node.sequence else {
             reader.error(node, "\(what) must be a list of events (YAML mappings, or one line of JSON each)")
             return []
@@ -106,11 +105,11 @@ public struct PipelineTestCase: Sendable {
         for item in sequence {
             if let scalar = item.scalar {
                 // Inline JSON, taken as the line it is: broken lines can be tested too.
-                if scalar.string.contains("\n") {
+                if scalar.text.contains("\n") {
                     reader.error(item, "an input string in \(what) is one line of JSON; write each line as its own item")
                     continue
                 }
-                lines.append(Array(scalar.string.utf8))
+                lines.append(Array(scalar.text.utf8))
                 continue
             }
             guard item.mapping != nil else {
@@ -122,7 +121,7 @@ public struct PipelineTestCase: Sendable {
         return lines
     }
 
-    private static func readExpect(_ node: Node, into testCase: inout PipelineTestCase, destinations: [String], what: String,
+    private static func readExpect(_ node: ConfigValue, into testCase: inout PipelineTestCase, destinations: [String], what: String,
                                    _ reader: inout ConfigReader) {
         guard let entries = reader.mapping(node, known: destinations + ["rejects"], what: what) else { return }
         for entry in entries {
@@ -137,7 +136,7 @@ public struct PipelineTestCase: Sendable {
 
     /// Expected records: YAML mappings, or inline JSON objects; for rejects, a
     /// reason alone (`plan_violation`) stands for `{reason: plan_violation}`.
-    private static func readRecords(_ node: Node, rejects: Bool, what: String, _ reader: inout ConfigReader) -> [JSONValue] {
+    private static func readRecords(_ node: ConfigValue, rejects: Bool, what: String, _ reader: inout ConfigReader) -> [JSONValue] {
         guard let sequence = node.sequence else {
             reader.error(node, "\(what) must be a list of records (`[]` for none)")
             return []
@@ -145,11 +144,11 @@ public struct PipelineTestCase: Sendable {
         var records: [JSONValue] = []
         for item in sequence {
             if let scalar = item.scalar {
-                if rejects && scalar.style == .plain && !scalar.string.hasPrefix("{") {
-                    if checkReason(scalar.string, item, what: what, &reader) { records.append(.object([("reason", .string(scalar.string))])) }
+                if rejects && scalar.style == .plain && !scalar.text.hasPrefix("{") {
+                    if checkReason(scalar.text, item, what: what, &reader) { records.append(.object([("reason", .string(scalar.text))])) }
                     continue
                 }
-                guard let document = try? JSONDocument.parse(Array(scalar.string.utf8)) else {
+                guard let document = try? JSONDocument.parse(Array(scalar.text.utf8)) else {
                     reader.error(item, "\(what) holds a string that is not a JSON object; write the record as a YAML mapping or as one line of JSON")
                     continue
                 }
@@ -160,7 +159,7 @@ public struct PipelineTestCase: Sendable {
                 if item.mapping == nil { reader.error(item, "each item of \(what) is a record: a YAML mapping or one line of JSON") }
                 continue
             }
-            if rejects, let reasonNode = item.mapping?["reason"], let reason = reasonNode.scalar?.string {
+            if rejects, let reasonNode = item.mapping?["reason"], let reason = reasonNode.scalar?.text {
                 _ = checkReason(reason, reasonNode, what: what, &reader)
             }
             records.append(value)
@@ -168,14 +167,14 @@ public struct PipelineTestCase: Sendable {
         return records
     }
 
-    private static func checkReason(_ reason: String, _ node: Node, what: String, _ reader: inout ConfigReader) -> Bool {
+    private static func checkReason(_ reason: String, _ node: ConfigValue, what: String, _ reader: inout ConfigReader) -> Bool {
         let reasons = RejectReason.allCases.map(\.rawValue)
         if reasons.contains(reason) { return true }
         reader.error(node, "\(what): '\(reason)' is not a reject reason" + ConfigReader.suggestion(for: reason, among: reasons))
         return false
     }
 
-    private static func readCounts(_ node: Node, what: String, _ reader: inout ConfigReader) -> [(name: String, value: Int)] {
+    private static func readCounts(_ node: ConfigValue, what: String, _ reader: inout ConfigReader) -> [(name: String, value: Int)] {
         guard let entries = reader.mapping(node, known: countNames, what: what) else { return [] }
         var counts: [(name: String, value: Int)] = []
         for entry in entries {

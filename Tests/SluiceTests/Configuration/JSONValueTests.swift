@@ -1,6 +1,5 @@
 @testable import Sluice
 import Testing
-import Yams
 
 /// A YAML value converted to JSON text, or the errors reading it.
 enum Converted: Equatable {
@@ -11,7 +10,7 @@ enum Converted: Equatable {
 @Suite struct JSONValueTests {
     /// The JSON text of a YAML value, or the errors reading it.
     private func convert(_ yaml: String, allowAbsent: Bool = false) throws -> Converted {
-        let node = try #require(try Yams.compose(yaml: "v: " + yaml)?.mapping?["v"])
+        let node = try #require(try ConfigValue.parse(yaml: "v: " + yaml)?.mapping?["v"])
         var reader = ConfigReader(file: "t.yaml")
         guard let value = JSONValue.read(node, &reader, what: "the value", allowAbsent: allowAbsent) else {
             return .failure(reader.diagnostics.map(\.description))

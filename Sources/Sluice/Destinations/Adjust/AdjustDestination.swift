@@ -1,4 +1,3 @@
-import Yams
 import SluiceJSON
 
 /// Adjust's server-to-server events (`https://s2s.adjust.com/event`), one
@@ -35,61 +34,7 @@ public struct AdjustDestination: Destination {
         // Attribution for marketing: Segment's "Advertising" consent category.
         defaultConsentCategory: "Advertising"
     ) { name, options, reader in
-        var ok = true
-        var appToken = ""
-        if let node = options["app_token"], let text = reader.string(node, what: "destinations.\(name).app_token") {
-            if !AdjustDestination.isToken(text, length: 12) {
-                reader.error(node, "destinations.\(name).app_token must be 12 letters and digits (Adjust's app token), not '\(text)'")
-                ok = false
-            }
-            appToken = text
-        } else if options["app_token"] == nil {
-            reader.error(nil, "destination '\(name)' (adjust) needs `app_token:`")
-            ok = false
-        }
-        var tokens: [[UInt8]: [UInt8]] = [:]
-        if let node = options["tokens"] {
-            if let mapping = node.mapping {
-                for (key, value) in mapping {
-                    guard let event = key.scalar?.string, let token = value.scalar?.string else {
-                        reader.error(key, "destinations.\(name).tokens maps event names to tokens")
-                        ok = false
-                        continue
-                    }
-                    if !AdjustDestination.isToken(token, length: 6) {
-                        reader.error(value, "destinations.\(name).tokens.\(event) must be 6 letters and digits (an Adjust event token), not '\(token)'")
-                        ok = false
-                    }
-                    tokens[Array(event.utf8)] = Array(token.utf8)
-                }
-            } else {
-                reader.error(node, "destinations.\(name).tokens must map event names to 6-character tokens")
-                ok = false
-            }
-        } else {
-            reader.error(nil, "destination '\(name)' (adjust) needs `tokens:` (event name → 6-character event token)")
-            ok = false
-        }
-        var environment = "production"
-        if let node = options["environment"], let text = reader.string(node, what: "destinations.\(name).environment") {
-            if text != "production" && text != "sandbox" {
-                reader.error(node, "destinations.\(name).environment must be production or sandbox")
-                ok = false
-            }
-            environment = text
-        }
-        var partner: [String] = []
-        if let node = options["partner_params"], let list = reader.strings(node, what: "destinations.\(name).partner_params") {
-            partner = list
-        }
-        guard ok else { return nil }
-        return AdjustDestination(appToken: appToken, tokens: tokens, environment: environment, partnerParams: partner)
-    }
-
-    /// [campaign] an app token is 12 characters, [sdk-token] an event token 6, both letters and digits
-    /// ([s2s] examples `4w565xzmb54d`, `f0ob4r`).
-    static func isToken(_ text: String, length: Int) -> Bool {
-        text.utf8.count == length && text.utf8.allSatisfy { ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) }
+        AdjustDestination.make(name: name, options: options, &reader)
     }
 
     let appToken: String
@@ -285,35 +230,6 @@ public struct AdjustDestination: Destination {
         return .value(value)
     }
 
-    /// Whether `text` is a number as JSON (RFC 8259 §6) spells it: `-`? then `0` or
-    /// digits not starting with `0`, then `.` and digits?, then `e`/`E`, `+`/`-`? and digits?.
-    static func isJSONNumber(_ text: UnsafeRawBufferPointer) -> Bool {
-        var index = 0
-        let count = text.count
-        @inline(__always) func isDigit(_ at: Int) -> Bool { at < count && text[at] >= 0x30 && text[at] <= 0x39 }
-        @inline(__always) func digits() -> Bool {
-            guard isDigit(index) else { return false }
-            while isDigit(index) { index += 1 }
-            return true
-        }
-        if index < count && text[index] == UInt8(ascii: "-") { index += 1 }
-        if index < count && text[index] == UInt8(ascii: "0") {
-            index += 1
-        } else if !digits() {
-            return false
-        }
-        if index < count && text[index] == UInt8(ascii: ".") {
-            index += 1
-            guard digits() else { return false }
-        }
-        if index < count && (text[index] | 0x20) == UInt8(ascii: "e") {
-            index += 1
-            if index < count && (text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-")) { index += 1 }
-            guard digits() else { return false }
-        }
-        return index == count
-    }
-
     /// The device's tracking consent, where the event has it:
     /// - `context.device.attTrackingStatus`, an integer 0-3 ([att]), as `att_status`
     ///   ([s2s-guide]: `params["att_status"] = String(attStatus.rawValue)`);
@@ -386,41 +302,6 @@ public struct AdjustDestination: Destination {
         }
         map.close(&out)
         return count
-    }
-
-    /// Up to 4 decimals, no exponent, no trailing zeros.
-    static func formatAmount(_ value: Double) -> String {
-        let scaled = Int64((value * 10_000).rounded())
-        var text = "\(scaled / 10_000)"
-        var fraction = pad(Int(scaled % 10_000), 4)
-        while fraction.hasSuffix("0") { fraction.removeLast() }
-        if !fraction.isEmpty { text += "." + fraction }
-        return text
-    }
-}
-
-/// Event name → Adjust event token, asked for every track event routed to
-/// Adjust: a few entries are compared in place, many are hashed.
-struct TokenTable {
-    private let small: [(name: [UInt8], token: [UInt8])]
-    private let large: [ByteKey: [UInt8]]
-
-    init(_ tokens: [[UInt8]: [UInt8]]) {
-        if tokens.count <= 8 {
-            small = tokens.map { ($0.key, $0.value) }
-            large = [:]
-        } else {
-            small = []
-            large = Dictionary(uniqueKeysWithValues: tokens.map { (ByteKey($0.key), $0.value) })
-        }
-    }
-
-    subscript(name: [UInt8]) -> [UInt8]? {
-        if large.isEmpty {
-            for entry in small where entry.name == name { return entry.token }
-            return nil
-        }
-        return large[ByteKey(name)]
     }
 }
 

@@ -1,4 +1,3 @@
-import Yams
 import SluiceJSON
 
 /// Amplitude's HTTP V2 / Batch event format: one event object per line, to be

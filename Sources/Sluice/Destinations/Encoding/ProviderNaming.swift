@@ -1,4 +1,3 @@
-import Yams
 import SluiceJSON
 
 /// How a screen or page becomes an event name for providers that only have
@@ -41,7 +40,7 @@ struct ScreenNaming {
     init() {}
 
     /// Reads `screen_event`, `page_event`, `unnamed_screen` and `unnamed_page` from a destination's options.
-    init(options: [String: Node], destination: String, _ reader: inout ConfigReader) {
+    init(options: [String: ConfigValue], destination: String, _ reader: inout ConfigReader) {
         if let node = options["screen_event"], let text = reader.string(node, what: "destinations.\(destination).screen_event") {
             screen = Template(text)
         }
@@ -110,7 +109,7 @@ struct UnnamedNames {
 
     /// Reads `unnamed_screen` and `unnamed_page`, trimmed; `allowEmpty`: whether `""`
     /// may stand for "no name" (GA4 then leaves the param out), else a blank one is an error.
-    init(options: [String: Node], destination: String, allowEmpty: Bool, _ reader: inout ConfigReader) {
+    init(options: [String: ConfigValue], destination: String, allowEmpty: Bool, _ reader: inout ConfigReader) {
         for (key, path) in [("unnamed_screen", \UnnamedNames.screen), ("unnamed_page", \UnnamedNames.page)] {
             guard let node = options[key], let text = reader.string(node, what: "destinations.\(destination).\(key)") else { continue }
             let bytes = Array(text.utf8)

@@ -1,4 +1,3 @@
-import Yams
 import SluiceJSON
 
 /// GA4 Measurement Protocol (app streams with `app_instance_id`, web streams
@@ -46,7 +45,7 @@ public struct GA4Destination: Destination {
     ) { name, options, reader in
         func choice<T: RawRepresentable>(_ key: String, _ fallback: T, _ all: [T]) -> T where T.RawValue == String {
             guard let node = options[key] else { return fallback }
-            guard let text = node.scalar?.string, let value = T(rawValue: text) else {
+            guard let text = node.scalar?.text, let value = T(rawValue: text) else {
                 reader.error(node, "destinations.\(name).\(key) must be one of: \(all.map(\.rawValue).joined(separator: ", "))")
                 return fallback
             }

@@ -1,4 +1,3 @@
-import Yams
 import SluiceJSON
 
 /// Mixpanel's Import API (`POST /import`, NDJSON body): one

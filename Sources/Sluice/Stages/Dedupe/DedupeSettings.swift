@@ -1,5 +1,3 @@
-import Yams
-
 /// The `dedupe:` stage's settings, resolved from the pipeline file.
 ///
 /// ```yaml
@@ -37,9 +35,9 @@ public struct DedupeSettings: Sendable {
     static let maxIDsLimit = 100_000_000
 
     /// Reads `dedupe: {...}` (an empty value means every default), reporting every error.
-    static func read(_ node: Node, _ reader: inout ConfigReader) -> DedupeSettings? {
+    static func read(_ node: ConfigValue, _ reader: inout ConfigReader) -> DedupeSettings? {
         var settings = DedupeSettings()
-        if let scalar = node.scalar, ["", "~", "null"].contains(scalar.string) { return settings }
+        if let scalar = node.scalar, ["", "~", "null"].contains(scalar.text) { return settings }
         guard let entries = reader.mapping(node, known: keys, what: "the dedupe stage") else { return nil }
         let errorsBefore = reader.diagnostics.count
         for entry in entries {

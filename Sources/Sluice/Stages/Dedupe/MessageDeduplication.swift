@@ -20,7 +20,7 @@ import SluiceJSON
 /// duplicate arriving after more than `max_ids` other ids passes. The stage
 /// never holds an event, so `finish` has nothing to let out.
 public struct MessageDeduplication: Stage {
-    public static let type = StageType(key: "dedupe") { node, reader in
+    public static let type = StageType(key: "dedupe", dropReasons: [.duplicate]) { node, reader in
         DedupeSettings.read(node, &reader).map { MessageDeduplication(settings: $0) }
     }
 
@@ -158,4 +158,9 @@ public struct MessageDeduplication: Stage {
         let digits = Array("0123456789abcdef".utf8)
         return (0..<16).map { digits[Int((value >> (60 - 4 * UInt64($0))) & 0xF)] }
     }
+}
+
+extension DropReason {
+    /// A `messageId` the `dedupe` stage had seen before, with the same payload.
+    static let duplicate = DropReason("duplicate")
 }

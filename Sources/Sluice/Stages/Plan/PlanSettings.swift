@@ -1,5 +1,3 @@
-import Yams
-
 /// The `plan:` stage's settings: the tracking plan, resolved from the pipeline file.
 ///
 /// ```yaml
@@ -59,9 +57,9 @@ public struct PlanSettings: Sendable {
     static let typeKeys = ["type", "enum", "nullable", "description"]
 
     /// Reads `plan: {...}`, reporting every error with its location.
-    static func read(_ node: Node, _ reader: inout ConfigReader) -> PlanSettings? {
+    static func read(_ node: ConfigValue, _ reader: inout ConfigReader) -> PlanSettings? {
         var settings = PlanSettings()
-        if let scalar = node.scalar, ["", "~", "null"].contains(scalar.string) { return settings }
+        if let scalar = node.scalar, ["", "~", "null"].contains(scalar.text) { return settings }
         guard let entries = reader.mapping(node, known: keys, what: "the plan stage") else { return nil }
         let errorsBefore = reader.diagnostics.count
         for entry in entries {
@@ -85,7 +83,7 @@ public struct PlanSettings: Sendable {
         return reader.diagnostics.count == errorsBefore ? settings : nil
     }
 
-    private static func choice<T: RawRepresentable & CaseIterable>(_ node: Node, _: T.Type, what: String,
+    private static func choice<T: RawRepresentable & CaseIterable>(_ node: ConfigValue, _: T.Type, what: String,
                                                                   _ reader: inout ConfigReader) -> T? where T.RawValue == String {
         guard let text = reader.string(node, what: what) else { return nil }
         if let value = T(rawValue: text) { return value }
@@ -95,7 +93,7 @@ public struct PlanSettings: Sendable {
         return nil
     }
 
-    private static func readMessages(_ node: Node, type: MessageType, what: String, _ reader: inout ConfigReader) -> [MessagePlan] {
+    private static func readMessages(_ node: ConfigValue, type: MessageType, what: String, _ reader: inout ConfigReader) -> [MessagePlan] {
         guard let mapping = node.mapping else {
             reader.error(node, "\(what) must map names to their properties, e.g. `movie_tapped: {properties: {movie_id: integer}}`")
             return []
@@ -103,7 +101,7 @@ public struct PlanSettings: Sendable {
         var seen: Set<String> = []
         var result: [MessagePlan] = []
         for (keyNode, value) in mapping {
-            guard let name = keyNode.scalar?.string, !name.isEmpty else {
+            guard let name = keyNode.scalar?.text, !name.isEmpty else {
                 reader.error(keyNode, "names in \(what) must be non-empty strings")
                 continue
             }
@@ -119,14 +117,13 @@ public struct PlanSettings: Sendable {
     }
 
     /// One event, screen or the identify plan: `{properties: {...}, required: [...], additional_properties: bool}`.
-    private static func readMessage(_ node: Node, type: MessageType, name: String, at keyNode: Node, what: String,
+    private static func readMessage(_ node: ConfigValue, type: MessageType, name: String, at keyNode: ConfigValue, what: String,
                                     _ reader: inout ConfigReader) -> MessagePlan? {
-        let mark = keyNode.mark
-        var plan = MessagePlan(type: type, name: name, line: mark?.line ?? 1, column: mark?.column ?? 1)
-        if let scalar = node.scalar, ["", "~", "null"].contains(scalar.string) { return plan }
+        var plan = MessagePlan(type: type, name: name, line: keyNode.line, column: keyNode.column)
+        if let scalar = node.scalar, ["", "~", "null"].contains(scalar.text) { return plan }
         let containerKey = type == .identify ? "traits" : "properties"
         guard let entries = reader.mapping(node, known: type == .identify ? identifyKeys : messageKeys, what: what) else { return nil }
-        var requiredNames: [(String, Node)] = []
+        var requiredNames: [(String, ConfigValue)] = []
         // Every name listed, even with a type in error, so `required:` is not reported twice.
         var declared: [String] = []
         for entry in entries {
@@ -138,7 +135,7 @@ public struct PlanSettings: Sendable {
                 }
                 var seen: Set<String> = []
                 for (propertyKey, typeNode) in mapping {
-                    guard let property = propertyKey.scalar?.string, !property.isEmpty else {
+                    guard let property = propertyKey.scalar?.text, !property.isEmpty else {
                         reader.error(propertyKey, "names in \(what).\(entry.key) must be non-empty strings")
                         continue
                     }
@@ -149,7 +146,7 @@ public struct PlanSettings: Sendable {
                     declared.append(property)
                     guard let propertyType = readType(typeNode, what: "\(what).\(entry.key).\(property)", &reader) else { continue }
                     plan.properties.append(PlannedProperty(name: property, type: propertyType, required: false,
-                                                           line: propertyKey.mark?.line ?? 1, column: propertyKey.mark?.column ?? 1))
+                                                           line: propertyKey.line, column: propertyKey.column))
                 }
             case "required":
                 guard let list = reader.strings(entry.value, what: "\(what).required") else { continue }
@@ -179,11 +176,11 @@ public struct PlanSettings: Sendable {
     }
 
     /// `integer`, or `{enum: [..], nullable: true}`, or `{type: string, nullable: true}`.
-    static func readType(_ node: Node, what: String, _ reader: inout ConfigReader) -> PropertyType? {
+    static func readType(_ node: ConfigValue, what: String, _ reader: inout ConfigReader) -> PropertyType? {
         let names = PropertyType.names.keys.sorted()
         if let scalar = node.scalar {
-            if let base = PropertyType.names[scalar.string] { return PropertyType(base) }
-            reader.error(node, "\(what) has unknown type '\(scalar.string)'" + ConfigReader.suggestion(for: scalar.string, among: names)
+            if let base = PropertyType.names[scalar.text] { return PropertyType(base) }
+            reader.error(node, "\(what) has unknown type '\(scalar.text)'" + ConfigReader.suggestion(for: scalar.text, among: names)
                 + "; types: \(names.joined(separator: ", ")), or {enum: [..]}")
             return nil
         }
@@ -222,7 +219,7 @@ public struct PlanSettings: Sendable {
         return base.map { PropertyType($0, nullable: nullable) }
     }
 
-    private static func readEnum(_ node: Node, what: String, _ reader: inout ConfigReader) -> [PropertyType.EnumMember]? {
+    private static func readEnum(_ node: ConfigValue, what: String, _ reader: inout ConfigReader) -> [PropertyType.EnumMember]? {
         guard let sequence = node.sequence, sequence.count > 0 else {
             reader.error(node, "\(what) must be a non-empty list of values")
             return nil

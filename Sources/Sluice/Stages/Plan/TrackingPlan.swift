@@ -20,7 +20,7 @@ import SluiceJSON
 /// event is passed on untouched (no copy, no edit). An event an earlier stage
 /// changed is checked as changed (its edits written into the bytes first).
 public struct TrackingPlan: Stage {
-    public static let type = StageType(key: "plan") { node, reader in
+    public static let type = StageType(key: "plan", rejectReasons: [.planViolation, .unplannedEvent]) { node, reader in
         PlanSettings.read(node, &reader).map { TrackingPlan(settings: $0) }
     }
 
@@ -214,4 +214,12 @@ public struct TrackingPlan: Stage {
             key = next
         }
     }
+}
+
+extension RejectReason {
+    /// An event that breaks the tracking plan (`plan: {on_violation: reject}`, or
+    /// a violation `omit` cannot fix); the detail names each property and kind.
+    static let planViolation = RejectReason("plan_violation")
+    /// An event the tracking plan does not list (`plan: {unplanned_events: reject}`).
+    static let unplannedEvent = RejectReason("unplanned_event")
 }

@@ -20,7 +20,7 @@ import SluiceJSON
 /// stage last among the stages: a later stage that rebuilds events from stored
 /// bytes would not carry the consent mark.
 public struct PrivacyProtection: Stage {
-    public static let type = StageType(key: "privacy") { node, reader in
+    public static let type = StageType(key: "privacy", dropReasons: [.consent]) { node, reader in
         PrivacySettingsReader.read(node, &reader).map { PrivacyProtection(settings: $0) }
     }
 
@@ -357,4 +357,10 @@ public struct PrivacyProtection: Stage {
             event.name = event.document.withString(node) { Array($0) } ?? []
         }
     }
+}
+
+extension DropReason {
+    /// The `privacy` stage: the person opted out (`context.consent.analytics: false`), or
+    /// denied the consent category of every destination that would have taken the event.
+    static let consent = DropReason("consent")
 }

@@ -1,5 +1,4 @@
 import Crypto
-import Yams
 import SluiceJSON
 
 /// Reads `privacy: {...}` from the pipeline file, reporting every error with its location.
@@ -13,7 +12,7 @@ enum PrivacySettingsReader {
     /// Shorter keys make pseudonyms guessable by brute force.
     static let minimumKeyBytes = 16
 
-    static func read(_ node: Node, _ reader: inout ConfigReader) -> PrivacySettings? {
+    static func read(_ node: ConfigValue, _ reader: inout ConfigReader) -> PrivacySettings? {
         var settings = PrivacySettings()
         if isEmpty(node) { return settings }
         guard let entries = reader.mapping(node, known: keys, what: "the privacy stage") else { return nil }
@@ -52,17 +51,17 @@ enum PrivacySettingsReader {
         return reader.diagnostics.count == errorsBefore ? settings : nil
     }
 
-    private static func isEmpty(_ node: Node) -> Bool {
-        if let scalar = node.scalar, scalar.style == .plain, ["", "~", "null"].contains(scalar.string) { return true }
+    private static func isEmpty(_ node: ConfigValue) -> Bool {
+        if let scalar = node.scalar, scalar.style == .plain, ["", "~", "null"].contains(scalar.text) { return true }
         return false
     }
 
-    private static func isOff(_ node: Node) -> Bool {
-        if let scalar = node.scalar, scalar.style == .plain, ["false", "False", "no", "off"].contains(scalar.string) { return true }
+    private static func isOff(_ node: ConfigValue) -> Bool {
+        if let scalar = node.scalar, scalar.style == .plain, ["false", "False", "no", "off"].contains(scalar.text) { return true }
         return false
     }
 
-    private static func readConsent(_ node: Node, _ reader: inout ConfigReader) -> PrivacySettings.Consent? {
+    private static func readConsent(_ node: ConfigValue, _ reader: inout ConfigReader) -> PrivacySettings.Consent? {
         var consent = PrivacySettings.Consent()
         if isEmpty(node) { return consent }
         guard let entries = reader.mapping(node, known: consentKeys, what: "privacy.consent") else { return nil }
@@ -94,7 +93,7 @@ enum PrivacySettingsReader {
         return consent
     }
 
-    static func readPatterns(_ node: Node, what: String, _ reader: inout ConfigReader) -> [FieldPattern]? {
+    static func readPatterns(_ node: ConfigValue, what: String, _ reader: inout ConfigReader) -> [FieldPattern]? {
         guard let list = reader.strings(node, what: what) else { return nil }
         var patterns: [FieldPattern] = []
         for (text, item) in zip(list, node.sequence ?? []) {
@@ -108,7 +107,7 @@ enum PrivacySettingsReader {
         return patterns
     }
 
-    private static func readIP(_ node: Node, _ reader: inout ConfigReader) -> PrivacySettings.IPTruncation? {
+    private static func readIP(_ node: ConfigValue, _ reader: inout ConfigReader) -> PrivacySettings.IPTruncation? {
         var ip = PrivacySettings.IPTruncation()
         if isEmpty(node) { return ip }
         guard let entries = reader.mapping(node, known: ipKeys, what: "privacy.ip") else { return nil }
@@ -124,12 +123,12 @@ enum PrivacySettingsReader {
         return ip
     }
 
-    private static func readPseudonymize(_ node: Node, _ reader: inout ConfigReader) -> PrivacySettings.Pseudonymization? {
+    private static func readPseudonymize(_ node: ConfigValue, _ reader: inout ConfigReader) -> PrivacySettings.Pseudonymization? {
         guard let entries = reader.mapping(node, known: pseudonymizeKeys, what: "privacy.pseudonymize") else { return nil }
         var fields: [FieldPattern] = []
         var normalize = true
-        var keyEnv: (name: String, node: Node)?
-        var keyFile: (path: String, node: Node)?
+        var keyEnv: (name: String, node: ConfigValue)?
+        var keyFile: (path: String, node: ConfigValue)?
         for entry in entries {
             let what = "privacy.pseudonymize.\(entry.key)"
             switch entry.key {
@@ -178,7 +177,7 @@ enum PrivacySettingsReader {
                                                 normalizeEmails: normalize)
     }
 
-    private static func readRedact(_ node: Node, _ reader: inout ConfigReader) -> PrivacySettings.Redaction? {
+    private static func readRedact(_ node: ConfigValue, _ reader: inout ConfigReader) -> PrivacySettings.Redaction? {
         var redact = PrivacySettings.Redaction()
         if isEmpty(node) { return redact }
         if node.sequence != nil {
@@ -208,7 +207,7 @@ enum PrivacySettingsReader {
         return redact
     }
 
-    private static func readDetectors(_ node: Node, what: String, _ reader: inout ConfigReader) -> Set<PIIDetector>? {
+    private static func readDetectors(_ node: ConfigValue, what: String, _ reader: inout ConfigReader) -> Set<PIIDetector>? {
         guard let list = reader.strings(node, what: what) else { return nil }
         var detectors: Set<PIIDetector> = []
         let names = PIIDetector.allCases.map(\.name)
@@ -223,14 +222,14 @@ enum PrivacySettingsReader {
         return detectors
     }
 
-    private static func readCustomPatterns(_ node: Node, _ reader: inout ConfigReader) -> [PrivacySettings.Pattern] {
+    private static func readCustomPatterns(_ node: ConfigValue, _ reader: inout ConfigReader) -> [PrivacySettings.Pattern] {
         guard let mapping = node.mapping else {
             reader.error(node, "privacy.patterns must map names to patterns, e.g. {order_ref: \"ORD-[0-9]{8}\"}")
             return []
         }
         var patterns: [PrivacySettings.Pattern] = []
         for (keyNode, value) in mapping {
-            guard let name = keyNode.scalar?.string, !name.isEmpty,
+            guard let name = keyNode.scalar?.text, !name.isEmpty,
                   name.utf8.allSatisfy({ TextBytes.isWord($0) }) else {
                 reader.error(keyNode, "a pattern's name is a word of letters, digits and _ (it names the counter)")
                 continue
@@ -243,7 +242,7 @@ enum PrivacySettingsReader {
             var sourceNode = value
             var token = "[\(name)]"
             if value.scalar != nil {
-                source = value.scalar?.string
+                source = value.scalar?.text
             } else if let entries = reader.mapping(value, known: ["match", "token"], what: "privacy.patterns.\(name)") {
                 for entry in entries {
                     if entry.key == "match" { source = reader.string(entry.value, what: "privacy.patterns.\(name).match"); sourceNode = entry.value }

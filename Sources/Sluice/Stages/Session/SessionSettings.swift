@@ -1,5 +1,3 @@
-import Yams
-
 /// The `session:` stage's settings, resolved from the pipeline file.
 ///
 /// ```yaml
@@ -39,9 +37,9 @@ public struct SessionSettings: Sendable {
     static let maxDevicesLimit = 100_000_000
 
     /// Reads `session: {...}` (an empty value means every default), reporting every error.
-    static func read(_ node: Node, _ reader: inout ConfigReader) -> SessionSettings? {
+    static func read(_ node: ConfigValue, _ reader: inout ConfigReader) -> SessionSettings? {
         var settings = SessionSettings()
-        if let scalar = node.scalar, ["", "~", "null"].contains(scalar.string) { return settings }
+        if let scalar = node.scalar, ["", "~", "null"].contains(scalar.text) { return settings }
         guard let entries = reader.mapping(node, known: keys, what: "the session stage") else { return nil }
         let errorsBefore = reader.diagnostics.count
         for entry in entries {
@@ -71,7 +69,7 @@ public struct SessionSettings: Sendable {
         return reader.diagnostics.count == errorsBefore ? settings : nil
     }
 
-    private static func readAttach(_ node: Node, _ settings: inout SessionSettings, _ reader: inout ConfigReader) {
+    private static func readAttach(_ node: ConfigValue, _ settings: inout SessionSettings, _ reader: inout ConfigReader) {
         guard let entries = reader.mapping(node, known: attachKeys, what: "session.attach") else { return }
         for entry in entries {
             switch entry.key {
@@ -97,7 +95,7 @@ public struct SessionSettings: Sendable {
         duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
     }
 
-    private static func positiveDuration(_ node: Node, what: String, _ reader: inout ConfigReader) -> Duration? {
+    private static func positiveDuration(_ node: ConfigValue, what: String, _ reader: inout ConfigReader) -> Duration? {
         guard let value = reader.duration(node, what: what) else { return nil }
         if value <= .zero {
             reader.error(node, "\(what) must be longer than 0")

@@ -27,7 +27,7 @@ import SluiceJSON
 /// stop, its line. No parsed document is kept: a line let out is marked by splicing
 /// its text and parsed once.
 public struct TimedEventPairing: Stage {
-    public static let type = StageType(key: "timed") { node, reader in
+    public static let type = StageType(key: "timed", rejectReasons: [.orphanStop], dropReasons: [.abandonedTimer]) { node, reader in
         TimedSettings.read(node, &reader).map { TimedEventPairing(settings: $0) }
     }
 
@@ -41,7 +41,7 @@ public struct TimedEventPairing: Stage {
     public let settings: TimedSettings
     /// The marker's key when it is a top-level field: one member look-up per track.
     private let markerKey: [UInt8]?
-    private let expireAfter: Int64
+    let expireAfter: Int64
     let lateness: Int64
     var keys: TimerKeyBuilder
     var table = OpenTimerTable()
@@ -331,86 +331,8 @@ public struct TimedEventPairing: Stage {
         return line.rawBytes(node)
     }
 
-    /// When an entry is let out once the watermark passes it: a start after
-    /// `expire_after`, a held stop at its own time (µs of event time).
-    func deadline(of kind: OpenTimerTable.Kind, at time: Int64) -> Int64 {
-        guard kind == .start else { return time }
-        return time > Int64.max - expireAfter ? Int64.max : time + expireAfter
-    }
-
-    /// Lets out every entry whose deadline the watermark has passed, earliest first.
-    private mutating func releaseDue(into output: inout StageOutput) {
-        while let due = table.nextDue, due.deadline < watermark {
-            let entry = table.remove(due.slot)
-            if entry.kind == .start {
-                abandon(entry, .expired, into: &output)
-            } else {
-                orphan(held: entry, into: &output)
-            }
-        }
-    }
-
-    // MARK: - Letting out
-
-    private mutating func abandon(_ entry: OpenTimerTable.Entry, _ reason: AbandonReason, into output: inout StageOutput) {
-        count(reason)
-        switch settings.onAbandoned {
-        case .drop:
-            output.drop(entry.origin, .abandonedTimer)
-        case .emit:
-            output.emit(TimedEventRewrite.marked(line: entry.payload, markerValue: entry.marker, "abandoned", abandonReason: reason.rawValue,
-                                                 origin: entry.origin, time: entry.time, withheld: entry.withheld, marker: settings.marker))
-        }
-    }
-
-    private mutating func abandon(_ event: Event, _ reason: AbandonReason, into output: inout StageOutput) {
-        count(reason)
-        switch settings.onAbandoned {
-        case .drop:
-            output.drop(event.origin, .abandonedTimer)
-        case .emit:
-            output.emit(TimedEventRewrite.marked(line: event.document.bytes[...], markerValue: markerValue(in: event.document), "abandoned",
-                                                 abandonReason: reason.rawValue, origin: event.origin, time: event.time,
-                                                 withheld: event.withheld, marker: settings.marker))
-        }
-    }
-
-    private mutating func count(_ reason: AbandonReason) {
-        switch reason {
-        case .expired: stats.abandonedExpired += 1
-        case .evicted: stats.abandonedEvicted += 1
-        case .restarted: stats.abandonedRestarted += 1
-        case .endOfInput: stats.abandonedEndOfInput += 1
-        }
-    }
-
-    private mutating func orphan(held entry: OpenTimerTable.Entry, into output: inout StageOutput) {
-        stats.orphanStops += 1
-        switch settings.onOrphanStop {
-        case .pass:
-            output.emit(TimedEventRewrite.marked(line: entry.payload, markerValue: entry.marker, "orphan_stop",
-                                                 origin: entry.origin, time: entry.time, withheld: entry.withheld, marker: settings.marker))
-        case .reject:
-            output.reject(TimedEventRewrite.event(from: entry.payload, origin: entry.origin, time: entry.time, withheld: entry.withheld),
-                          Self.orphanRejection)
-        }
-    }
-
-    private mutating func orphan(_ event: Event, into output: inout StageOutput) {
-        stats.orphanStops += 1
-        switch settings.onOrphanStop {
-        case .pass:
-            output.emit(TimedEventRewrite.marked(line: event.document.bytes[...], markerValue: markerValue(in: event.document), "orphan_stop",
-                                                 origin: event.origin, time: event.time, withheld: event.withheld, marker: settings.marker))
-        case .reject:
-            output.reject(event, Self.orphanRejection)
-        }
-    }
-
-    private static let orphanRejection = Rejection(.orphanStop, "a timed stop with no start of the same key within the lateness")
-
     /// The byte range of the marker's value in a document whose role was read from it.
-    private func markerValue(in document: JSONDocument) -> Range<Int> {
+    func markerValue(in document: JSONDocument) -> Range<Int> {
         let node = markerKey.map { key in key.withUnsafeBytes { document.member($0) } } ?? document.find(settings.marker)
         guard let node else { preconditionFailure("a timed message without its marker") }
         return Int(document.start(node))..<Int(document.end(node))

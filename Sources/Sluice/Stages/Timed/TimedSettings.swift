@@ -1,4 +1,3 @@
-import Yams
 import SluiceJSON
 
 /// The `timed:` stage's settings, resolved from the pipeline file.
@@ -56,9 +55,9 @@ public struct TimedSettings: Sendable {
     static let maxOpenLimit = 100_000_000
 
     /// Reads `timed: {...}` (an empty value means every default), reporting every error.
-    static func read(_ node: Node, _ reader: inout ConfigReader) -> TimedSettings? {
+    static func read(_ node: ConfigValue, _ reader: inout ConfigReader) -> TimedSettings? {
         var settings = TimedSettings()
-        if let scalar = node.scalar, ["", "~", "null"].contains(scalar.string) { return settings }
+        if let scalar = node.scalar, ["", "~", "null"].contains(scalar.text) { return settings }
         guard let entries = reader.mapping(node, known: keys, what: "the timed stage") else { return nil }
         let errorsBefore = reader.diagnostics.count
         for entry in entries {
@@ -101,7 +100,7 @@ public struct TimedSettings: Sendable {
         return reader.diagnostics.count == errorsBefore ? settings : nil
     }
 
-    private static func readPath(_ text: String, _ node: Node, what: String, _ reader: inout ConfigReader) -> JSONPath? {
+    private static func readPath(_ text: String, _ node: ConfigValue, what: String, _ reader: inout ConfigReader) -> JSONPath? {
         let path = JSONPath(text)
         guard !text.isEmpty, !path.components.contains(where: \.isEmpty) else {
             reader.error(node, "\(what) must be a field name or a dotted path such as context.device.id, not '\(text)'")
@@ -111,7 +110,7 @@ public struct TimedSettings: Sendable {
     }
 
     private static func readChoice<Choice: RawRepresentable & CaseIterable>(
-        _ node: Node, what: String, _ type: Choice.Type, _ reader: inout ConfigReader
+        _ node: ConfigValue, what: String, _ type: Choice.Type, _ reader: inout ConfigReader
     ) -> Choice? where Choice.RawValue == String {
         guard let text = reader.string(node, what: what) else { return nil }
         if let value = Choice(rawValue: text) { return value }

@@ -1,23 +1,3 @@
-/// What a stage may know of the pipeline's destinations: enough to mark an
-/// event "not for these", never how to reach them. The runner hands every
-/// stage this list before the first event (`Stage.prepare(destinations:)`).
-public struct DestinationDescriptor: Sendable, Equatable {
-    /// The destination's position in the pipeline file: the index a `WithheldDestinations` mark uses.
-    public var index: Int
-    public var name: String
-    /// The `type:` (`mixpanel`, `ndjson`, ...).
-    public var type: String
-    /// `consent_category`: the consent category the destination is mapped to, or nil for none.
-    public var consentCategory: String?
-
-    public init(index: Int, name: String, type: String, consentCategory: String?) {
-        self.index = index
-        self.name = name
-        self.type = type
-        self.consentCategory = consentCategory
-    }
-}
-
 /// A per-event mark: the destinations that must not receive this event, and why.
 ///
 /// The fan-out honours it without knowing which stage set it: a marked

@@ -1,0 +1,124 @@
+/// `destinations:`: each entry checked against its type's keys and built into a configured adapter.
+extension PipelineConfiguration {
+    mutating func readDestinations(_ node: ConfigValue, _ reader: inout ConfigReader) {
+        guard let mapping = node.mapping else {
+            reader.error(node, "destinations must be a mapping of names to destinations")
+            return
+        }
+        if mapping.count == 0 { reader.error(node, "destinations is empty; a pipeline needs at least one") }
+        var seen: Set<String> = []
+        var stdoutUser: String?
+        for (keyNode, value) in mapping {
+            guard let name = keyNode.scalar?.text else {
+                reader.error(keyNode, "destination names must be plain strings")
+                continue
+            }
+            if !seen.insert(name).inserted {
+                reader.error(keyNode, "duplicate destination '\(name)'")
+                continue
+            }
+            if !DestinationName.isValid(name) {
+                reader.error(keyNode, "destination name '\(name)' must be 1-64 characters of A-Z, a-z, 0-9, _ and -")
+                continue
+            }
+            if name == "rejects" {
+                reader.error(keyNode, "'rejects' is reserved for the rejects output; name the destination otherwise")
+                continue
+            }
+            if let settings = readDestination(name: name, value, &reader) {
+                if settings.target == .stdout {
+                    if let other = stdoutUser {
+                        reader.error(value, "only one destination can write to stdout; '\(other)' already does")
+                    }
+                    stdoutUser = name
+                }
+                destinations.append(settings)
+            }
+        }
+    }
+
+    func readDestination(name: String, _ node: ConfigValue, _ reader: inout ConfigReader) -> DestinationSettings? {
+        let common = ["type", "events", "path", "gzip_level", "rotate", "rename", "consent_category"]
+        // Find the type first: it decides which other keys are known.
+        guard let mapping = node.mapping else {
+            reader.error(node, "destination '\(name)' must be a mapping with at least `type:`")
+            return nil
+        }
+        guard let typeNode = mapping["type"], let typeName = typeNode.scalar?.text else {
+            reader.error(node, "destination '\(name)' needs `type:` (one of: \(DestinationRegistry.types.map(\.name).joined(separator: ", ")))")
+            return nil
+        }
+        guard let type = DestinationRegistry.type(named: typeName) else {
+            reader.error(typeNode, "unknown destination type '\(typeName)'" +
+                ConfigReader.suggestion(for: typeName, among: DestinationRegistry.types.map(\.name)) +
+                " (available: \(DestinationRegistry.types.map(\.name).joined(separator: ", ")))")
+            // Still report misspelt keys, against every key some type takes, so one
+            // run of `validate` shows every error of the file.
+            _ = reader.mapping(node, known: common + DestinationRegistry.types.flatMap(\.extraKeys), what: "destination '\(name)'")
+            return nil
+        }
+        guard let entries = reader.mapping(node, known: common + type.extraKeys, what: "destination '\(name)'") else { return nil }
+        var events = ["*"]
+        var target = OutputTarget.files(try! PathTemplate(PipelineConfiguration.defaultPath))
+        var level = 6
+        var rotation = type.defaultRotation
+        var options: [String: ConfigValue] = [:]
+        var rename: [[UInt8]: String] = [:]
+        var consentCategory = type.defaultConsentCategory
+        let errorsBefore = reader.diagnostics.count
+        for entry in entries {
+            switch entry.key {
+            case "type": break
+            case "events":
+                if let list = reader.strings(entry.value, what: "destinations.\(name).events") {
+                    for (pattern, item) in zip(list, entry.value.sequence ?? []) where pattern.isEmpty || pattern == "!" {
+                        reader.error(item, "an empty pattern in destinations.\(name).events matches nothing")
+                    }
+                    events = list
+                }
+            case "path":
+                if let path = readPath(entry.value, what: "destinations.\(name).path", allowStdout: true, &reader) { target = path }
+            case "gzip_level":
+                if let value = reader.integer(entry.value, what: "destinations.\(name).gzip_level", range: 0...9) { level = value }
+            case "rotate":
+                if let value = PipelineConfiguration.readRotation(entry.value, base: rotation, what: "destinations.\(name).rotate", &reader) {
+                    rotation = value
+                }
+            case "rename":
+                guard let mapping = entry.value.mapping else {
+                    reader.error(entry.value, "destinations.\(name).rename must map event names to new names")
+                    continue
+                }
+                for (from, to) in mapping {
+                    guard let old = from.scalar?.text, let new = to.scalar?.text, !new.isEmpty else {
+                        reader.error(from, "destinations.\(name).rename maps names (strings) to non-empty names")
+                        continue
+                    }
+                    rename[Array(old.utf8)] = new
+                }
+            case "consent_category":
+                if let scalar = entry.value.scalar, ["~", "null", ""].contains(scalar.text), scalar.style == .plain {
+                    consentCategory = nil
+                } else if let text = reader.string(entry.value, what: "destinations.\(name).consent_category") {
+                    consentCategory = text
+                }
+            default:
+                options[entry.key] = entry.value
+            }
+        }
+        guard let destination = type.make(name, options, &reader), reader.diagnostics.count == errorsBefore else { return nil }
+        return DestinationSettings(name: name, type: type, events: events, target: target, gzipLevel: level,
+                                   rotation: rotation, rename: rename, consentCategory: consentCategory, destination: destination)
+    }
+}
+
+/// Destination names become directory names: keep them to a safe alphabet.
+enum DestinationName {
+    static func isValid(_ name: String) -> Bool {
+        guard (1...64).contains(name.utf8.count) else { return false }
+        return name.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+    }
+}

@@ -1,0 +1,28 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why an output could not be written.
+public enum OutputError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A file or directory could not be created (exit 73).
+    case cannotCreate(path: String, errno: Int32)
+    /// A write, fsync or rename failed while running (exit 74).
+    case writeFailed(path: String, errno: Int32)
+    /// zlib refused (exit 74).
+    case compressionFailed(path: String, status: Int32)
+
+    public var description: String {
+        switch self {
+        case let .cannotCreate(path, code):
+            return "cannot create \(path): \(String(cString: strerror(code))); check that --out is writable"
+        case let .writeFailed(path, code) where path == "<stdout>":
+            return "write failed on stdout: \(String(cString: strerror(code)))"
+        case let .writeFailed(path, code):
+            return "write failed on \(path): \(String(cString: strerror(code))); the file was left as .part (completed files are intact): free space, then run `sluice recover` on the output directory"
+        case let .compressionFailed(path, status):
+            return "zlib failed with status \(status) while writing \(path)"
+        }
+    }
+}
