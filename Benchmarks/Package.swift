@@ -17,6 +17,7 @@ let package = Package(
             name: "SluiceBenchmarks",
             dependencies: [
                 .product(name: "Sluice", package: "Sluice"),
+                .product(name: "SluiceJSON", package: "Sluice"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "SluiceBenchmarks",

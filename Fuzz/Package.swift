@@ -18,7 +18,8 @@ let package = Package(
         .package(name: "Sluice", path: ".."),
     ],
     targets: [
-        .target(name: "FuzzJSON", dependencies: [.product(name: "Sluice", package: "Sluice")]),
+        .target(name: "FuzzJSON", dependencies: [.product(name: "Sluice", package: "Sluice"),
+                                                .product(name: "SluiceJSON", package: "Sluice")]),
         .target(name: "FuzzLines", dependencies: [.product(name: "Sluice", package: "Sluice")]),
         .executableTarget(name: "fuzz-json", dependencies: ["FuzzJSON"]),
         .executableTarget(name: "fuzz-lines", dependencies: ["FuzzLines"]),

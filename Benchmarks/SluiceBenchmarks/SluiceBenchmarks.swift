@@ -1,5 +1,6 @@
 import Benchmark
 import Sluice
+import SluiceJSON
 
 // Micro-benchmarks of the hot parts, each over the same 10,000 generated
 // events (`sluice generate --seed 1`): parse, write, each stage, each

@@ -1,4 +1,5 @@
 import Sluice
+import SluiceJSON
 
 /// The events every micro-benchmark runs over: 10,000 generated lines
 /// (`sluice generate --seed 1`), parsed once, and the same events after the

@@ -208,24 +208,19 @@ public struct JSONSplice {
     private static func shiftedTape(_ oldTape: UnsafeBufferPointer<JSONNode>, count: Int, sorted: UnsafeBufferPointer<Change>,
                                     byteShift: UnsafeBufferPointer<Int>, removed: UnsafeBufferPointer<(start: Int, end: Int)>,
                                     removedShift: UnsafeBufferPointer<Int>) -> [JSONNode] {
+        /// How many of `count` sorted starts lie below `value` (the first index whose start is not below it).
+        func countBelow(_ value: Int, _ count: Int, start: (Int) -> Int) -> Int {
+            var low = 0, high = count
+            while low < high {
+                let middle = (low + high) / 2
+                if start(middle) < value { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
         /// The byte delta of the changes that start before `position`.
-        func bytesBefore(_ position: Int) -> Int {
-            var low = 0, high = sorted.count
-            while low < high {
-                let middle = (low + high) / 2
-                if sorted[middle].start < position { low = middle + 1 } else { high = middle }
-            }
-            return byteShift[low]
-        }
-        /// The number of removed tape nodes below `index`.
-        func nodesBefore(_ index: Int) -> Int {
-            var low = 0, high = removed.count
-            while low < high {
-                let middle = (low + high) / 2
-                if removed[middle].start < index { low = middle + 1 } else { high = middle }
-            }
-            return removedShift[low]
-        }
+        func bytesBefore(_ position: Int) -> Int { byteShift[countBelow(position, sorted.count) { sorted[$0].start }] }
+        /// The number of removed nodes below `index`.
+        func nodesBefore(_ index: Int) -> Int { removedShift[countBelow(index, removed.count) { removed[$0].start }] }
         return [JSONNode](unsafeUninitializedCapacity: count) { buffer, written in
             var out = 0
             var nextRemoved = 0

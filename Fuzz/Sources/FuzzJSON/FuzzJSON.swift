@@ -1,4 +1,5 @@
 @testable import Sluice
+@testable import SluiceJSON
 
 /// Any bytes as one input line: the parser must accept or refuse them without
 /// trapping, and what it accepts must hold together.
