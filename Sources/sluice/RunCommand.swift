@@ -22,6 +22,10 @@ struct RunCommand: ParsableCommand {
         from FILE at the start (a missing FILE is a first run) and saved there at
         the end; what is still open is carried to the next run, not let out.
 
+        Shards (one process per partition of the devices): give each the same
+        --watermark-end, the latest event time over all shards, so timers and
+        sessions end alike in every shard; sluice stats merge sums their --stats.
+
         Signals: SIGTERM/SIGINT stop reading, drain, finish every file and exit
         143/130 (a second SIGINT exits at once); SIGHUP closes and renames the
         current files and starts new ones; SIGUSR1 prints the stats so far.
@@ -78,6 +82,17 @@ struct RunCommand: ParsableCommand {
     @Flag(help: ArgumentHelp("With --state: the last run of a series; let out what is still open instead of carrying it."))
     var final = false
 
+    @Option(name: .customLong("watermark-end"),
+            help: ArgumentHelp("The event time every shard treats as the end of input (RFC 3339, or epoch milliseconds): "
+                               + "timers expire as if an event at TIME had been read.", valueName: "time"),
+            transform: { text in
+                guard let time = EventTime.parseArgument(text) else {
+                    throw ValidationError("--watermark-end '\(text)' is not a time: give RFC 3339 with a zone (2026-11-20T09:00:00Z) or epoch milliseconds (1795165200000)")
+                }
+                return time
+            })
+    var watermarkEnd: EventTime?
+
     @Flag(help: "Print nothing on stderr but errors.")
     var quiet = false
 
@@ -101,6 +116,7 @@ struct RunCommand: ParsableCommand {
         request.options.flushInterval = flushInterval.value
         request.options.statePath = state
         request.options.finalRun = final
+        request.options.watermarkEnd = watermarkEnd
         request.statsPath = stats
         request.metricsPath = metrics
         request.progress = progress

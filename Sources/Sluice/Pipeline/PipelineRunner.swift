@@ -118,6 +118,8 @@ public final class PipelineRunner {
                     if inputFailure == nil { inputFailure = error }
                 }
             }
+            // `--watermark-end` holds for an input read to its end, not one a stop cut short.
+            if let end = options.watermarkEnd, !stopReading { try advanceStages(to: end) }
             if state != nil && !options.finalRun {
                 // What the stages hold goes to the state, not out as `end_of_input`.
                 summary.carried = stages.reduce(0) { $0 + (($1 as? any StatefulStage)?.heldLines ?? 0) }
@@ -271,6 +273,23 @@ public final class PipelineRunner {
                 done = stages[index].finish(into: &output, limit: Self.finishStep)
                 try settle(&output, stage: index)
             }
+        }
+    }
+
+    /// `--watermark-end`: event time reaches `end` in every stage, in pipeline
+    /// order (what one lets out goes through the later ones before the next
+    /// moves on), as if an event at `end` had just been read. A stage already
+    /// past `end` stays where it is: the end is the later of `end` and the input's own.
+    private func advanceStages(to end: EventTime) throws {
+        if rejects.latestTime.milliseconds > end.milliseconds {
+            // (Within the same millisecond it is not worth a word: an epoch-ms TIME from a maximum cut to ms.)
+            logger.warning("--watermark-end \(end) is earlier than the input's latest event time \(rejects.latestTime): the input's own end holds")
+        }
+        if end > rejects.latestTime { rejects.latestTime = end }
+        for index in stages.indices {
+            var output = StageOutput()
+            stages[index].advance(to: end, into: &output)
+            try settle(&output, stage: index)
         }
     }
 
