@@ -178,7 +178,7 @@ public enum RunProgram {
             do {
                 try AtomicFile.write(summary.json, to: path)
             } catch {
-                logger?.error("\(error)")
+                logger?.error("\(error.report("--stats", path))")
                 written = false
             }
         }
@@ -186,7 +186,7 @@ public enum RunProgram {
             do {
                 try metrics.finish(summary, exitStatus: status)
             } catch {
-                logger?.error("\(error)")
+                logger?.error("\(error.report("--metrics", metrics.path))")
                 written = false
             }
         }

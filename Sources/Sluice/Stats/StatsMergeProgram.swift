@@ -62,7 +62,7 @@ public enum StatsMergeProgram {
                 failure = nil
             }
             if let failure {
-                logger.error("cannot write the merged stats (\(flag) \(path ?? "stdout")): \(String(cString: strerror(failure.errno)))")
+                logger.error("\(failure.report(flag, path ?? "stdout"))")
                 if status == RunExitStatus.ok { status = RunExitStatus.cannotCreate }
             }
         }
@@ -72,15 +72,5 @@ public enum StatsMergeProgram {
             logger.error("the merged stats are written, but \(problems.count) of the \(shards.count) shards did not end cleanly (above)")
         }
         return status
-    }
-}
-
-extension OutputError {
-    /// The system error behind it (zlib's failures count as EIO).
-    var errno: Int32 {
-        switch self {
-        case let .cannotCreate(_, code), let .writeFailed(_, code): return code
-        case .compressionFailed: return EIO
-        }
     }
 }
