@@ -17,6 +17,7 @@ struct RunCommand: ParsableCommand {
           sluice run --stdout archive < events.ndjson | jq -c .event | head
           tail -F app.log | sluice run --flush-interval 5s --metrics /var/lib/node_exporter/sluice.prom
           sluice run --pipeline app.yaml --state /var/lib/sluice/app.state logs/hour-09.ndjson.gz
+          sluice run --pipeline app.yaml --watermark-end 2026-11-20T23:59:58.874Z --stats part-3.json part-3.ndjson.gz
 
         With --state FILE, open timers, sessions and the dedupe window are restored
         from FILE at the start (a missing FILE is a first run) and saved there at
@@ -33,10 +34,13 @@ struct RunCommand: ParsableCommand {
         Exit codes: 0 success, 64 usage, 65 data error (--strict and something was
         rejected, a corrupt gzip input, or a --state file that is corrupt, of another
         format version or from another pipeline), 66 an input cannot be opened, 73
-        an output cannot be created, 74 an I/O error while running, 75 the shutdown
-        did not finish in time (.part files left: run sluice recover) or the --state
-        file is in use by another run, 78 pipeline-file error, 130/143
-        interrupted/terminated after a clean drain.
+        an output (or --stats, --metrics) cannot be created, 74 an I/O error while
+        running, 75 the shutdown did not finish in time (.part files left: run
+        sluice recover) or the --state file is in use by another run, 78
+        pipeline-file error, 130/143 interrupted/terminated after a clean drain.
+        64, 65, 66 and 78 are final; 73, 74 and 75 are worth a retry with the same
+        inputs and the same --state, which they leave as it was (give the retry a
+        fresh --out).
         """
     )
 
