@@ -17,10 +17,15 @@ struct RunCommand: ParsableCommand {
           sluice run --stdout archive < events.ndjson | jq -c .event | head
           tail -F app.log | sluice run --flush-interval 5s --metrics /var/lib/node_exporter/sluice.prom
           sluice run --pipeline app.yaml --state /var/lib/sluice/app.state logs/hour-09.ndjson.gz
+          sluice run --pipeline app.yaml --watermark-end 2026-11-20T23:59:58.874Z --stats part-3.json part-3.ndjson.gz
 
         With --state FILE, open timers, sessions and the dedupe window are restored
         from FILE at the start (a missing FILE is a first run) and saved there at
         the end; what is still open is carried to the next run, not let out.
+
+        Shards (one process per partition of the devices): give each the same
+        --watermark-end, the latest event time over all shards, so timers and
+        sessions end alike in every shard; sluice stats merge sums their --stats.
 
         Signals: SIGTERM/SIGINT stop reading, drain, finish every file and exit
         143/130 (a second SIGINT exits at once); SIGHUP closes and renames the
@@ -29,10 +34,13 @@ struct RunCommand: ParsableCommand {
         Exit codes: 0 success, 64 usage, 65 data error (--strict and something was
         rejected, a corrupt gzip input, or a --state file that is corrupt, of another
         format version or from another pipeline), 66 an input cannot be opened, 73
-        an output cannot be created, 74 an I/O error while running, 75 the shutdown
-        did not finish in time (.part files left: run sluice recover) or the --state
-        file is in use by another run, 78 pipeline-file error, 130/143
-        interrupted/terminated after a clean drain.
+        an output (or --stats, --metrics) cannot be created, 74 an I/O error while
+        running, 75 the shutdown did not finish in time (.part files left: run
+        sluice recover) or the --state file is in use by another run, 78
+        pipeline-file error, 130/143 interrupted/terminated after a clean drain.
+        64, 65, 66 and 78 are final; 73, 74 and 75 are worth a retry with the same
+        inputs and the same --state, which they leave as it was (give the retry a
+        fresh --out).
         """
     )
 
@@ -78,6 +86,17 @@ struct RunCommand: ParsableCommand {
     @Flag(help: ArgumentHelp("With --state: the last run of a series; let out what is still open instead of carrying it."))
     var final = false
 
+    @Option(name: .customLong("watermark-end"),
+            help: ArgumentHelp("The event time every shard treats as the end of input (RFC 3339, or epoch milliseconds): "
+                               + "timers expire as if an event at TIME had been read.", valueName: "time"),
+            transform: { text in
+                guard let time = EventTime.parseArgument(text) else {
+                    throw ValidationError("--watermark-end '\(text)' is not a time: give RFC 3339 with a zone (2026-11-20T09:00:00Z) or epoch milliseconds (1795165200000)")
+                }
+                return time
+            })
+    var watermarkEnd: EventTime?
+
     @Flag(help: "Print nothing on stderr but errors.")
     var quiet = false
 
@@ -101,6 +120,7 @@ struct RunCommand: ParsableCommand {
         request.options.flushInterval = flushInterval.value
         request.options.statePath = state
         request.options.finalRun = final
+        request.options.watermarkEnd = watermarkEnd
         request.statsPath = stats
         request.metricsPath = metrics
         request.progress = progress

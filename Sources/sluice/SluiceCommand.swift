@@ -12,7 +12,8 @@ struct SluiceCommand: ParsableCommand {
           sluice validate pipelines/*.yaml
           sluice test pipelines/*.yaml
           sluice recover out
+          sluice stats merge shard-*.json --out job.json
         """,
-        subcommands: [RunCommand.self, ValidateCommand.self, TestCommand.self, GenerateCommand.self, RecoverCommand.self]
+        subcommands: [RunCommand.self, ValidateCommand.self, TestCommand.self, GenerateCommand.self, RecoverCommand.self, StatsCommand.self]
     )
 }

@@ -95,6 +95,19 @@ public struct EventTime: Comparable, Hashable, Sendable, CustomStringConvertible
         return text.withUTF8 { parseISO8601(UnsafeRawBufferPointer($0)) }
     }
 
+    /// A time given on the command line (`--watermark-end`): RFC 3339 with a
+    /// zone, as event timestamps are (`2026-11-20T09:00:00Z`,
+    /// `2026-11-20T10:00:00.250+01:00`), or whole milliseconds since the Unix
+    /// epoch (`1795683600000`, what `System.currentTimeMillis` and Spark's
+    /// `unix_millis` give). Nil for anything else.
+    public static func parseArgument(_ text: String) -> EventTime? {
+        let digits = text.utf8
+        if !digits.isEmpty, digits.count <= 15, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            return Int64(text).map { EventTime(milliseconds: $0) }
+        }
+        return parseISO8601(text)
+    }
+
     static func isLeapYear(_ year: Int) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
 
     static func daysInMonth(year: Int, month: Int) -> Int {

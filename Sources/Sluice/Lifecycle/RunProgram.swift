@@ -119,9 +119,14 @@ public enum RunProgram {
 
         var summary: RunSummary
         var status = RunExitStatus.ok
+        let runner: PipelineRunner
         do {
-            let runner = try PipelineRunner(configuration: configuration, options: request.options, logger: logger,
-                                            control: control, reporters: reporters, openParts: openParts)
+            runner = try PipelineRunner(configuration: configuration, options: request.options, logger: logger,
+                                        control: control, reporters: reporters, openParts: openParts)
+        } catch {
+            return exitStatus(for: error, logger: logger)
+        }
+        do {
             summary = try runner.run(inputs: request.inputs)
         } catch let failure as RunFailure {
             summary = failure.summary
@@ -140,25 +145,52 @@ public enum RunProgram {
             logger.error("--strict: \(summary.rejectedTotal) lines were rejected")
             status = RunExitStatus.dataError
         }
+        let reportsWritten = writeReports(summary, status: status, request, metrics: metrics, logger: logger)
+        if !reportsWritten && status == RunExitStatus.ok { status = RunExitStatus.cannotCreate }
+        // The state goes in place last, so every code a retry is for (73, 74, 75)
+        // leaves the state the run started from: the same inputs from it again are exact.
+        if runner.holdsUnsavedState, let statePath = request.options.statePath {
+            if !reportsWritten && status == RunExitStatus.cannotCreate {
+                runner.discardState()
+                logger.error("--state \(statePath) is left as it was, because --stats or --metrics could not be written: run the same inputs again from it")
+            } else {
+                do {
+                    try runner.commitState()
+                } catch {
+                    logger.error("\(error)")
+                    status = RunExitStatus.ioError
+                    summary.error = "\(error)"
+                    _ = writeReports(summary, status: status, request, metrics: metrics, logger: nil)
+                }
+            }
+        }
+        logger.info("\(summary.summaryLine)")
+        control.markFinished()
+        return status
+    }
+
+    /// Writes `--stats` and the last `--metrics` (with `status`); false if one
+    /// could not be written (logged, unless `logger` is nil).
+    private static func writeReports(_ summary: RunSummary, status: Int32, _ request: RunRequest,
+                                     metrics: MetricsFileReporter?, logger: Logger?) -> Bool {
+        var written = true
         if let path = request.statsPath {
             do {
                 try AtomicFile.write(summary.json, to: path)
             } catch {
-                logger.error("\(error)")
-                if status == RunExitStatus.ok { status = RunExitStatus.cannotCreate }
+                logger?.error("\(error.report("--stats", path))")
+                written = false
             }
         }
         if let metrics {
             do {
                 try metrics.finish(summary, exitStatus: status)
             } catch {
-                logger.error("\(error)")
-                if status == RunExitStatus.ok { status = RunExitStatus.cannotCreate }
+                logger?.error("\(error.report("--metrics", metrics.path))")
+                written = false
             }
         }
-        logger.info("\(summary.summaryLine)")
-        control.markFinished()
-        return status
+        return written
     }
 
     /// Logs an error (unless `logger` is nil) and gives its exit status.

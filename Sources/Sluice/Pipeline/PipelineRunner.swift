@@ -41,6 +41,8 @@ public final class PipelineRunner {
     private var started: UInt64 = 0
     /// The size of all inputs when every one is a regular file (for progress), else nil.
     private var inputBytesTotal: Int?
+    /// The `--state` file (and its lock), once `run` has written the state to be committed.
+    private var stateFile: StateFile?
     /// The parser's scratch space, reused for every line.
     private let parseScratch = JSONParseScratch()
 
@@ -73,6 +75,7 @@ public final class PipelineRunner {
 
     /// Reads every input in order (`-` is stdin), then drains the stages and
     /// closes every file. Inputs that cannot be opened fail before anything is read.
+    /// With `--state`, the state is written but only put in place by `commitState`.
     ///
     /// A stop request (SIGTERM, SIGINT) ends reading at the next read: what
     /// was read is processed, the stages drain as at the end of input (with
@@ -118,6 +121,8 @@ public final class PipelineRunner {
                     if inputFailure == nil { inputFailure = error }
                 }
             }
+            // `--watermark-end` holds for an input read to its end, not one a stop cut short.
+            if let end = options.watermarkEnd, !stopReading { try advanceStages(to: end) }
             if state != nil && !options.finalRun {
                 // What the stages hold goes to the state, not out as `end_of_input`.
                 summary.carried = stages.reduce(0) { $0 + (($1 as? any StatefulStage)?.heldLines ?? 0) }
@@ -125,18 +130,20 @@ public final class PipelineRunner {
                 try finishStages()
             }
             try finishOutputs()
-            // Saved only once every output file is complete: a run that dies before
-            // leaves the previous state, and rerunning its inputs repeats outputs
-            // rather than losing the lines the state carries. Rejected lines and a
-            // corrupt gzip are data problems and the state is saved; an input that
-            // could not be read is a failed run, and the state is left as it was.
+            // Written only once every output file is complete, and put in place by
+            // `commitState` once the stats are written too: a run that dies or fails
+            // before leaves the previous state, and rerunning its inputs repeats
+            // outputs rather than losing the lines the state carries. Rejected lines
+            // and a corrupt gzip are data problems and the state is written; an input
+            // that could not be read is a failed run, and the state is left as it was.
             if let inputFailure, !inputFailure.isDataProblem, let statePath = options.statePath {
                 logger.error("--state \(statePath) is left as it was, because an input could not be read: run the same inputs again from it")
             } else if let state {
                 let saving = Monotonic.nanoseconds()
-                summary.state.savedBytes = try state.save(stages: stages, sourceNames: rejects.sourceNames,
-                                                           latestTime: rejects.latestTime)
+                summary.state.savedBytes = try state.write(stages: stages, sourceNames: rejects.sourceNames,
+                                                            latestTime: rejects.latestTime)
                 summary.state.saveSeconds = Double(Monotonic.nanoseconds() - saving) / 1e9
+                stateFile = state
             }
         } catch {
             _ = try? finishOutputs()
@@ -145,6 +152,21 @@ public final class PipelineRunner {
         let summary = snapshot()
         if let inputFailure { throw RunFailure(summary: summary, error: inputFailure) }
         return summary
+    }
+
+    /// Whether `run` wrote a `--state` that waits for `commitState` or `discardState`.
+    public var holdsUnsavedState: Bool { stateFile?.isPending ?? false }
+
+    /// Puts the state `run` wrote in place of the `--state` file: the caller
+    /// calls it once the run's stats are written, so a run that fails before
+    /// (or is never committed) leaves the previous state for a retry.
+    public func commitState() throws(StateError) {
+        try stateFile?.commit()
+    }
+
+    /// Drops the state `run` wrote: the `--state` file stays as the run found it.
+    public func discardState() {
+        stateFile?.discard()
     }
 
     /// The accounting so far (complete once `run` has returned): lines held
@@ -271,6 +293,23 @@ public final class PipelineRunner {
                 done = stages[index].finish(into: &output, limit: Self.finishStep)
                 try settle(&output, stage: index)
             }
+        }
+    }
+
+    /// `--watermark-end`: event time reaches `end` in every stage, in pipeline
+    /// order (what one lets out goes through the later ones before the next
+    /// moves on), as if an event at `end` had just been read. A stage already
+    /// past `end` stays where it is: the end is the later of `end` and the input's own.
+    private func advanceStages(to end: EventTime) throws {
+        if rejects.latestTime.milliseconds > end.milliseconds {
+            // (Within the same millisecond it is not worth a word: an epoch-ms TIME from a maximum cut to ms.)
+            logger.warning("--watermark-end \(end) is earlier than the input's latest event time \(rejects.latestTime): the input's own end holds")
+        }
+        if end > rejects.latestTime { rejects.latestTime = end }
+        for index in stages.indices {
+            var output = StageOutput()
+            stages[index].advance(to: end, into: &output)
+            try settle(&output, stage: index)
         }
     }
 

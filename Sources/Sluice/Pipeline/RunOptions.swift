@@ -15,6 +15,9 @@ public struct RunOptions: Sendable {
     /// `--final` (with `--state`): the last run of a series; what the stages hold is let
     /// out at the end (as without `--state`) instead of carried; sessions and ids are still saved.
     public var finalRun = false
+    /// `--watermark-end TIME`: the event time every stage treats as the end of
+    /// input (the latest of all shards), so timers expire alike in each.
+    public var watermarkEnd: EventTime?
 
     public init() {}
 }

@@ -135,7 +135,7 @@ public final class MetricsFileReporter: RunReporter {
     }
 
     /// The last write, with the exit status.
-    public func finish(_ summary: RunSummary, exitStatus: Int32) throws {
+    public func finish(_ summary: RunSummary, exitStatus: Int32) throws(OutputError) {
         try AtomicFile.write(PrometheusTextfile.render(summary, outcome: .init(exitStatus: exitStatus)), to: path)
     }
 }

@@ -15,6 +15,11 @@ public protocol Stage {
     /// stage holding a million timers never has them all parsed at once.
     /// Default: `finish`, all in one step.
     mutating func finish(into output: inout StageOutput, limit: Int) -> Bool
+    /// Event time has reached `time` with no event at it (`sluice run --watermark-end`):
+    /// the stage lets out what an event at `time` would have made due (a timer
+    /// expired by then) and moves its clock there, so shards of one stream end
+    /// alike. A `time` behind the stage's clock changes nothing. Default: nothing.
+    mutating func advance(to time: EventTime, into output: inout StageOutput)
     /// What the stage counted (`completed`, `abandoned_expired`, ...), for `--stats`; names are snake_case.
     var counters: [(name: String, value: Int)] { get }
     /// Counters that need a nested shape in `--stats` (per event, per kind), after the flat ones.
@@ -32,6 +37,7 @@ extension Stage {
     public var counterGroups: [CounterGroup] { [] }
     public func lint(destinations: [DestinationSettings]) -> [LintDiagnostic] { [] }
     public mutating func prepare(destinations: [DestinationDescriptor]) {}
+    public mutating func advance(to time: EventTime, into output: inout StageOutput) {}
     public mutating func finish(into output: inout StageOutput, limit: Int) -> Bool {
         finish(into: &output)
         return true

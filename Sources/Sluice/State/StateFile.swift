@@ -12,9 +12,10 @@ import Darwin
 ///   the first one carried; the second exits 75 and does nothing.
 /// - Loading maps the file read-only and restores the stages from it
 ///   (`StateFormat.decode`); a missing file is a first run.
-/// - Saving streams the state to `FILE.tmp-PID`, fsyncs it, renames it over
-///   `FILE` and fsyncs the directory: after a crash there is the old state or
-///   the new one, never a mix.
+/// - Saving streams the state to `FILE.tmp-PID` and fsyncs it (`write`), and
+///   once the run's stats are written too renames it over `FILE` and fsyncs
+///   the directory (`commit`): after a crash there is the old state or the
+///   new one, never a mix, and a run that failed leaves the old one.
 public final class StateFile {
     public let path: String
     private var lockDescriptor: Int32 = -1
@@ -48,6 +49,7 @@ public final class StateFile {
     }
 
     deinit {
+        discard()
         if lockDescriptor >= 0 { close(lockDescriptor) }
     }
 
@@ -74,9 +76,14 @@ public final class StateFile {
         return try StateFormat.decode(UnsafeRawBufferPointer(start: mapped, count: size), path: path, into: &stages, sourceBase: sourceBase)
     }
 
-    /// Writes the state of `stages` atomically over the file; returns its size.
+    /// The written state waiting for `commit` (`FILE.tmp-PID`), if any.
+    private var pending: String?
+
+    /// Writes the state of `stages` to `FILE.tmp-PID` and fsyncs it; returns
+    /// its size. The file itself changes only at `commit`, so the run can still
+    /// fail (its stats cannot be written) and leave the previous state for a retry.
     @discardableResult
-    func save(stages: [any Stage], sourceNames: [String], latestTime: EventTime) throws(StateError) -> Int {
+    func write(stages: [any Stage], sourceNames: [String], latestTime: EventTime) throws(StateError) -> Int {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 { throw .cannotWrite(path: temporary, errno: errno, atEnd: true) }
@@ -88,12 +95,33 @@ public final class StateFile {
         var failure = writer.failure
         if failure == nil && fsync(fd) != 0 { failure = .cannotWrite(path: temporary, errno: errno, atEnd: true) }
         if close(fd) != 0 && failure == nil { failure = .cannotWrite(path: temporary, errno: errno, atEnd: true) }
-        if failure == nil && rename(temporary, path) != 0 { failure = .cannotWrite(path: path, errno: errno, atEnd: true) }
         if let failure {
             unlink(temporary)
             throw failure
         }
-        FileSystem.syncDirectory(FileSystem.directory(of: path))
+        pending = temporary
         return Int(writer.offset)
     }
+
+    /// Puts the written state in place: renamed over the file, the directory fsynced.
+    func commit() throws(StateError) {
+        guard let temporary = pending else { return }
+        pending = nil
+        if rename(temporary, path) != 0 {
+            let code = errno
+            unlink(temporary)
+            throw .cannotWrite(path: path, errno: code, atEnd: true)
+        }
+        FileSystem.syncDirectory(FileSystem.directory(of: path))
+    }
+
+    /// Drops the written state: the file stays as the run found it.
+    func discard() {
+        guard let temporary = pending else { return }
+        pending = nil
+        unlink(temporary)
+    }
+
+    /// Whether a written state waits for `commit` or `discard`.
+    var isPending: Bool { pending != nil }
 }

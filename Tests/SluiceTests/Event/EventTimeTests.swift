@@ -31,6 +31,22 @@ import SluiceTestSupport
         #expect(EventTime.parseISO8601(text) == nil)
     }
 
+    @Test(arguments: [
+        ("2026-11-20T08:00:07.269Z", Int64(1_795_161_607_269_000)),
+        ("2026-11-20T09:00:07.269+01:00", Int64(1_795_161_607_269_000)),
+        ("1795161607269", Int64(1_795_161_607_269_000)),
+        ("0", Int64(0)),
+        ("999999999999999", Int64(999_999_999_999_999_000)),
+    ])
+    func aCommandLineTimeIsRFC3339OrEpochMilliseconds(_ text: String, _ micros: Int64) {
+        #expect(EventTime.parseArgument(text)?.microseconds == micros)
+    }
+
+    @Test(arguments: ["", "-1", "1795161607.269", "1e12", "1000000000000000", "2026-11-20T08:00:07", "+1795161607269", " 1795161607269"])
+    func aCommandLineTimeThatIsNeitherIsRefused(_ text: String) {
+        #expect(EventTime.parseArgument(text) == nil)
+    }
+
     @Test func calendarFieldsRoundTrip() {
         let time = EventTime.parseISO8601("2026-11-20T23:59:59.999Z")!
         #expect(time.iso8601 == "2026-11-20T23:59:59.999Z")

@@ -75,11 +75,7 @@ public struct MessageDeduplication: Stage {
         // With a window, ids are timed by the stream's clock (the latest event time
         // seen), not by their own: a re-send carries the original's timestamp.
         let time = max(latest, event.time.microseconds)
-        if let window, time > latest {
-            latest = time
-            stats.expired += table.expire(before: latest &- window)
-        }
-        latest = time
+        advanceClock(to: time)
         let payload = fingerprint.payloadHash(event.document)
         switch look(id: id, payload: payload, time: time) {
         case .same:
@@ -110,6 +106,17 @@ public struct MessageDeduplication: Stage {
     }
 
     public mutating func finish(into output: inout StageOutput) {}
+
+    /// The stream's clock reached `time` (`--watermark-end`): with a `window`, ids first seen more than it before are forgotten.
+    public mutating func advance(to time: EventTime, into output: inout StageOutput) {
+        advanceClock(to: time.microseconds)
+    }
+
+    private mutating func advanceClock(to time: Int64) {
+        guard time > latest else { return }
+        if let window { stats.expired += table.expire(before: time &- window) }
+        latest = time
+    }
 
     // MARK: - Steps
 

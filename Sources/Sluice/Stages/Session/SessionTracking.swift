@@ -109,10 +109,7 @@ public struct SessionTracking: Stage {
 
     public mutating func process(_ event: consuming Event, into output: inout StageOutput) {
         let time = event.time.microseconds
-        if time > latest {
-            latest = time
-            forgetPastSessions(before: latest &- lateness)
-        }
+        advanceClock(to: time)
         let key = Self.deviceKey(event.document)
         let user = Self.userHash(event.document)
         let context: SessionContext?
@@ -210,6 +207,17 @@ public struct SessionTracking: Stage {
 
     /// Nothing is held: every event left with its session.
     public mutating func finish(into output: inout StageOutput) {}
+
+    /// Event time reached `time` (`--watermark-end`): past sessions no late event can fall in any more are let go.
+    public mutating func advance(to time: EventTime, into output: inout StageOutput) {
+        advanceClock(to: time.microseconds)
+    }
+
+    private mutating func advanceClock(to time: Int64) {
+        guard time > latest else { return }
+        latest = time
+        forgetPastSessions(before: latest &- lateness)
+    }
 
     // MARK: - The three paths
 

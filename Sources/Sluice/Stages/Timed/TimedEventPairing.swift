@@ -91,12 +91,7 @@ public struct TimedEventPairing: Stage {
     // MARK: - Stage
 
     public mutating func process(_ event: consuming Event, into output: inout StageOutput) {
-        let time = event.time.microseconds
-        if time > latest {
-            latest = time
-            watermark = time > Int64.min + lateness ? time - lateness : Int64.min
-            releaseDue(into: &output)
-        }
+        advanceClock(to: event.time.microseconds, into: &output)
         guard event.type == .track, let role = role(of: event.document) else {
             output.emit(event)
             return
@@ -112,6 +107,20 @@ public struct TimedEventPairing: Stage {
         case .stop: stop(event, hash: hash, into: &output)
         }
         // A message later than the lateness may already be due.
+        releaseDue(into: &output)
+    }
+
+    /// Event time reached `time` (`--watermark-end`): starts whose expiry the
+    /// watermark passes are abandoned `expired`, stops held past it are orphans.
+    public mutating func advance(to time: EventTime, into output: inout StageOutput) {
+        advanceClock(to: time.microseconds, into: &output)
+    }
+
+    /// Moves the latest event time (and the watermark with it) forward and lets out what fell due.
+    private mutating func advanceClock(to time: Int64, into output: inout StageOutput) {
+        guard time > latest else { return }
+        latest = time
+        watermark = time > Int64.min + lateness ? time - lateness : Int64.min
         releaseDue(into: &output)
     }
 

@@ -1,0 +1,159 @@
+/// `sluice stats merge`: the `--stats` of several shard runs (one process per
+/// partition of the devices) as the stats of one run.
+///
+/// - Counts are summed: lines, per reason, per destination (events, records,
+///   refusals, changes, files, bytes), per stage counter, the state's bytes.
+/// - A stage counter named `high_water` or `…_high_water` is a peak in one
+///   process, not a count: the merge keeps the largest. So do
+///   `elapsed_seconds` and the state's `load_seconds` and `save_seconds`
+///   (shards run side by side: the job took as long as its slowest).
+/// - `inputs` are the shards' lists one after another, in the files' order;
+///   `stdout_closed_early` is true if it is in any shard.
+/// - A shard's `error` is kept, prefixed with its file.
+///
+/// The shards must come from one pipeline: the same stages in the same order
+/// and the same destinations; otherwise nothing is merged.
+public enum StatsMerge {
+    /// Why the merged stats do not describe a clean job (exit 65), each naming its file.
+    public struct Problem: Sendable, CustomStringConvertible {
+        public var path: String
+        public var detail: String
+        public var description: String { "\(path): \(detail)" }
+    }
+
+    /// The stats of one run made of `shards`; throws when they are not of one pipeline.
+    public static func merge(_ shards: [(path: String, summary: RunSummary)]) throws(StatsMergeError) -> RunSummary {
+        guard let first = shards.first else { return RunSummary() }
+        var merged = first.summary
+        merged.error = first.summary.error.map { "\(first.path): \($0)" }
+        for (path, shard) in shards.dropFirst() {
+            try checkSamePipeline(shard, path: path, as: first.summary, firstPath: first.path)
+            merged.add(shard, path: path)
+        }
+        return merged
+    }
+
+    /// What is wrong with a shard's own stats: lines not all accounted for (a
+    /// run that stopped on an error), or the error it stopped on.
+    public static func problems(_ shards: [(path: String, summary: RunSummary)]) -> [Problem] {
+        var problems: [Problem] = []
+        for (path, shard) in shards {
+            if !shard.isBalanced {
+                problems.append(Problem(path: path, detail: "not balanced: lines_in \(shard.linesIn) + carried_in \(shard.carriedIn) = "
+                    + "\(shard.linesIn + shard.carriedIn), but emitted \(shard.emitted) + merged \(shard.merged) + rejected \(shard.rejectedTotal) "
+                    + "+ dropped \(shard.droppedTotal) + carried \(shard.carried) = \(shard.linesIn + shard.carriedIn - shard.inFlight) "
+                    + "(\(shard.inFlight) in flight)"))
+            }
+            if let error = shard.error { problems.append(Problem(path: path, detail: "the run stopped on an error: \(error)")) }
+        }
+        return problems
+    }
+
+    private static func checkSamePipeline(_ shard: RunSummary, path: String, as first: RunSummary, firstPath: String) throws(StatsMergeError) {
+        let stages = shard.stages.map(\.name), firstStages = first.stages.map(\.name)
+        if stages != firstStages {
+            throw .differentPipelines(detail: "\(firstPath) has the stages [\(firstStages.joined(separator: ", "))], "
+                + "\(path) [\(stages.joined(separator: ", "))]")
+        }
+        let destinations = shard.destinations.map { "\($0.name) (\($0.type)\($0.toStdout ? ", stdout" : ""))" }
+        let firstDestinations = first.destinations.map { "\($0.name) (\($0.type)\($0.toStdout ? ", stdout" : ""))" }
+        if destinations != firstDestinations {
+            throw .differentPipelines(detail: "\(firstPath) has the destinations [\(firstDestinations.joined(separator: ", "))], "
+                + "\(path) [\(destinations.joined(separator: ", "))]")
+        }
+    }
+
+    /// Whether a stage counter is a peak (kept as the largest), not a count (summed).
+    static func isHighWater(_ name: String) -> Bool {
+        name == "high_water" || name.hasSuffix("_high_water")
+    }
+}
+
+/// Shards that cannot be merged into one run's stats.
+public enum StatsMergeError: Error, Sendable, Equatable, CustomStringConvertible {
+    case differentPipelines(detail: String)
+
+    public var description: String {
+        switch self {
+        case let .differentPipelines(detail):
+            return "the stats are not of one pipeline, so they do not add up to one run: \(detail)"
+        }
+    }
+}
+
+extension RunSummary {
+    /// Adds a shard of the same pipeline (`StatsMerge.merge` checked it).
+    fileprivate mutating func add(_ shard: RunSummary, path: String) {
+        linesIn += shard.linesIn
+        carriedIn += shard.carriedIn
+        carried += shard.carried
+        blankLines += shard.blankLines
+        emitted += shard.emitted
+        merged += shard.merged
+        rejected.merge(shard.rejected, uniquingKeysWith: +)
+        dropped.merge(shard.dropped, uniquingKeysWith: +)
+        for index in destinations.indices { destinations[index].add(shard.destinations[index]) }
+        for index in stages.indices {
+            stages[index].counters = Self.adding(stages[index].counters, shard.stages[index].counters)
+        }
+        for index in stageGroups.indices where index < shard.stageGroups.count {
+            stageGroups[index] = Self.adding(stageGroups[index], shard.stageGroups[index])
+        }
+        inputs += shard.inputs
+        rejectFiles += shard.rejectFiles
+        stdoutClosedEarly = stdoutClosedEarly || shard.stdoutClosedEarly
+        elapsedSeconds = max(elapsedSeconds, shard.elapsedSeconds)
+        if shard.usesState {
+            usesState = true
+            state.loadedBytes += shard.state.loadedBytes
+            state.savedBytes += shard.state.savedBytes
+            state.loadSeconds = max(state.loadSeconds, shard.state.loadSeconds)
+            state.saveSeconds = max(state.saveSeconds, shard.state.saveSeconds)
+        }
+        if let shardError = shard.error {
+            let entry = "\(path): \(shardError)"
+            error = error.map { $0 + "; " + entry } ?? entry
+        }
+    }
+
+    /// Counters by name, in first-seen order: summed, or the larger for a high-water mark.
+    fileprivate static func adding(_ counters: [(name: String, value: Int)], _ more: [(name: String, value: Int)]) -> [(name: String, value: Int)] {
+        var result = counters
+        for counter in more {
+            if let index = result.firstIndex(where: { $0.name == counter.name }) {
+                result[index].value = StatsMerge.isHighWater(counter.name)
+                    ? max(result[index].value, counter.value) : result[index].value + counter.value
+            } else {
+                result.append(counter)
+            }
+        }
+        return result
+    }
+
+    /// Groups by name, in first-seen order, their counters and nested groups added alike.
+    fileprivate static func adding(_ groups: [CounterGroup], _ more: [CounterGroup]) -> [CounterGroup] {
+        var result = groups
+        for group in more {
+            if let index = result.firstIndex(where: { $0.name == group.name }) {
+                result[index].counters = adding(result[index].counters, group.counters)
+                result[index].groups = adding(result[index].groups, group.groups)
+            } else {
+                result.append(group)
+            }
+        }
+        return result
+    }
+}
+
+extension RunSummary.DestinationCounts {
+    fileprivate mutating func add(_ shard: Self) {
+        events += shard.events
+        records += shard.records
+        refused.merge(shard.refused, uniquingKeysWith: +)
+        notTaken.merge(shard.notTaken, uniquingKeysWith: +)
+        changes = RunSummary.adding(changes, shard.changes)
+        files += shard.files
+        uncompressedBytes += shard.uncompressedBytes
+        compressedBytes += shard.compressedBytes
+    }
+}

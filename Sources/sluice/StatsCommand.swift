@@ -1,0 +1,58 @@
+import ArgumentParser
+import Logging
+import Sluice
+
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Work with the --stats files of sluice run.",
+        subcommands: [StatsMergeCommand.self]
+    )
+}
+
+struct StatsMergeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Merge the --stats files of shard runs into the stats of one run.",
+        discussion: """
+        For a job run as shards (one sluice run per partition of the devices, all
+        with the same pipeline and --watermark-end): sums every count (lines, per
+        reason, per destination, per stage; a stage's *_high_water marks keep the
+        largest, elapsed_seconds the longest), lists every shard's inputs, checks
+        that each shard's lines add up, and writes the JSON of one run (stdout
+        without --out), and with --metrics the Prometheus textfile of one run.
+
+        Examples:
+          sluice stats merge shard-*.json --out job.json
+          sluice stats merge s0.json s1.json --metrics /var/lib/node_exporter/textfile/job.prom
+
+        Exit codes: 0 merged; 65 a file is not --stats JSON or the files are of
+        different pipelines (nothing written), or a shard's lines do not add up or
+        its run stopped on an error (the merge is written; the message names the
+        file); 66 a file cannot be opened; 73 an output cannot be written; 74 a
+        read error.
+        """
+    )
+
+    @Argument(help: ArgumentHelp("The shards' --stats files.", valueName: "file"))
+    var files: [String] = []
+
+    @Option(help: ArgumentHelp("Write the merged JSON to this file (atomically) instead of stdout.", valueName: "file"))
+    var out: String?
+
+    @Option(help: ArgumentHelp("Also write the merged stats as a Prometheus textfile (atomically).", valueName: "file"))
+    var metrics: String?
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("name at least one --stats file") }
+    }
+
+    func run() throws {
+        var request = StatsMergeProgram.Request()
+        request.paths = files
+        request.outPath = out
+        request.metricsPath = metrics
+        let status = StatsMergeProgram.run(request, logger: .sluiceStderr(console: StderrConsole(), quiet: false))
+        if status != 0 { throw ExitCode(status) }
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+
+/// End-to-end: `sluice stats merge` over the `--stats` files of real shard runs.
+@Suite struct StatsMergeCommandTests {
+    /// Stages that look at one event at a time (and `dedupe` without a window,
+    /// whose re-sends come from the same device), so splitting the devices
+    /// changes no result; destinations that refuse, change and rotate.
+    private static let pipeline = """
+        version: 1
+        stages:
+          - plan:
+              on_violation: flag
+              unplanned_events: pass
+              events:
+                feedback_sent:
+                  properties: {rating: integer, text: string}
+          - dedupe: {}
+          - privacy: {}
+        destinations:
+          archive: {type: ndjson}
+          mixpanel: {type: mixpanel, events: ["*", "!debug_*"]}
+          amplitude: {type: amplitude, min_id_length: 5}
+          ga4: {type: ga4, stream: app, names: normalize}
+        """
+
+    private func object(_ data: Data?) -> [String: Any] {
+        data.flatMap { (try? JSONSerialization.jsonObject(with: $0)) as? [String: Any] } ?? [:]
+    }
+
+    private func stats(_ directory: TemporaryDirectory, _ name: String) -> [String: Any] {
+        object(FileManager.default.contents(atPath: directory.file(name)))
+    }
+
+    /// Every leaf of a JSON value by its path (`destinations[0].files`, `stages[1].high_water`).
+    private func leaves(_ value: Any, _ path: String = "") -> [String: String] {
+        switch value {
+        case let object as [String: Any]:
+            return object.reduce(into: [:]) { $0.merge(leaves($1.value, path.isEmpty ? $1.key : path + "." + $1.key)) { a, _ in a } }
+        case let array as [Any]:
+            return array.enumerated().reduce(into: [:]) { $0.merge(leaves($1.element, "\(path)[\($1.offset)]")) { a, _ in a } }
+        default:
+            return [path: "\(value)"]
+        }
+    }
+
+    /// What one process owns rather than what the data holds: files and gzip bytes
+    /// (each shard writes its own), peaks in one process, and times.
+    private func isPerProcess(_ path: String) -> Bool {
+        path.hasSuffix(".files") || path.hasSuffix(".compressed_bytes") || path == "reject_files"
+            || path.hasSuffix("high_water") || path == "elapsed_seconds"
+    }
+
+    @Test func statsOfShardRunsMergedCountWhatOneRunOverTheSameInputsCounts() throws {
+        let directory = TemporaryDirectory()
+        directory.write("p.yaml", Self.pipeline)
+        let generated = try SluiceBinary.shell("$SLUICE generate --events 12000 --seed 11 --malformed 0.01 > day.ndjson", in: directory.path)
+        #expect(generated.status == 0)
+        // Split by device (a hash of it, as a partitioner does); broken lines go by their bytes.
+        var shards: [[UInt8]] = [[], []]
+        for line in ndjsonLines(Array(FileManager.default.contents(atPath: directory.file("day.ndjson"))!)) {
+            let fields = object(Data(line))
+            let device = Array(((fields["anonymousId"] as? String) ?? (fields["userId"] as? String) ?? "").utf8)
+            let hash = (device.isEmpty ? line : device).reduce(UInt32(2_166_136_261)) { ($0 ^ UInt32($1)) &* 16_777_619 }
+            shards[Int(hash % 2)] += line + [0x0A]
+        }
+        directory.write("shard-0.ndjson", shards[0])
+        directory.write("shard-1.ndjson", shards[1])
+
+        let whole = try SluiceBinary.run(["run", "--pipeline", "p.yaml", "--out", "whole", "--stats", "whole.json", "--metrics", "whole.prom",
+                                          "shard-0.ndjson", "shard-1.ndjson"], in: directory.path)
+        #expect(whole.status == 0, "\(whole.stderr)")
+        for index in 0..<2 {
+            let run = try SluiceBinary.run(["run", "--pipeline", "p.yaml", "--out", "shard-\(index)", "--stats", "s\(index).json",
+                                            "shard-\(index).ndjson"], in: directory.path)
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        let merge = try SluiceBinary.run(["stats", "merge", "s0.json", "s1.json", "--out", "merged.json", "--metrics", "merged.prom"],
+                                         in: directory.path)
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(merge.stderr.contains("sluice: 2 stats merged: 12000 lines in:"), "\(merge.stderr)")
+
+        let expected = leaves(stats(directory, "whole.json")), merged = leaves(stats(directory, "merged.json"))
+        let shard = [leaves(stats(directory, "s0.json")), leaves(stats(directory, "s1.json"))]
+        #expect(Set(merged.keys) == Set(expected.keys))
+        #expect(expected.count > 120 && expected["rejected"] != "0" && expected["dropped"] != "0")
+        for path in expected.keys.sorted() {
+            if isPerProcess(path) {
+                let values = shard.map { Double($0[path] ?? "") ?? -1 }
+                let rule = path.hasSuffix("high_water") || path == "elapsed_seconds" ? values.max()! : values.reduce(0, +)
+                #expect(Double(merged[path] ?? "") == rule, "\(path): the shards' \(values) merged")
+            } else {
+                #expect(merged[path] == expected[path], "\(path): merged \(merged[path] ?? "none"), one run \(expected[path] ?? "none")")
+            }
+        }
+
+        // The textfile has the shape of one run's, with the same counts.
+        let wholeSamples = prometheusSamples(directory.file("whole.prom")), mergedSamples = prometheusSamples(directory.file("merged.prom"))
+        #expect(Set(mergedSamples.keys) == Set(wholeSamples.keys))
+        for (name, value) in wholeSamples where !["files_total", "compressed_bytes_total", "high_water", "elapsed_seconds"].contains(where: name.contains) {
+            #expect(mergedSamples[name] == value, "\(name)")
+        }
+        #expect(mergedSamples["sluice_run_finished"] == 1 && mergedSamples["sluice_run_exit_code"] == 0)
+    }
+
+    @Test func aShardThatStoppedOnAnErrorIsNamedAndTheMergeExits65WithTheErrorInIt() throws {
+        let directory = TemporaryDirectory()
+        directory.write("in.ndjson", #"{"type":"track","event":"e","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"# + "\n")
+        try FileManager.default.createDirectory(atPath: directory.file("unreadable"), withIntermediateDirectories: false)
+        #expect(try SluiceBinary.run(["run", "--out", "a", "--stats", "a.json", "in.ndjson"], in: directory.path).status == 0)
+        let failed = try SluiceBinary.run(["run", "--out", "b", "--stats", "b.json", "in.ndjson", "unreadable"], in: directory.path)
+        #expect(failed.status == 74, "\(failed.stderr)")
+
+        let merge = try SluiceBinary.run(["stats", "merge", "a.json", "b.json", "--out", "merged.json"], in: directory.path)
+        #expect(merge.status == 65)
+        #expect(merge.stderr.contains("sluice: error: b.json: the run stopped on an error: read error on unreadable"), "\(merge.stderr)")
+        #expect(merge.stderr.contains("the merged stats are written, but 1 of the 2 shards did not end cleanly"), "\(merge.stderr)")
+        let merged = stats(directory, "merged.json")
+        #expect(merged["lines_in"] as? Int == 2 && (merged["error"] as? String)?.hasPrefix("b.json: read error on unreadable") == true)
+    }
+
+    @Test func aShardWhoseLinesDoNotAddUpIsNamedWithItsNumbersAndTheMergeExits65() throws {
+        let directory = TemporaryDirectory()
+        directory.write("in.ndjson", String(repeating: #"{"type":"track","event":"e","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"# + "\n", count: 5))
+        #expect(try SluiceBinary.run(["run", "--stats", "a.json", "in.ndjson"], in: directory.path).status == 0)
+        // What a run cut short would leave: two lines neither emitted nor settled.
+        let text = String(decoding: FileManager.default.contents(atPath: directory.file("a.json"))!, as: UTF8.self)
+        directory.write("b.json", text.replacingOccurrences(of: #""emitted":5,"#, with: #""emitted":3,"#)
+            .replacingOccurrences(of: #""in_flight":0,"balanced":true"#, with: #""in_flight":2,"balanced":false"#))
+
+        let merge = try SluiceBinary.run(["stats", "merge", "a.json", "b.json"], in: directory.path)
+        #expect(merge.status == 65)
+        #expect(merge.stderr.contains("b.json: not balanced: lines_in 5 + carried_in 0 = 5, but emitted 3 + merged 0 + rejected 0 + dropped 0 + carried 0 = 3 (2 in flight)"),
+                "\(merge.stderr)")
+        let merged = object(Data(merge.stdout))
+        #expect(merged["in_flight"] as? Int == 2 && merged["balanced"] as? Bool == false)
+    }
+
+    @Test func filesThatCannotBeMergedExit65AndNothingIsWritten() throws {
+        let directory = TemporaryDirectory()
+        directory.write("in.ndjson", #"{"type":"track","event":"e","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"# + "\n")
+        directory.write("timed.yaml", "version: 1\nstages:\n  - timed: {}\ndestinations:\n  archive: {type: ndjson}\n")
+        #expect(try SluiceBinary.run(["run", "--stats", "a.json", "in.ndjson"], in: directory.path).status == 0)
+        #expect(try SluiceBinary.run(["run", "--pipeline", "timed.yaml", "--stats", "t.json", "in.ndjson"], in: directory.path).status == 0)
+        directory.write("summary.txt", "sluice: 1 lines in\n")
+
+        let other = try SluiceBinary.run(["stats", "merge", "a.json", "t.json", "--out", "m1.json"], in: directory.path)
+        #expect(other.status == 65)
+        #expect(other.stderr.contains("the stats are not of one pipeline, so they do not add up to one run: a.json has the stages [], t.json [timed]"),
+                "\(other.stderr)")
+        let notStats = try SluiceBinary.run(["stats", "merge", "a.json", "summary.txt", "--out", "m2.json"], in: directory.path)
+        #expect(notStats.status == 65)
+        #expect(notStats.stderr.contains("summary.txt is not a sluice run --stats file: not JSON"), "\(notStats.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("m1.json")) && !FileManager.default.fileExists(atPath: directory.file("m2.json")))
+    }
+
+    @Test func aMissingFileExits66AnOutputThatCannotBeWrittenExits73AndNoFileIsAUsageError() throws {
+        let directory = TemporaryDirectory()
+        directory.write("in.ndjson", #"{"type":"track","event":"e","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"# + "\n")
+        #expect(try SluiceBinary.run(["run", "--stats", "a.json", "in.ndjson"], in: directory.path).status == 0)
+        directory.write("file", "x")
+
+        let missing = try SluiceBinary.run(["stats", "merge", "a.json", "nope.json"], in: directory.path)
+        #expect(missing.status == 66)
+        #expect(missing.stderr.contains("cannot open input nope.json"), "\(missing.stderr)")
+        let unwritable = try SluiceBinary.run(["stats", "merge", "a.json", "--out", "file/merged.json"], in: directory.path)
+        #expect(unwritable.status == 73)
+        #expect(unwritable.stderr.contains("sluice: error: cannot write --out file/merged.json: Not a directory"), "\(unwritable.stderr)")
+        #expect(try SluiceBinary.run(["stats", "merge"], in: directory.path).status == 64)
+    }
+}
