@@ -17,10 +17,16 @@ struct RunCommand: ParsableCommand {
           sluice run --stdout archive < events.ndjson | jq -c .event | head
           tail -F app.log | sluice run --flush-interval 5s --metrics /var/lib/node_exporter/sluice.prom
           sluice run --pipeline app.yaml --state /var/lib/sluice/app.state logs/hour-09.ndjson.gz
+          sluice run --pipeline app.yaml --shard 3 --out /data/out part-3.ndjson
 
         With --state FILE, open timers, sessions and the dedupe window are restored
         from FILE at the start (a missing FILE is a first run) and saved there at
         the end; what is still open is carried to the next run, not let out.
+
+        With --shard ID (or SLUICE_SHARD), the run is one shard of many that
+        share --out: {shard} in the output paths becomes ID (without it, "all"),
+        and a path without {shard} is warned about. sluice shard-of splits the
+        input by device.
 
         Signals: SIGTERM/SIGINT stop reading, drain, finish every file and exit
         143/130 (a second SIGINT exits at once); SIGHUP closes and renames the
@@ -78,6 +84,11 @@ struct RunCommand: ParsableCommand {
     @Flag(help: ArgumentHelp("With --state: the last run of a series; let out what is still open instead of carrying it."))
     var final = false
 
+    @Option(help: ArgumentHelp("This run is one shard of several sharing --out: {shard} in output paths becomes this "
+                               + "(1-64 of A-Z a-z 0-9 _ -; default: $SLUICE_SHARD, else not sharded: \"all\").",
+                               valueName: "id"))
+    var shard: String?
+
     @Flag(help: "Print nothing on stderr but errors.")
     var quiet = false
 
@@ -85,6 +96,7 @@ struct RunCommand: ParsableCommand {
     var inputs: [String] = []
 
     func validate() throws {
+        _ = try resolvedShard()
         if final && state == nil { throw ValidationError("--final needs --state: it ends a series of runs that carry state") }
         if stdoutDestinations.count > 1 {
             throw ValidationError("--stdout is given \(stdoutDestinations.count) times (\(stdoutDestinations.joined(separator: ", "))): "
@@ -92,8 +104,18 @@ struct RunCommand: ParsableCommand {
         }
     }
 
+    /// `--shard`, else `SLUICE_SHARD`; a bad name is a usage error (exit 64).
+    private func resolvedShard() throws -> ShardID? {
+        do {
+            return try ShardID.resolve(option: shard, environment: ConfigReader.processEnvironment)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
     func run() throws {
         var request = RunRequest()
+        request.options.shard = try resolvedShard()
         request.pipelinePath = pipeline
         request.inputs = inputs
         request.options.outDirectory = out

@@ -12,7 +12,9 @@ struct SluiceCommand: ParsableCommand {
           sluice validate pipelines/*.yaml
           sluice test pipelines/*.yaml
           sluice recover out
+          sluice shard-of --shards 16 logs/2026-11-20/*.ndjson.gz > shards.tsv
         """,
-        subcommands: [RunCommand.self, ValidateCommand.self, TestCommand.self, GenerateCommand.self, RecoverCommand.self]
+        subcommands: [RunCommand.self, ValidateCommand.self, TestCommand.self, GenerateCommand.self, RecoverCommand.self,
+                      ShardOfCommand.self]
     )
 }

@@ -111,6 +111,11 @@ public enum RunProgram {
             }
         }
 
+        for finding in configuration.shardLint(shard: request.options.shard) {
+            let text = "\(finding.file):\(finding.line):\(finding.column): \(finding.message)"
+            if finding.severity == .note { logger.info("\(text)") } else { logger.warning("\(text)") }
+        }
+
         let metrics = request.metricsPath.map { MetricsFileReporter(path: $0, interval: request.options.flushInterval) }
         let progress = (request.progress ?? (console.isTerminal && !request.quiet)) ? ProgressReporter(console: console) : nil
         var reporters: [any RunReporter] = []

@@ -53,8 +53,9 @@ final class OutputSet {
         }
         try FileSystem.makeDirectories(options.outDirectory)
         if access(options.outDirectory, W_OK) != 0 { throw OutputError.cannotCreate(path: options.outDirectory, errno: errno) }
+        let shard = options.shard ?? .unsharded
         func files(_ template: PathTemplate, _ name: String, level: Int, rotation: RotationPolicy) -> FileSink {
-            FileSink(template: template, worker: CompressionWorker(
+            FileSink(template: template.filling(shard: shard), worker: CompressionWorker(
                 name: name, root: options.outDirectory, level: level, maxAge: rotation.maxAge,
                 flushInterval: options.flushInterval, finisher: finisher, openParts: openParts))
         }

@@ -192,7 +192,7 @@ public final class PipelineRunner {
             switch line {
             case let .line(buffer, number):
                 summary.inputs[inputIndex].lines = number
-                if isBlank(buffer) {
+                if LineReader.isBlank(buffer) {
                     summary.blankLines += 1
                     continue
                 }
@@ -213,7 +213,7 @@ public final class PipelineRunner {
                            rejection: rejection, truncatedFrom: length)
             case let .cutShort(buffer, number):
                 summary.inputs[inputIndex].lines = number
-                if isBlank(buffer) {
+                if LineReader.isBlank(buffer) {
                     // Only whitespace (or a `\r`) was read of it: nothing is lost, it is a blank line like any other.
                     summary.blankLines += 1
                     continue
@@ -224,12 +224,6 @@ public final class PipelineRunner {
                            rejection: rejection)
             }
         }
-    }
-
-    @inline(__always)
-    private func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in line where byte != 0x20 && byte != 0x09 && byte != 0x0D { return false }
-        return true
     }
 
     // MARK: - Stages

@@ -15,6 +15,8 @@ public struct RunOptions: Sendable {
     /// `--final` (with `--state`): the last run of a series; what the stages hold is let
     /// out at the end (as without `--state`) instead of carried; sessions and ids are still saved.
     public var finalRun = false
+    /// `--shard ID` (or `SLUICE_SHARD`): what `{shard}` becomes in paths; nil: not sharded (`all`).
+    public var shard: ShardID?
 
     public init() {}
 }
