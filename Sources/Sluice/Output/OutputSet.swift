@@ -128,6 +128,19 @@ final class OutputSet {
         finalReports?[index] ?? destinations[index].report
     }
 
+    /// The files finished so far: each destination's in the pipeline's order,
+    /// then the rejects', each output's by path; and how many more were only counted.
+    var finishedFiles: (listed: [FinishedFile], notListed: Int) {
+        var listed: [FinishedFile] = []
+        var notListed = 0
+        for output in destinations + [rejects] {
+            let files = output.sink.finishedFiles
+            listed += files.listed.sorted { $0.path < $1.path }
+            notListed += files.notListed
+        }
+        return (listed, notListed)
+    }
+
     /// What the rejects output wrote so far (all of it once finished).
     var rejectsReport: CompressionWorker.Report {
         finalReports == nil ? rejects.report : finalRejectsReport

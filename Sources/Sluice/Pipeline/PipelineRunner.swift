@@ -153,9 +153,11 @@ public final class PipelineRunner {
         var result = summary
         result.destinations = fanOut.destinationCounts(outputs: outputs)
         result.rejectFiles = outputs.rejectsReport.fileCount
+        (result.files, result.filesNotListed) = outputs.finishedFiles
         result.stages = stages.map { ($0.name, $0.counters) }
         result.stageGroups = stages.map(\.counterGroups)
         result.inputBytesTotal = inputBytesTotal
+        result.filesRoot = options.outDirectory
         if started > 0 { result.elapsedSeconds = Double(Monotonic.nanoseconds() - started) / 1e9 }
         return result
     }
