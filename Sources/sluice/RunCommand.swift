@@ -17,7 +17,7 @@ struct RunCommand: ParsableCommand {
           sluice run --stdout archive < events.ndjson | jq -c .event | head
           tail -F app.log | sluice run --flush-interval 5s --metrics /var/lib/node_exporter/sluice.prom
           sluice run --pipeline app.yaml --state /var/lib/sluice/app.state logs/hour-09.ndjson.gz
-          sluice run --pipeline app.yaml --shard 3 --out /data/out part-3.ndjson
+          sluice run --pipeline app.yaml --shard 3 --staging /data/staging/3 --out /data/out part-3.ndjson
 
         With --state FILE, open timers, sessions and the dedupe window are restored
         from FILE at the start (a missing FILE is a first run) and saved there at
@@ -28,6 +28,12 @@ struct RunCommand: ParsableCommand {
         and a path without {shard} is warned about. sluice shard-of splits the
         input by device.
 
+        With --staging DIR, the files are written under DIR and moved into place
+        under --out only when the run ends with exit 0 (DIR on --out's
+        filesystem): a killed or failed attempt leaves nothing under --out, and
+        a name that exists there already is never replaced (exit 73). With
+        --state, the state is saved only then.
+
         Signals: SIGTERM/SIGINT stop reading, drain, finish every file and exit
         143/130 (a second SIGINT exits at once); SIGHUP closes and renames the
         current files and starts new ones; SIGUSR1 prints the stats so far.
@@ -35,10 +41,12 @@ struct RunCommand: ParsableCommand {
         Exit codes: 0 success, 64 usage, 65 data error (--strict and something was
         rejected, a corrupt gzip input, or a --state file that is corrupt, of another
         format version or from another pipeline), 66 an input cannot be opened, 73
-        an output cannot be created, 74 an I/O error while running, 75 the shutdown
-        did not finish in time (.part files left: run sluice recover) or the --state
-        file is in use by another run, 78 pipeline-file error, 130/143
-        interrupted/terminated after a clean drain.
+        an output cannot be created (with --staging: a file of that name is under
+        --out already, or DIR is on another filesystem), 74 an I/O error while
+        running, 75 the shutdown did not finish in time (.part files left: run
+        sluice recover) or the --state file or --staging DIR is in use by another
+        run, 78 pipeline-file error, 130/143 interrupted/terminated after a clean
+        drain.
         """
     )
 
@@ -89,6 +97,10 @@ struct RunCommand: ParsableCommand {
                                valueName: "id"))
     var shard: String?
 
+    @Option(help: ArgumentHelp("Write the files here and move them under --out only when the run ends with exit 0 "
+                               + "(same filesystem as --out).", valueName: "dir"))
+    var staging: String?
+
     @Flag(help: "Print nothing on stderr but errors.")
     var quiet = false
 
@@ -116,6 +128,7 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         var request = RunRequest()
         request.options.shard = try resolvedShard()
+        request.options.stagingDirectory = staging
         request.pipelinePath = pipeline
         request.inputs = inputs
         request.options.outDirectory = out

@@ -83,8 +83,10 @@ public enum RunProgram {
         let control = RunControl()
         let openParts = OpenPartFiles()
         do {
+            let advice = request.options.stagingDirectory.map { "nothing was moved into place; the next run with --staging \($0) starts afresh" }
+                ?? "run `sluice recover \(request.options.outDirectory)`"
             _ = try SignalListener(control: control, openParts: openParts, shutdownTimeout: request.shutdownTimeout,
-                                   outDirectory: request.options.outDirectory, logger: logger)
+                                   leftoverAdvice: advice, logger: logger)
         } catch {
             logger.error("\(error)")
             return RunExitStatus.ioError
@@ -115,6 +117,15 @@ public enum RunProgram {
             let text = "\(finding.file):\(finding.line):\(finding.column): \(finding.message)"
             if finding.severity == .note { logger.info("\(text)") } else { logger.warning("\(text)") }
         }
+        var staging: StagingArea?
+        if let directory = request.options.stagingDirectory {
+            do {
+                staging = try StagingArea(directory: directory, outDirectory: request.options.outDirectory, logger: logger)
+            } catch {
+                logger.error("\(error)")
+                return error.exitStatus
+            }
+        }
 
         let metrics = request.metricsPath.map { MetricsFileReporter(path: $0, interval: request.options.flushInterval) }
         let progress = (request.progress ?? (console.isTerminal && !request.quiet)) ? ProgressReporter(console: console) : nil
@@ -124,9 +135,14 @@ public enum RunProgram {
 
         var summary: RunSummary
         var status = RunExitStatus.ok
+        let runner: PipelineRunner
         do {
-            let runner = try PipelineRunner(configuration: configuration, options: request.options, logger: logger,
-                                            control: control, reporters: reporters, openParts: openParts)
+            runner = try PipelineRunner(configuration: configuration, options: request.options, logger: logger,
+                                        control: control, reporters: reporters, openParts: openParts)
+        } catch {
+            return exitStatus(for: error, logger: logger)
+        }
+        do {
             summary = try runner.run(inputs: request.inputs)
         } catch let failure as RunFailure {
             summary = failure.summary
@@ -145,7 +161,27 @@ public enum RunProgram {
             logger.error("--strict: \(summary.rejectedTotal) lines were rejected")
             status = RunExitStatus.dataError
         }
-        if let path = request.statsPath {
+        let writeReports = { (summary: RunSummary, status: Int32) -> Int32 in
+            writeStatsAndMetrics(summary, status: status, statsPath: request.statsPath, metrics: metrics, logger: logger)
+        }
+        if let staging {
+            status = StagedRunEnd.finish(status: status, summary: &summary, staging: staging, runner: runner,
+                                         statePath: request.options.statePath, control: control, logger: logger,
+                                         writeReports: writeReports)
+        } else {
+            status = writeReports(summary, status)
+        }
+        logger.info("\(summary.summaryLine)")
+        control.markFinished()
+        return status
+    }
+
+    /// Writes `--stats` and `--metrics` for a run that ends with `status`;
+    /// returns the status, 73 instead of 0 when one of them cannot be written.
+    static func writeStatsAndMetrics(_ summary: RunSummary, status: Int32, statsPath: String?,
+                                     metrics: MetricsFileReporter?, logger: Logger) -> Int32 {
+        var status = status
+        if let path = statsPath {
             do {
                 try AtomicFile.write(summary.json, to: path)
             } catch {
@@ -161,8 +197,6 @@ public enum RunProgram {
                 if status == RunExitStatus.ok { status = RunExitStatus.cannotCreate }
             }
         }
-        logger.info("\(summary.summaryLine)")
-        control.markFinished()
         return status
     }
 

@@ -1,10 +1,10 @@
 /// A file a run finished (renamed from `.part` to its name): what `--stats`
-/// lists under `files`.
+/// lists under `files`, and what `--staging` moves into place.
 public struct FinishedFile: Sendable, Equatable {
     /// The destination's name, or `rejects`.
     public var destination: String
-    /// Relative to the directory the run writes under (`--out`), or absolute
-    /// when the path template is.
+    /// Relative to the directory the run writes under (`--out`, or the
+    /// `--staging` directory), or absolute when the path template is.
     public var path: String
     public var records: Int
     public var uncompressedBytes: Int

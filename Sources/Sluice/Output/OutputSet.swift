@@ -51,12 +51,23 @@ final class OutputSet {
             stdoutIndex = nil
             return
         }
-        try FileSystem.makeDirectories(options.outDirectory)
-        if access(options.outDirectory, W_OK) != 0 { throw OutputError.cannotCreate(path: options.outDirectory, errno: errno) }
+        if options.stagingDirectory != nil {
+            let absolute = settings.compactMap { settings -> (String, PathTemplate)? in
+                guard case let .files(template) = settings.target, template.isAbsolute else { return nil }
+                return ("destinations.\(settings.name).path", template)
+            } + (configuration.rejects.template.isAbsolute ? [("rejects.path", configuration.rejects.template)] : [])
+            if let (what, template) = absolute.first {
+                throw UsageError("--staging covers the files under --out, and \(what) \"\(template)\" is absolute: "
+                    + "make it relative to --out, or run without --staging")
+            }
+        }
+        let root = options.writeRoot
+        try FileSystem.makeDirectories(root)
+        if access(root, W_OK) != 0 { throw OutputError.cannotCreate(path: root, errno: errno) }
         let shard = options.shard ?? .unsharded
         func files(_ template: PathTemplate, _ name: String, level: Int, rotation: RotationPolicy) -> FileSink {
             FileSink(template: template.filling(shard: shard), worker: CompressionWorker(
-                name: name, root: options.outDirectory, level: level, maxAge: rotation.maxAge,
+                name: name, root: root, level: level, maxAge: rotation.maxAge,
                 flushInterval: options.flushInterval, finisher: finisher, openParts: openParts))
         }
         var outputs: [DestinationOutput] = []

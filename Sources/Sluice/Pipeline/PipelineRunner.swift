@@ -43,6 +43,9 @@ public final class PipelineRunner {
     private var inputBytesTotal: Int?
     /// The parser's scratch space, reused for every line.
     private let parseScratch = JSONParseScratch()
+    /// With `--staging`, the `--state` file (locked) whose save waits until the
+    /// outputs are in place: `prepareStateSave`.
+    private var heldState: StateFile?
 
     /// Checks the options against the configuration and starts the output threads.
     /// - Parameters:
@@ -133,10 +136,14 @@ public final class PipelineRunner {
             if let inputFailure, !inputFailure.isDataProblem, let statePath = options.statePath {
                 logger.error("--state \(statePath) is left as it was, because an input could not be read: run the same inputs again from it")
             } else if let state {
-                let saving = Monotonic.nanoseconds()
-                summary.state.savedBytes = try state.save(stages: stages, sourceNames: rejects.sourceNames,
-                                                           latestTime: rejects.latestTime)
-                summary.state.saveSeconds = Double(Monotonic.nanoseconds() - saving) / 1e9
+                if options.stagingDirectory != nil {
+                    heldState = state
+                } else {
+                    let saving = Monotonic.nanoseconds()
+                    summary.state.savedBytes = try state.save(stages: stages, sourceNames: rejects.sourceNames,
+                                                               latestTime: rejects.latestTime)
+                    summary.state.saveSeconds = Double(Monotonic.nanoseconds() - saving) / 1e9
+                }
             }
         } catch {
             _ = try? finishOutputs()
@@ -145,6 +152,12 @@ public final class PipelineRunner {
         let summary = snapshot()
         if let inputFailure { throw RunFailure(summary: summary, error: inputFailure) }
         return summary
+    }
+
+    /// With `--staging`, after `run`: writes the `--state` file's new content
+    /// beside it, to be committed once the outputs are in place (nil without `--state`).
+    func prepareStateSave() throws(StateError) -> StateFile.PendingSave? {
+        try heldState?.prepare(stages: stages, sourceNames: rejects.sourceNames, latestTime: rejects.latestTime)
     }
 
     /// The accounting so far (complete once `run` has returned): lines held
@@ -157,7 +170,7 @@ public final class PipelineRunner {
         result.stages = stages.map { ($0.name, $0.counters) }
         result.stageGroups = stages.map(\.counterGroups)
         result.inputBytesTotal = inputBytesTotal
-        result.filesRoot = options.outDirectory
+        result.filesRoot = options.writeRoot
         if started > 0 { result.elapsedSeconds = Double(Monotonic.nanoseconds() - started) / 1e9 }
         return result
     }

@@ -17,6 +17,12 @@ public struct RunOptions: Sendable {
     public var finalRun = false
     /// `--shard ID` (or `SLUICE_SHARD`): what `{shard}` becomes in paths; nil: not sharded (`all`).
     public var shard: ShardID?
+    /// `--staging DIR`: files are written under DIR and moved under `outDirectory`
+    /// only when the run succeeds (`StagingArea`); the `--state` file is saved after that.
+    public var stagingDirectory: String?
+
+    /// Where relative output paths are written: the staging directory, else `--out`.
+    public var writeRoot: String { stagingDirectory ?? outDirectory }
 
     public init() {}
 }

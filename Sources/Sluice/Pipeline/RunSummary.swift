@@ -74,7 +74,8 @@ public struct RunSummary: Sendable {
     /// up to `FinishedFileList.maxListed` per output; `filesNotListed` counts the rest.
     public var files: [FinishedFile] = []
     public var filesNotListed = 0
-    /// Where the files are: `--out`.
+    /// Where the files are when the run ends: `--out`, or the `--staging`
+    /// directory of a run that did not move them into place.
     public var filesRoot = "out"
     /// The size of the inputs when all are regular files (progress, ETA); nil for pipes.
     public var inputBytesTotal: Int?

@@ -3,7 +3,8 @@
 /// - a sharded run (`--shard`, `SLUICE_SHARD`) with a path that lacks
 ///   `{shard}`: a warning, because the N processes that share `--out` then
 ///   write the same names and take turns for each `{seq}` (which shard's file
-///   gets which number depends on timing);
+///   gets which number depends on timing; with `--staging` the later shard's
+///   files are refused, exit 73);
 /// - a run without a shard and a path with `{shard}`: a note saying what it
 ///   becomes (`all`).
 extension PipelineConfiguration {
@@ -21,7 +22,7 @@ extension PipelineConfiguration {
                 found.append(LintDiagnostic(
                     file: file, line: output.at.line, column: output.at.column, severity: .warning,
                     message: "\(path) has no {shard}: with --shard \(shard), the shards that share --out write the same names, "
-                        + "and which one's file gets which {seq} depends on timing; "
+                        + "and which one's file gets which {seq} depends on timing (with --staging the later one is refused); "
                         + "put {shard} in it, e.g. \"\(output.template.description.replacingAll("{seq}", with: "{shard}-{seq}"))\""))
             } else if shard == nil && output.template.usesShard {
                 found.append(LintDiagnostic(

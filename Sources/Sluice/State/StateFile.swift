@@ -26,12 +26,7 @@ public final class StateFile {
         do {
             try FileSystem.makeDirectories(FileSystem.directory(of: path))
         } catch {
-            let code: Int32
-            switch error {
-            case let .cannotCreate(_, errno), let .writeFailed(_, errno): code = errno
-            case .compressionFailed: code = EIO
-            }
-            throw .cannotWrite(path: FileSystem.directory(of: path), errno: code, atEnd: false)
+            throw .cannotWrite(path: FileSystem.directory(of: path), errno: error.errno, atEnd: false)
         }
         let lockPath = path + ".lock"
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -77,6 +72,33 @@ public final class StateFile {
     /// Writes the state of `stages` atomically over the file; returns its size.
     @discardableResult
     func save(stages: [any Stage], sourceNames: [String], latestTime: EventTime) throws(StateError) -> Int {
+        let pending = try prepare(stages: stages, sourceNames: sourceNames, latestTime: latestTime)
+        try pending.commit()
+        return pending.bytes
+    }
+
+    /// A saved state not yet in place: written and fsynced beside the file,
+    /// put over it by `commit` (rename, fsync of the directory) or thrown
+    /// away by `discard`. `--staging` commits it only once the outputs are in place.
+    struct PendingSave {
+        let temporary: String
+        let path: String
+        let bytes: Int
+
+        func commit() throws(StateError) {
+            if rename(temporary, path) != 0 {
+                let code = errno
+                unlink(temporary)
+                throw .cannotWrite(path: path, errno: code, atEnd: true)
+            }
+            FileSystem.syncDirectory(FileSystem.directory(of: path))
+        }
+
+        func discard() { unlink(temporary) }
+    }
+
+    /// Writes the state of `stages` to `FILE.tmp-PID` and fsyncs it; the file itself is not touched yet.
+    func prepare(stages: [any Stage], sourceNames: [String], latestTime: EventTime) throws(StateError) -> PendingSave {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 { throw .cannotWrite(path: temporary, errno: errno, atEnd: true) }
@@ -88,12 +110,10 @@ public final class StateFile {
         var failure = writer.failure
         if failure == nil && fsync(fd) != 0 { failure = .cannotWrite(path: temporary, errno: errno, atEnd: true) }
         if close(fd) != 0 && failure == nil { failure = .cannotWrite(path: temporary, errno: errno, atEnd: true) }
-        if failure == nil && rename(temporary, path) != 0 { failure = .cannotWrite(path: path, errno: errno, atEnd: true) }
         if let failure {
             unlink(temporary)
             throw failure
         }
-        FileSystem.syncDirectory(FileSystem.directory(of: path))
-        return Int(writer.offset)
+        return PendingSave(temporary: temporary, path: path, bytes: Int(writer.offset))
     }
 }
