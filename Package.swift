@@ -25,6 +25,8 @@ let package = Package(
         ),
         // The signal handler: async-signal-safe C that only counts and writes to a pipe.
         .target(name: "CSignalPipe"),
+        // Renaming without replacing (renameat2 RENAME_NOREPLACE), which Swift's Glibc does not export.
+        .target(name: "CRename"),
         // gzip's CRC-32: PCLMULQDQ folding on x86-64, zlib's crc32_z elsewhere and for the tail.
         .target(name: "CCRC32", linkerSettings: [.linkedLibrary("z")]),
         // JSON on bytes: the parser and its tape, edits and splices, the
@@ -44,6 +46,7 @@ let package = Package(
                 "CZlib",
                 "CSignalPipe",
                 "CCRC32",
+                "CRename",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -18,6 +18,7 @@ struct RunCommand: ParsableCommand {
           tail -F app.log | sluice run --flush-interval 5s --metrics /var/lib/node_exporter/sluice.prom
           sluice run --pipeline app.yaml --state /var/lib/sluice/app.state logs/hour-09.ndjson.gz
           sluice run --pipeline app.yaml --watermark-end 2026-11-20T23:59:58.874Z --stats part-3.json part-3.ndjson.gz
+          sluice run --pipeline app.yaml --shard 3 --staging /data/staging/3 --out /data/out part-3.ndjson
 
         With --state FILE, open timers, sessions and the dedupe window are restored
         from FILE at the start (a missing FILE is a first run) and saved there at
@@ -27,6 +28,17 @@ struct RunCommand: ParsableCommand {
         --watermark-end, the latest event time over all shards, so timers and
         sessions end alike in every shard; sluice stats merge sums their --stats.
 
+        With --shard ID (or SLUICE_SHARD), the run is one shard of many that
+        share --out: {shard} in the output paths becomes ID (without it, "all"),
+        and a path without {shard} is warned about. sluice shard-of splits the
+        input by device.
+
+        With --staging DIR, the files are written under DIR and moved into place
+        under --out only when the run ends with exit 0 (DIR on --out's
+        filesystem): a killed or failed attempt leaves nothing under --out, and
+        a name that exists there already is never replaced (exit 73). With
+        --state, the state is saved only then.
+
         Signals: SIGTERM/SIGINT stop reading, drain, finish every file and exit
         143/130 (a second SIGINT exits at once); SIGHUP closes and renames the
         current files and starts new ones; SIGUSR1 prints the stats so far.
@@ -34,13 +46,14 @@ struct RunCommand: ParsableCommand {
         Exit codes: 0 success, 64 usage, 65 data error (--strict and something was
         rejected, a corrupt gzip input, or a --state file that is corrupt, of another
         format version or from another pipeline), 66 an input cannot be opened, 73
-        an output (or --stats, --metrics) cannot be created, 74 an I/O error while
-        running, 75 the shutdown did not finish in time (.part files left: run
-        sluice recover) or the --state file is in use by another run, 78
-        pipeline-file error, 130/143 interrupted/terminated after a clean drain.
-        64, 65, 66 and 78 are final; 73, 74 and 75 are worth a retry with the same
-        inputs and the same --state, which they leave as it was (give the retry a
-        fresh --out).
+        an output cannot be created (or --stats, --metrics; with --staging: a file
+        of that name is under --out already, or DIR is on another filesystem), 74
+        an I/O error while running, 75 the shutdown did not finish in time (.part
+        files left: run sluice recover) or the --state file or --staging DIR is in
+        use by another run, 78 pipeline-file error, 130/143 interrupted/terminated
+        after a clean drain. 64, 65, 66 and 78 are final; 73, 74 and 75 are worth
+        a retry with the same inputs and the same --state, which they leave as it
+        was (give the retry a fresh --out, or use --staging).
         """
     )
 
@@ -96,6 +109,14 @@ struct RunCommand: ParsableCommand {
                 return time
             })
     var watermarkEnd: EventTime?
+    @Option(help: ArgumentHelp("This run is one shard of several sharing --out: {shard} in output paths becomes this "
+                               + "(1-64 of A-Z a-z 0-9 _ -; default: $SLUICE_SHARD, else not sharded: \"all\").",
+                               valueName: "id"))
+    var shard: String?
+
+    @Option(help: ArgumentHelp("Write the files here and move them under --out only when the run ends with exit 0 "
+                               + "(same filesystem as --out).", valueName: "dir"))
+    var staging: String?
 
     @Flag(help: "Print nothing on stderr but errors.")
     var quiet = false
@@ -104,6 +125,7 @@ struct RunCommand: ParsableCommand {
     var inputs: [String] = []
 
     func validate() throws {
+        _ = try resolvedShard()
         if final && state == nil { throw ValidationError("--final needs --state: it ends a series of runs that carry state") }
         if stdoutDestinations.count > 1 {
             throw ValidationError("--stdout is given \(stdoutDestinations.count) times (\(stdoutDestinations.joined(separator: ", "))): "
@@ -111,8 +133,19 @@ struct RunCommand: ParsableCommand {
         }
     }
 
+    /// `--shard`, else `SLUICE_SHARD`; a bad name is a usage error (exit 64).
+    private func resolvedShard() throws -> ShardID? {
+        do {
+            return try ShardID.resolve(option: shard, environment: ConfigReader.processEnvironment)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
     func run() throws {
         var request = RunRequest()
+        request.options.shard = try resolvedShard()
+        request.options.stagingDirectory = staging
         request.pipelinePath = pipeline
         request.inputs = inputs
         request.options.outDirectory = out

@@ -13,7 +13,9 @@ struct SluiceCommand: ParsableCommand {
           sluice test pipelines/*.yaml
           sluice recover out
           sluice stats merge shard-*.json --out job.json
+          sluice shard-of --shards 16 logs/2026-11-20/*.ndjson.gz > shards.tsv
         """,
-        subcommands: [RunCommand.self, ValidateCommand.self, TestCommand.self, GenerateCommand.self, RecoverCommand.self, StatsCommand.self]
+        subcommands: [RunCommand.self, ValidateCommand.self, TestCommand.self, GenerateCommand.self, RecoverCommand.self,
+                      StatsCommand.self, ShardOfCommand.self]
     )
 }

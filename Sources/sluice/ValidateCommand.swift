@@ -12,28 +12,48 @@ struct ValidateCommand: ParsableCommand {
         destination would refuse is an error; one it would rename, flatten or
         leave out (in part) is a warning (an error with --strict).
 
-        Example:
+        With --shard (or SLUICE_SHARD), the file is checked for a sharded run: an
+        output path without {shard} is a warning. Without it, a path with {shard}
+        gets a note saying what {shard} becomes ("all").
+
+        Examples:
           sluice validate pipelines/*.yaml
+          sluice validate --shard 0 --strict app.yaml
         """
     )
 
     @Flag(help: "Treat lint warnings as errors (exit 78).")
     var strict = false
 
+    @Option(help: ArgumentHelp("Check the output paths for a sharded run with this shard (default: $SLUICE_SHARD).",
+                               valueName: "id"))
+    var shard: String?
+
     @Argument(help: "Pipeline files to check.")
     var files: [String]
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("name at least one pipeline file") }
+        _ = try resolvedShard()
+    }
+
+    /// `--shard`, else `SLUICE_SHARD`; a bad name is a usage error (exit 64).
+    private func resolvedShard() throws -> ShardID? {
+        do {
+            return try ShardID.resolve(option: self.shard, environment: ConfigReader.processEnvironment)
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 
     func run() throws {
+        let shard = try resolvedShard()
         var failed = false
         for file in files {
             do {
                 let configuration = try PipelineConfiguration.load(path: file)
                 _ = try configuration.testCases()
-                let findings = configuration.lint()
+                let findings = configuration.lint() + configuration.shardLint(shard: shard)
                 for finding in findings { Diagnostics.error(finding.description) }
                 let warnings = findings.filter { $0.severity == .warning }.count
                 if findings.contains(where: { $0.severity == .error }) || (strict && warnings > 0) {

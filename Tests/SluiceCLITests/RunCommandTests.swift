@@ -279,4 +279,30 @@ import Testing
         let lines = gunzipAll(directory, under: "out/archive/").map { String(decoding: $0, as: UTF8.self) }
         #expect(lines == [compact, #"{"type":"track","event":"e","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"#])
     }
+
+    @Test func statsListsEachFinishedFileWithItsRecordsAndBytes() throws {
+        let directory = TemporaryDirectory()
+        #expect(try SluiceBinary.shell("$SLUICE generate --events 1000 --malformed 0.05 > in.ndjson", in: directory.path).status == 0)
+        directory.write("p.yaml", "version: 1\ndestinations:\n  archive: {type: ndjson, rotate: {max_events: 100}}\n")
+        let run = try SluiceBinary.run(["run", "--pipeline", "p.yaml", "--stats", "s.json", "in.ndjson"], in: directory.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: directory.file("s.json")))
+        let summary = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let listed = try #require(summary["files"] as? [[String: Any]])
+        #expect(Set(listed.compactMap { $0["path"] as? String }) == Set(directory.files().filter { $0.hasPrefix("out/") }))
+        #expect(listed.filter { $0["destination"] as? String == "archive" }.count > 9)
+        #expect(listed.last?["destination"] as? String == "rejects")
+        var records = [String: Int]()
+        for file in listed {
+            let path = try #require(file["path"] as? String)
+            let data = try #require(TestGzip.decompressFile(directory.file(path)))
+            let size = try FileManager.default.attributesOfItem(atPath: directory.file(path))[.size] as? Int
+            #expect(file["records"] as? Int == ndjsonLines(data).count, "\(path)")
+            #expect(file["uncompressed_bytes"] as? Int == data.count, "\(path)")
+            #expect(file["compressed_bytes"] as? Int == size, "\(path)")
+            records[file["destination"] as! String, default: 0] += file["records"] as! Int
+        }
+        #expect(records["archive"] == summary["emitted"] as? Int)
+        #expect(records["rejects"] == summary["rejected"] as? Int)
+    }
 }

@@ -17,7 +17,7 @@ extension PipelineConfiguration {
                 reader.error(keyNode, "duplicate destination '\(name)'")
                 continue
             }
-            if !DestinationName.isValid(name) {
+            if !PathSafeName.isValid(name) {
                 reader.error(keyNode, "destination name '\(name)' must be 1-64 characters of A-Z, a-z, 0-9, _ and -")
                 continue
             }
@@ -60,6 +60,7 @@ extension PipelineConfiguration {
         guard let entries = reader.mapping(node, known: common + type.extraKeys, what: "destination '\(name)'") else { return nil }
         var events = ["*"]
         var target = OutputTarget.files(try! PathTemplate(PipelineConfiguration.defaultPath))
+        var pathLocation = (line: node.line, column: node.column)
         var level = 6
         var rotation = type.defaultRotation
         var options: [String: ConfigValue] = [:]
@@ -78,6 +79,7 @@ extension PipelineConfiguration {
                 }
             case "path":
                 if let path = readPath(entry.value, what: "destinations.\(name).path", allowStdout: true, &reader) { target = path }
+                pathLocation = (entry.value.line, entry.value.column)
             case "gzip_level":
                 if let value = reader.integer(entry.value, what: "destinations.\(name).gzip_level", range: 0...9) { level = value }
             case "rotate":
@@ -107,18 +109,8 @@ extension PipelineConfiguration {
             }
         }
         guard let destination = type.make(name, options, &reader), reader.diagnostics.count == errorsBefore else { return nil }
-        return DestinationSettings(name: name, type: type, events: events, target: target, gzipLevel: level,
-                                   rotation: rotation, rename: rename, consentCategory: consentCategory, destination: destination)
-    }
-}
-
-/// Destination names become directory names: keep them to a safe alphabet.
-enum DestinationName {
-    static func isValid(_ name: String) -> Bool {
-        guard (1...64).contains(name.utf8.count) else { return false }
-        return name.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-        }
+        return DestinationSettings(name: name, type: type, events: events, target: target, pathLocation: pathLocation,
+                                   gzipLevel: level, rotation: rotation, rename: rename, consentCategory: consentCategory,
+                                   destination: destination)
     }
 }

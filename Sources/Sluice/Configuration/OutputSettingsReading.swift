@@ -3,12 +3,14 @@
 extension PipelineConfiguration {
     mutating func readRejects(_ node: ConfigValue, _ reader: inout ConfigReader) {
         guard let entries = reader.mapping(node, known: ["path", "gzip_level", "rotate"], what: "rejects") else { return }
+        rejects.pathLocation = (node.line, node.column)
         for entry in entries {
             switch entry.key {
             case "path":
                 if case .files(let template)? = readPath(entry.value, what: "rejects.path", allowStdout: false, &reader) {
                     rejects.template = template
                 }
+                rejects.pathLocation = (entry.value.line, entry.value.column)
             case "gzip_level":
                 if let value = reader.integer(entry.value, what: "rejects.gzip_level", range: 0...9) { rejects.gzipLevel = value }
             case "rotate":

@@ -12,7 +12,7 @@ public struct InputSettings: Sendable {
     /// `line_too_long`. A line up to this size is held whole, and the parser's
     /// index keeps 32-bit offsets, hence the ceiling.
     public var maxLineBytes = 1 << 20
-    static let maxLineBytesLimit = 1 << 30
+    public static let maxLineBytesLimit = 1 << 30
 }
 
 /// One entry of `destinations:`, resolved.
@@ -24,6 +24,8 @@ public struct DestinationSettings {
     public var events: [String]
     /// `path` (default `{dest}/{date}/{dest}-{hour}-{seq}.ndjson.gz`), or `-` for stdout.
     public var target: OutputTarget
+    /// Where `path:` is written in the file (where the destination is, for the default path).
+    public var pathLocation: (line: Int, column: Int) = (1, 1)
     /// `gzip_level` (default 6).
     public var gzipLevel: Int
     /// `rotate: {max_bytes, max_events, max_age}`.
@@ -42,6 +44,8 @@ public struct DestinationSettings {
 public struct RejectsSettings: Sendable {
     /// `path` (default `rejects/{date}/rejects-{seq}.ndjson.gz`).
     public var template: PathTemplate
+    /// Where `path:` is written in the file (`rejects:`, or the file's start, for the default path).
+    public var pathLocation: (line: Int, column: Int) = (1, 1)
     public var gzipLevel = 6
     public var rotation = RotationPolicy()
 }

@@ -134,6 +134,13 @@ final class LineReader {
         }
     }
 
+    /// Whether a line is blank: only spaces, tabs or `\r` (skipped and counted apart, never an event).
+    @inline(__always)
+    static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in line where byte != 0x20 && byte != 0x09 && byte != 0x0D { return false }
+        return true
+    }
+
     /// Takes bytes `from..<to` of a too-long line into its count and preview.
     private func skip(from: Int, to: Int) {
         guard to > from else { return }

@@ -83,8 +83,10 @@ public enum RunProgram {
         let control = RunControl()
         let openParts = OpenPartFiles()
         do {
+            let advice = request.options.stagingDirectory.map { "nothing was moved into place; the next run with --staging \($0) starts afresh" }
+                ?? "run `sluice recover \(request.options.outDirectory)`"
             _ = try SignalListener(control: control, openParts: openParts, shutdownTimeout: request.shutdownTimeout,
-                                   outDirectory: request.options.outDirectory, logger: logger)
+                                   leftoverAdvice: advice, logger: logger)
         } catch {
             logger.error("\(error)")
             return RunExitStatus.ioError
@@ -108,6 +110,20 @@ public enum RunProgram {
                     logger.error("\(flag) \(path) is the standard output, where the records go: give it a file")
                     return RunExitStatus.usage
                 }
+            }
+        }
+
+        for finding in configuration.shardLint(shard: request.options.shard) {
+            let text = "\(finding.file):\(finding.line):\(finding.column): \(finding.message)"
+            if finding.severity == .note { logger.info("\(text)") } else { logger.warning("\(text)") }
+        }
+        var staging: StagingArea?
+        if let directory = request.options.stagingDirectory {
+            do {
+                staging = try StagingArea(directory: directory, outDirectory: request.options.outDirectory, logger: logger)
+            } catch {
+                logger.error("\(error)")
+                return error.exitStatus
             }
         }
 
@@ -145,22 +161,32 @@ public enum RunProgram {
             logger.error("--strict: \(summary.rejectedTotal) lines were rejected")
             status = RunExitStatus.dataError
         }
-        let reportsWritten = writeReports(summary, status: status, request, metrics: metrics, logger: logger)
-        if !reportsWritten && status == RunExitStatus.ok { status = RunExitStatus.cannotCreate }
-        // The state goes in place last, so every code a retry is for (73, 74, 75)
-        // leaves the state the run started from: the same inputs from it again are exact.
-        if runner.holdsUnsavedState, let statePath = request.options.statePath {
-            if !reportsWritten && status == RunExitStatus.cannotCreate {
-                runner.discardState()
-                logger.error("--state \(statePath) is left as it was, because --stats or --metrics could not be written: run the same inputs again from it")
-            } else {
-                do {
-                    try runner.commitState()
-                } catch {
-                    logger.error("\(error)")
-                    status = RunExitStatus.ioError
-                    summary.error = "\(error)"
-                    _ = writeReports(summary, status: status, request, metrics: metrics, logger: nil)
+        if let staging {
+            let reports = { (summary: RunSummary, status: Int32) -> Int32 in
+                let written = writeReports(summary, status: status, request, metrics: metrics, logger: logger)
+                return !written && status == RunExitStatus.ok ? RunExitStatus.cannotCreate : status
+            }
+            status = StagedRunEnd.finish(status: status, summary: &summary, staging: staging, runner: runner,
+                                         statePath: request.options.statePath, control: control, logger: logger,
+                                         writeReports: reports)
+        } else {
+            let reportsWritten = writeReports(summary, status: status, request, metrics: metrics, logger: logger)
+            if !reportsWritten && status == RunExitStatus.ok { status = RunExitStatus.cannotCreate }
+            // The state goes in place last, so every code a retry is for (73, 74, 75)
+            // leaves the state the run started from: the same inputs from it again are exact.
+            if runner.holdsUnsavedState, let statePath = request.options.statePath {
+                if !reportsWritten && status == RunExitStatus.cannotCreate {
+                    runner.discardState()
+                    logger.error("--state \(statePath) is left as it was, because --stats or --metrics could not be written: run the same inputs again from it")
+                } else {
+                    do {
+                        try runner.commitState()
+                    } catch {
+                        logger.error("\(error)")
+                        status = RunExitStatus.ioError
+                        summary.error = "\(error)"
+                        _ = writeReports(summary, status: status, request, metrics: metrics, logger: nil)
+                    }
                 }
             }
         }

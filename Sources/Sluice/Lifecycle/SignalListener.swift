@@ -19,20 +19,21 @@ public final class SignalListener: @unchecked Sendable {
     private let control: RunControl
     private let openParts: OpenPartFiles
     private let shutdownTimeout: Duration
-    private let outDirectory: String
+    private let leftoverAdvice: String
     private let logger: Logger
     private let signalPipe: Int32
 
     /// Installs the handlers and starts the listening thread.
     /// - Parameters:
     ///   - shutdownTimeout: how long a drain may take after SIGTERM/SIGINT.
-    ///   - outDirectory: named in the message that suggests `sluice recover`.
+    ///   - leftoverAdvice: what to do about the `.part` files left, said after their list
+    ///     (run `sluice recover` on `--out`; with `--staging`, run the attempt again).
     public init(control: RunControl, openParts: OpenPartFiles, shutdownTimeout: Duration,
-                outDirectory: String, logger: Logger) throws {
+                leftoverAdvice: String, logger: Logger) throws {
         self.control = control
         self.openParts = openParts
         self.shutdownTimeout = shutdownTimeout
-        self.outDirectory = outDirectory
+        self.leftoverAdvice = leftoverAdvice
         self.logger = logger
         let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGUSR1]
         let fd = signals.withUnsafeBufferPointer { sluice_signal_pipe_install($0.baseAddress, Int32($0.count)) }
@@ -86,7 +87,7 @@ public final class SignalListener: @unchecked Sendable {
         if parts.isEmpty {
             logger.error("\(why); no file was left as .part")
         } else {
-            logger.error("\(why); left as .part: \(parts.joined(separator: ", ")); run `sluice recover \(outDirectory)`")
+            logger.error("\(why); left as .part: \(parts.joined(separator: ", ")); \(leftoverAdvice)")
         }
         _exit(SignalListener.forcedExitStatus)
     }

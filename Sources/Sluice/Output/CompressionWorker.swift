@@ -17,7 +17,7 @@ import SluiceJSON
 /// members), because records sent to it after the error were discarded.
 final class CompressionWorker: @unchecked Sendable {
     enum Command {
-        case write(key: String, data: ByteBuffer)
+        case write(key: String, data: ByteBuffer, records: Int)
         /// Close the file of this key; the next write opens the next `{seq}`.
         case rotate(key: String)
         /// Close and rename every open file (SIGHUP); the next writes open new ones.
@@ -37,6 +37,9 @@ final class CompressionWorker: @unchecked Sendable {
         var writer: GzipFileWriter
         var openedAt: UInt64
         var lastFlush: UInt64
+        /// Whether its path is relative to `root` (not an absolute template).
+        var underRoot: Bool
+        var records = 0
     }
 
     let name: String
@@ -48,7 +51,7 @@ final class CompressionWorker: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let finisher: FileFinisher
     private let openParts: OpenPartFiles
-    /// Guards `failureValue` and `report`, which finisher threads update.
+    /// Guards `failureValue`, `report` and `finished`, which finisher threads update.
     private let failureLock = NSLock()
     /// Chunk buffers the worker is done with, for the reader to fill again.
     private var spares: [ByteBuffer] = []
@@ -57,6 +60,7 @@ final class CompressionWorker: @unchecked Sendable {
     /// compressed, one being filled), so buffers are rarely freed or made anew.
     private let maxSpares: Int
     private var failureValue: OutputError?
+    private var finished = FinishedFileList()
 
     // Owned by the worker thread.
     private var files: [String: OpenFile] = [:]
@@ -135,6 +139,13 @@ final class CompressionWorker: @unchecked Sendable {
         return report
     }
 
+    /// The files finished (renamed) so far (safe from any thread).
+    var finishedFiles: FinishedFileList {
+        failureLock.lock()
+        defer { failureLock.unlock() }
+        return finished
+    }
+
     private func fail(_ error: OutputError) {
         failureLock.lock()
         if failureValue == nil { failureValue = error }
@@ -154,8 +165,8 @@ final class CompressionWorker: @unchecked Sendable {
             let command = queue.take(deadlineNanos: nextDeadline())
             if let command {
                 switch command {
-                case let .write(key, data):
-                    write(key: key, data: data)
+                case let .write(key, data, records):
+                    write(key: key, data: data, records: records)
                     recycle(data)
                 case let .rotate(key): close(key: key)
                 case .rotateAll:
@@ -181,11 +192,12 @@ final class CompressionWorker: @unchecked Sendable {
         #endif
     }
 
-    private func write(key: String, data: ByteBuffer) {
+    private func write(key: String, data: ByteBuffer, records: Int) {
         guard failure == nil else { return }
         do {
             if files[key] == nil { try open(key: key) }
             let writer = files[key]!.writer
+            files[key]!.records += records
             let before = writer.compressedBytes
             try writer.write(data.bytes)
             count(uncompressed: data.count, compressed: writer.compressedBytes - before)
@@ -233,7 +245,7 @@ final class CompressionWorker: @unchecked Sendable {
             nextSeq[key] = seq + 1
             let now = Monotonic.nanoseconds()
             openParts.insert(writer.partPath)
-            files[key] = OpenFile(writer: writer, openedAt: now, lastFlush: now)
+            files[key] = OpenFile(writer: writer, openedAt: now, lastFlush: now, underRoot: !key.hasPrefix("/"))
             return
         }
     }
@@ -263,12 +275,18 @@ final class CompressionWorker: @unchecked Sendable {
             writer.abandon()
             return
         }
+        let records = file.records
+        let prefix = file.underRoot ? root.utf8.count + 1 : 0
         finisher.submit(writer) { [self] result in
             switch result {
             case .success:
                 openParts.remove(writer.partPath)
+                // The name is known only now: another file may have taken the one asked for.
+                let done = FinishedFile(destination: name, path: String(writer.path.utf8.dropFirst(prefix))!, records: records,
+                                        uncompressedBytes: writer.uncompressedBytes, compressedBytes: writer.compressedBytes)
                 failureLock.lock()
                 report.fileCount += 1
+                finished.append(done)
                 failureLock.unlock()
             case .failure(let error):
                 fail(error)

@@ -117,6 +117,8 @@ final class DestinationOutput {
 
     private func send(_ batch: RecordBatch) throws {
         guard !batch.buffer.isEmpty else { return }
-        try sink.write(&batch.buffer, key: batch.key)
+        let records = batch.pendingRecords
+        batch.pendingRecords = 0
+        try sink.write(&batch.buffer, records: records, key: batch.key)
     }
 }

@@ -23,8 +23,8 @@ final class FileSink: OutputSink {
 
     func spareBuffer() -> ByteBuffer? { worker.spareBuffer() }
 
-    func write(_ buffer: inout ByteBuffer, key: String) {
-        worker.send(.write(key: key, data: buffer))
+    func write(_ buffer: inout ByteBuffer, records: Int, key: String) {
+        worker.send(.write(key: key, data: buffer, records: records))
         // The worker owns the filled buffer now; the next one comes from its spares (or is made).
         buffer = ByteBuffer(capacity: 16)
     }
@@ -42,4 +42,6 @@ final class FileSink: OutputSink {
     }
 
     var report: CompressionWorker.Report { worker.snapshot }
+
+    var finishedFiles: FinishedFileList { worker.finishedFiles }
 }

@@ -1,3 +1,4 @@
+import CRename
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -13,15 +14,51 @@ enum FileSystem {
 
     /// `mkdir -p`.
     static func makeDirectories(_ path: String) throws(OutputError) {
+        var made: [String] = []
+        try makeDirectories(path, made: &made)
+    }
+
+    /// `mkdir -p`, appending each directory it created to `made`, outermost first
+    /// (their parents are what to fsync for the new names to last).
+    static func makeDirectories(_ path: String, made: inout [String]) throws(OutputError) {
         if path.isEmpty || path == "." || path == "/" { return }
         var info = stat()
         if stat(path, &info) == 0 {
             if info.st_mode & S_IFMT == S_IFDIR { return }
             throw .cannotCreate(path: path, errno: ENOTDIR)
         }
-        try makeDirectories(directory(of: path))
-        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+        try makeDirectories(directory(of: path), made: &made)
+        if mkdir(path, 0o755) == 0 {
+            made.append(path)
+        } else if errno != EEXIST {
             throw .cannotCreate(path: path, errno: errno)
+        }
+    }
+
+    /// Gives the file `from` the name `to` unless a file has that name: 0, or
+    /// the errno (`EEXIST` when `to` is taken). One atomic rename(2) that
+    /// cannot replace (`RENAME_NOREPLACE`); where the filesystem cannot do that,
+    /// link(2), which fails rather than replace, then unlink(2) of `from`; where
+    /// it has no hard links either (FAT, some FUSE filesystems), a check then a
+    /// rename, which are not atomic together.
+    static func renameWithoutReplacing(_ from: String, to: String) -> Int32 {
+        while true {
+            if sluice_rename_noreplace(from, to) == 0 { return 0 }
+            let code = errno
+            switch code {
+            case EINTR: continue
+            case EINVAL, ENOSYS, ENOTSUP, EOPNOTSUPP: break
+            default: return code
+            }
+            if link(from, to) == 0 { return unlink(from) == 0 ? 0 : errno }
+            switch errno {
+            case EEXIST: return EEXIST
+            case EPERM, ENOTSUP, EMLINK:
+                if exists(to) { return EEXIST }
+                return rename(from, to) == 0 ? 0 : errno
+            case EINTR: continue
+            case let other: return other
+            }
         }
     }
 
@@ -45,6 +82,11 @@ enum FileSystem {
         var named = stat(), open = stat()
         guard stat(path, &named) == 0, fstat(fd, &open) == 0 else { return false }
         return named.st_dev == open.st_dev && named.st_ino == open.st_ino
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
     static func exists(_ path: String) -> Bool {

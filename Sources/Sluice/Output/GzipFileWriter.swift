@@ -60,8 +60,8 @@ final class GzipFileWriter {
 
     /// Finishes the file: last member, fsync, rename `.part` to its name, fsync the directory.
     ///
-    /// Never overwrites: the final name is taken with link(2), which fails if
-    /// it exists (another destination with the same files, another run into
+    /// Never overwrites: the final name is taken by a rename that fails if it
+    /// exists (another destination with the same files, another run into
     /// the same `--out`, a file put there by hand since the `.part` was
     /// opened); then the next free alternative name is taken instead.
     /// The rename happens before the descriptor is closed, while the lock is
@@ -76,40 +76,20 @@ final class GzipFileWriter {
         FileSystem.syncDirectory(FileSystem.directory(of: path))
     }
 
-    /// link(2) the `.part` to the final name (atomic, and fails with EEXIST
-    /// where rename(2) would replace), then unlink the `.part`. On EEXIST the
-    /// next alternative name whose `.part` is not in use either is tried.
-    /// A filesystem without hard links gets a rename after an existence check.
+    /// Renames the `.part` to the final name without replacing a file
+    /// (`FileSystem.renameWithoutReplacing`); when the name is taken, to the
+    /// next alternative name whose `.part` is not in use either.
     private func renameWithoutOverwriting() throws(OutputError) {
         var attempt = 0
         while true {
-            if link(partPath, path) == 0 {
-                if unlink(partPath) != 0 { throw .writeFailed(path: partPath, errno: errno) }
-                return
-            }
-            let code = errno
-            switch code {
-            case EEXIST:
-                guard let alternativeName else { throw .writeFailed(path: path, errno: EEXIST) }
-                repeat {
-                    attempt += 1
-                    path = alternativeName(attempt)
-                } while FileSystem.exists(path) || FileSystem.exists(path + ".part")
-            case EPERM, ENOTSUP, EMLINK, EXDEV:
-                // No hard links here (FAT, some FUSE filesystems): the check and the rename are not atomic.
-                if FileSystem.exists(path) {
-                    guard let alternativeName else { throw .writeFailed(path: path, errno: EEXIST) }
-                    attempt += 1
-                    path = alternativeName(attempt)
-                    continue
-                }
-                if rename(partPath, path) != 0 { throw .writeFailed(path: partPath, errno: errno) }
-                return
-            case EINTR:
-                continue
-            default:
-                throw .writeFailed(path: partPath, errno: code)
-            }
+            let code = FileSystem.renameWithoutReplacing(partPath, to: path)
+            if code == 0 { return }
+            guard code == EEXIST else { throw .writeFailed(path: partPath, errno: code) }
+            guard let alternativeName else { throw .writeFailed(path: path, errno: EEXIST) }
+            repeat {
+                attempt += 1
+                path = alternativeName(attempt)
+            } while FileSystem.exists(path) || FileSystem.exists(path + ".part")
         }
     }
 

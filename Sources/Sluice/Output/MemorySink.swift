@@ -16,7 +16,7 @@ final class MemorySink: OutputSink {
         self.memory = memory
     }
 
-    func write(_ buffer: inout ByteBuffer, key: String) {
+    func write(_ buffer: inout ByteBuffer, records: Int, key: String) {
         memory.append(name, buffer.array)
         bytesWritten += buffer.count
         buffer.removeAll()

@@ -13,6 +13,14 @@ public enum OutputError: Error, Sendable, Equatable, CustomStringConvertible {
     /// zlib refused (exit 74).
     case compressionFailed(path: String, status: Int32)
 
+    /// The system's error number (`EIO` for zlib's).
+    var errno: Int32 {
+        switch self {
+        case let .cannotCreate(_, code), let .writeFailed(_, code): return code
+        case .compressionFailed: return EIO
+        }
+    }
+
     public var description: String {
         switch self {
         case let .cannotCreate(path, code):
@@ -28,14 +36,6 @@ public enum OutputError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension OutputError {
-    /// The system error behind it (zlib's failures count as EIO).
-    var errno: Int32 {
-        switch self {
-        case let .cannotCreate(_, code), let .writeFailed(_, code): return code
-        case .compressionFailed: return EIO
-        }
-    }
-
     /// The message for a report that could not be written (`--stats`, `--metrics`,
     /// `stats merge --out`): written whole or not at all, so no `.part` to recover.
     public func report(_ flag: String, _ path: String) -> String {

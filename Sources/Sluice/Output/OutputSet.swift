@@ -51,11 +51,23 @@ final class OutputSet {
             stdoutIndex = nil
             return
         }
-        try FileSystem.makeDirectories(options.outDirectory)
-        if access(options.outDirectory, W_OK) != 0 { throw OutputError.cannotCreate(path: options.outDirectory, errno: errno) }
+        if options.stagingDirectory != nil {
+            let absolute = settings.compactMap { settings -> (String, PathTemplate)? in
+                guard case let .files(template) = settings.target, template.isAbsolute else { return nil }
+                return ("destinations.\(settings.name).path", template)
+            } + (configuration.rejects.template.isAbsolute ? [("rejects.path", configuration.rejects.template)] : [])
+            if let (what, template) = absolute.first {
+                throw UsageError("--staging covers the files under --out, and \(what) \"\(template)\" is absolute: "
+                    + "make it relative to --out, or run without --staging")
+            }
+        }
+        let root = options.writeRoot
+        try FileSystem.makeDirectories(root)
+        if access(root, W_OK) != 0 { throw OutputError.cannotCreate(path: root, errno: errno) }
+        let shard = options.shard ?? .unsharded
         func files(_ template: PathTemplate, _ name: String, level: Int, rotation: RotationPolicy) -> FileSink {
-            FileSink(template: template, worker: CompressionWorker(
-                name: name, root: options.outDirectory, level: level, maxAge: rotation.maxAge,
+            FileSink(template: template.filling(shard: shard), worker: CompressionWorker(
+                name: name, root: root, level: level, maxAge: rotation.maxAge,
                 flushInterval: options.flushInterval, finisher: finisher, openParts: openParts))
         }
         var outputs: [DestinationOutput] = []
@@ -125,6 +137,19 @@ final class OutputSet {
     /// What the output of the destination at `index` wrote so far (all of it once finished).
     func report(destination index: Int) -> CompressionWorker.Report {
         finalReports?[index] ?? destinations[index].report
+    }
+
+    /// The files finished so far: each destination's in the pipeline's order,
+    /// then the rejects', each output's by path; and how many more were only counted.
+    var finishedFiles: (listed: [FinishedFile], notListed: Int) {
+        var listed: [FinishedFile] = []
+        var notListed = 0
+        for output in destinations + [rejects] {
+            let files = output.sink.finishedFiles
+            listed += files.listed.sorted { $0.path < $1.path }
+            notListed += files.notListed
+        }
+        return (listed, notListed)
     }
 
     /// What the rejects output wrote so far (all of it once finished).

@@ -23,8 +23,8 @@ protocol OutputSink: AnyObject {
     /// A used buffer to fill instead of allocating one, if the sink has one spare.
     func spareBuffer() -> ByteBuffer?
 
-    /// Takes the batch's records for the file `key`, leaving `buffer` empty for the next ones.
-    func write(_ buffer: inout ByteBuffer, key: String) throws
+    /// Takes the batch's `records` for the file `key`, leaving `buffer` empty for the next ones.
+    func write(_ buffer: inout ByteBuffer, records: Int, key: String) throws
 
     /// The last event's records end at byte `end` of the pending buffer (only when `tracksEvents`).
     func eventAppended(end: Int, records: Int)
@@ -43,6 +43,9 @@ protocol OutputSink: AnyObject {
 
     /// What was written so far.
     var report: CompressionWorker.Report { get }
+
+    /// The files finished so far (none for stdout and memory).
+    var finishedFiles: FinishedFileList { get }
 }
 
 extension OutputSink {
@@ -55,4 +58,5 @@ extension OutputSink {
     func rotateAll() {}
     var failure: OutputError? { nil }
     func finish() throws -> CompressionWorker.Report { report }
+    var finishedFiles: FinishedFileList { FinishedFileList() }
 }

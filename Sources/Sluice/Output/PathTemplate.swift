@@ -1,19 +1,21 @@
-/// An output path with placeholders: `{dest}`, `{date}` (YYYY-MM-DD of event
-/// time, UTC), `{hour}` (HH, UTC) and `{seq}` (a file counter, four digits or more).
+/// An output path with placeholders: `{dest}`, `{shard}` (the run's `--shard`,
+/// `all` when it has none), `{date}` (YYYY-MM-DD of event time, UTC), `{hour}`
+/// (HH, UTC) and `{seq}` (a file counter, four digits or more).
 ///
-/// Only the destination's name (checked at load time) and digits computed from
-/// event time are substituted, so no value from an event ever reaches a path.
+/// Only the destination's name (checked at load time), the shard's name
+/// (checked when the run starts) and digits computed from event time are
+/// substituted, so no value from an event ever reaches a path.
 /// Templates with `..` components are refused so outputs stay under `--out`.
 public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
     enum Segment: Sendable, Equatable {
         case literal(String)
-        case dest, date, hour, seq
+        case dest, shard, date, hour, seq
     }
 
     let segments: [Segment]
     public let description: String
 
-    public static let placeholders = ["dest", "date", "hour", "seq"]
+    public static let placeholders = ["dest", "shard", "date", "hour", "seq"]
 
     public init(_ text: String) throws(TemplateError) {
         description = text
@@ -28,6 +30,7 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
                 if !literal.isEmpty { segments.append(.literal(literal)); literal = "" }
                 switch name {
                 case "dest": segments.append(.dest)
+                case "shard": segments.append(.shard)
                 case "date": segments.append(.date)
                 case "hour": segments.append(.hour)
                 case "seq": segments.append(.seq)
@@ -47,8 +50,21 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
         self.segments = segments
     }
 
+    private init(segments: [Segment], description: String) {
+        self.segments = segments
+        self.description = description
+    }
+
     public var usesSeq: Bool { segments.contains(.seq) }
+    public var usesShard: Bool { segments.contains(.shard) }
     public var isAbsolute: Bool { description.hasPrefix("/") }
+
+    /// The template with `{shard}` filled in: the run's shard, the same for every file it writes.
+    func filling(shard: ShardID) -> PathTemplate {
+        guard usesShard else { return self }
+        let filled = segments.map { $0 == .shard ? .literal(shard.name) : $0 }
+        return PathTemplate(segments: filled, description: description)
+    }
 
     /// The path for a destination and an event time, with `{seq}` left in place;
     /// files with the same key are one series of rotated files.
@@ -59,6 +75,7 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
             switch segment {
             case .literal(let text): out += text
             case .dest: out += dest
+            case .shard: out += ShardID.unsharded.name
             case .date: out += "\(pad(utc.year, 4))-\(pad(utc.month, 2))-\(pad(utc.day, 2))"
             case .hour: out += pad(utc.hour, 2)
             case .seq: out += "{seq}"

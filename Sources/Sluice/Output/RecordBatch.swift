@@ -15,6 +15,8 @@ final class RecordBatch {
     let key: String
     /// Made when the batch is first written to (see `append`), not when it is made.
     var buffer = ByteBuffer(capacity: 16)
+    /// Records in `buffer`, handed on with it (the file's record count).
+    var pendingRecords = 0
     /// What the current file holds, handed on or not: the rotation limits count these.
     private(set) var recordsInFile = 0
     private(set) var bytesInFile = 0
@@ -68,6 +70,7 @@ final class RecordBatch {
             buffer.append(contentsOf: tail)
         }
         if recordsInFile == 0 { openedAt = now }
+        pendingRecords += count
         recordsInFile += count
         bytesInFile += added
         return (count, added)

@@ -68,7 +68,7 @@ final class StdoutSink: OutputSink {
         return loss
     }
 
-    func write(_ buffer: inout ByteBuffer, key: String) throws {
+    func write(_ buffer: inout ByteBuffer, records: Int, key: String) throws {
         defer { buffer.removeAll() }
         if closed {
             loseEvents(from: 0)

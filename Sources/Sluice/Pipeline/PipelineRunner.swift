@@ -175,9 +175,11 @@ public final class PipelineRunner {
         var result = summary
         result.destinations = fanOut.destinationCounts(outputs: outputs)
         result.rejectFiles = outputs.rejectsReport.fileCount
+        (result.files, result.filesNotListed) = outputs.finishedFiles
         result.stages = stages.map { ($0.name, $0.counters) }
         result.stageGroups = stages.map(\.counterGroups)
         result.inputBytesTotal = inputBytesTotal
+        result.filesRoot = options.writeRoot
         if started > 0 { result.elapsedSeconds = Double(Monotonic.nanoseconds() - started) / 1e9 }
         return result
     }
@@ -214,7 +216,7 @@ public final class PipelineRunner {
             switch line {
             case let .line(buffer, number):
                 summary.inputs[inputIndex].lines = number
-                if isBlank(buffer) {
+                if LineReader.isBlank(buffer) {
                     summary.blankLines += 1
                     continue
                 }
@@ -235,7 +237,7 @@ public final class PipelineRunner {
                            rejection: rejection, truncatedFrom: length)
             case let .cutShort(buffer, number):
                 summary.inputs[inputIndex].lines = number
-                if isBlank(buffer) {
+                if LineReader.isBlank(buffer) {
                     // Only whitespace (or a `\r`) was read of it: nothing is lost, it is a blank line like any other.
                     summary.blankLines += 1
                     continue
@@ -246,12 +248,6 @@ public final class PipelineRunner {
                            rejection: rejection)
             }
         }
-    }
-
-    @inline(__always)
-    private func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in line where byte != 0x20 && byte != 0x09 && byte != 0x0D { return false }
-        return true
     }
 
     // MARK: - Stages

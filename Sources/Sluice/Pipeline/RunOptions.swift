@@ -18,6 +18,14 @@ public struct RunOptions: Sendable {
     /// `--watermark-end TIME`: the event time every stage treats as the end of
     /// input (the latest of all shards), so timers expire alike in each.
     public var watermarkEnd: EventTime?
+    /// `--shard ID` (or `SLUICE_SHARD`): what `{shard}` becomes in paths; nil: not sharded (`all`).
+    public var shard: ShardID?
+    /// `--staging DIR`: files are written under DIR and moved under `outDirectory`
+    /// only when the run succeeds (`StagingArea`); the `--state` file is saved after that.
+    public var stagingDirectory: String?
+
+    /// Where relative output paths are written: the staging directory, else `--out`.
+    public var writeRoot: String { stagingDirectory ?? outDirectory }
 
     public init() {}
 }

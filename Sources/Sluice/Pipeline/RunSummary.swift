@@ -70,6 +70,13 @@ public struct RunSummary: Sendable {
     public var inputs: [InputCounts] = []
     /// Rejects files completed and renamed.
     public var rejectFiles = 0
+    /// The files finished (renamed), paths relative to `filesRoot` (`FinishedFile`),
+    /// up to `FinishedFileList.maxListed` per output; `filesNotListed` counts the rest.
+    public var files: [FinishedFile] = []
+    public var filesNotListed = 0
+    /// Where the files are when the run ends: `--out`, or the `--staging`
+    /// directory of a run that did not move them into place.
+    public var filesRoot = "out"
     /// The size of the inputs when all are regular files (progress, ETA); nil for pipes.
     public var inputBytesTotal: Int?
     /// Whether a reader closed stdout early (`| head`): input stopped there.
@@ -163,6 +170,18 @@ public struct RunSummary: Sendable {
             out.raw("state", s.text)
         }
         out.field("reject_files", rejectFiles)
+        var filesJSON: [String] = []
+        for file in files {
+            var f = JSONObjectWriter()
+            f.field("destination", file.destination)
+            f.field("path", file.path(under: filesRoot))
+            f.field("records", file.records)
+            f.field("uncompressed_bytes", file.uncompressedBytes)
+            f.field("compressed_bytes", file.compressedBytes)
+            filesJSON.append(f.text)
+        }
+        out.raw("files", "[" + filesJSON.joined(separator: ",") + "]")
+        if filesNotListed > 0 { out.field("files_not_listed", filesNotListed) }
         out.field("stdout_closed_early", stdoutClosedEarly)
         out.raw("elapsed_seconds", format3(elapsedSeconds))
         if let error { out.field("error", error) }

@@ -55,8 +55,10 @@ public enum PartFileRecovery {
         return report
     }
 
-    /// Every `*.part` under the directory (not in the quarantine), sorted;
-    /// leftover `*.recovering` temp files of an interrupted recover are removed.
+    /// Every `*.part` under the directory (not in the quarantine, nor in a
+    /// `--staging` directory: those are an attempt's, which the next attempt
+    /// clears), sorted; leftover `*.recovering` temp files of an interrupted
+    /// recover are removed.
     static func partFiles(_ options: Options) throws(RecoveryError) -> [String] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: options.directory, isDirectory: &isDirectory), isDirectory.boolValue,
@@ -67,7 +69,8 @@ public enum PartFileRecovery {
         var result: [String] = []
         while let relative = enumerator.nextObject() as? String {
             let path = options.directory + "/" + relative
-            if URL(fileURLWithPath: path).standardizedFileURL.path == quarantine {
+            if URL(fileURLWithPath: path).standardizedFileURL.path == quarantine
+                || FileSystem.exists(path + "/" + StagingArea.markerName) {
                 enumerator.skipDescendants()
                 continue
             }

@@ -27,12 +27,7 @@ public final class StateFile {
         do {
             try FileSystem.makeDirectories(FileSystem.directory(of: path))
         } catch {
-            let code: Int32
-            switch error {
-            case let .cannotCreate(_, errno), let .writeFailed(_, errno): code = errno
-            case .compressionFailed: code = EIO
-            }
-            throw .cannotWrite(path: FileSystem.directory(of: path), errno: code, atEnd: false)
+            throw .cannotWrite(path: FileSystem.directory(of: path), errno: error.errno, atEnd: false)
         }
         let lockPath = path + ".lock"
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)

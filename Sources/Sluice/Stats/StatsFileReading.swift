@@ -67,6 +67,13 @@ extension RunSummary {
                 usesState = true
                 state = try reader.state(value, key)
             case "reject_files": rejectFiles = try reader.int(value, key)
+            case "files":
+                // Paths as they were on disk at the end of that run.
+                filesRoot = ""
+                for (index, node) in try reader.elements(of: value, key).enumerated() {
+                    files.append(try reader.finishedFile(node, "files[\(index)]"))
+                }
+            case "files_not_listed": filesNotListed = try reader.int(value, key)
             case "stdout_closed_early": stdoutClosedEarly = try reader.bool(value, key)
             case "elapsed_seconds": elapsedSeconds = try reader.double(value, key)
             case "error": error = try reader.string(value, key)
@@ -223,6 +230,27 @@ private struct StatsJSONReader {
         counts.bytes = bytes
         counts.error = error
         return counts
+    }
+
+    func finishedFile(_ node: Int, _ what: String) throws(StatsFileError) -> FinishedFile {
+        var file = FinishedFile(destination: "", path: "", records: 0, uncompressedBytes: 0, compressedBytes: 0)
+        var seen = Set<String>()
+        for (key, value) in try members(of: node, what) {
+            let field = "\(what).\(key)"
+            seen.insert(key)
+            switch key {
+            case "destination": file.destination = try string(value, field)
+            case "path": file.path = try string(value, field)
+            case "records": file.records = try int(value, field)
+            case "uncompressed_bytes": file.uncompressedBytes = try int(value, field)
+            case "compressed_bytes": file.compressedBytes = try int(value, field)
+            default: throw problem("unknown key '\(field)' (written by another version of sluice?)")
+            }
+        }
+        for key in ["destination", "path", "records", "uncompressed_bytes", "compressed_bytes"] where !seen.contains(key) {
+            throw problem("\(what) has no '\(key)'")
+        }
+        return file
     }
 
     func state(_ node: Int, _ what: String) throws(StatsFileError) -> RunSummary.StateCounts {

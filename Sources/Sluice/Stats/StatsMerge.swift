@@ -7,7 +7,7 @@
 ///   process, not a count: the merge keeps the largest. So do
 ///   `elapsed_seconds` and the state's `load_seconds` and `save_seconds`
 ///   (shards run side by side: the job took as long as its slowest).
-/// - `inputs` are the shards' lists one after another, in the files' order;
+/// - `inputs` and `files` are the shards' lists one after another, in the files' order;
 ///   `stdout_closed_early` is true if it is in any shard.
 /// - A shard's `error` is kept, prefixed with its file.
 ///
@@ -101,6 +101,8 @@ extension RunSummary {
         }
         inputs += shard.inputs
         rejectFiles += shard.rejectFiles
+        files += shard.files
+        filesNotListed += shard.filesNotListed
         stdoutClosedEarly = stdoutClosedEarly || shard.stdoutClosedEarly
         elapsedSeconds = max(elapsedSeconds, shard.elapsedSeconds)
         if shard.usesState {

@@ -191,6 +191,13 @@ import SluiceTestSupport
         ("/abs/{seq}.gz", "abs/{seq}.gz", false),
         ("x/1{seq}.gz", "x/{seq}.gz", true),
         ("x/a{seq}.gz", "x/{seq}.gz", false),
+        ("x/{shard}-{seq}.gz", "x/{shard}-{seq}.gz", true),
+        ("x/{shard}-{seq}.gz", "y/{shard}-{seq}.gz", false),
+        ("x/{shard}/{seq}.gz", "x/{seq}.gz", false),          // a shard name has no `/`
+        ("x/{shard}{seq}.gz", "x/{seq}.gz", true),           // shard "0" and seq 0000 give 00000, seq 00000 too
+        ("x/{shard}-{seq}.gz", "x/a-{seq}.gz", true),         // the shard named "a"
+        ("x/{shard}.{seq}.gz", "x/{seq}.gz", false),          // a shard name has no `.`
+        ("{dest}-{shard}/{seq}.gz", "{dest}/{seq}.gz", false),
     ])
     func templatesOverlapWhenSomeNameMatchesBoth(_ a: String, _ b: String, _ overlap: Bool) throws {
         let first = try PathTemplate(a), second = try PathTemplate(b)

@@ -25,6 +25,22 @@ import SluiceTestSupport
         #expect(throws: expected) { try PathTemplate(text) }
     }
 
+    @Test func shardIsFilledWithTheRunsShardAndIsAllWithoutOne() throws {
+        let template = try PathTemplate("{dest}/{date}/{dest}-{shard}-{hour}-{seq}.ndjson.gz")
+        let time = EventTime.parseISO8601("2026-11-20T08:30:00Z")!
+        #expect(template.usesShard)
+        #expect(template.filling(shard: try ShardID("eu-3")).key(dest: "a", time: time) == "a/2026-11-20/a-eu-3-08-{seq}.ndjson.gz")
+        #expect(template.filling(shard: .unsharded).key(dest: "a", time: time) == "a/2026-11-20/a-all-08-{seq}.ndjson.gz")
+        #expect(template.key(dest: "a", time: time) == "a/2026-11-20/a-all-08-{seq}.ndjson.gz")
+        #expect(template.filling(shard: try ShardID("7")).description == template.description)
+        #expect(try !PathTemplate("{dest}/{seq}").usesShard)
+    }
+
+    @Test func theUnknownPlaceholderMessageListsShard() {
+        #expect(TemplateError.unknownPlaceholder("user").description
+            == "unknown placeholder {user}; known: {dest}, {shard}, {date}, {hour}, {seq}")
+    }
+
     @Test func hourBucketsSplitAtTheHourIncludingBeforeTheEpoch() {
         let a = EventTime.parseISO8601("2026-11-20T08:59:59.999Z")!
         let b = EventTime.parseISO8601("2026-11-20T09:00:00Z")!

@@ -213,6 +213,16 @@ import SluiceTestSupport
         #expect(directory.files() == ["out/.quarantine/a.ndjson.gz.part", "out/a.ndjson.gz"])
     }
 
+    @Test func aStagingDirectoryInsideIsLeftToItsNextAttempt() throws {
+        let directory = TemporaryDirectory()
+        directory.write("out/a/x.ndjson.gz.part", threeMembers)
+        directory.write("out/.staging/3/.sluice-staging", "")
+        directory.write("out/.staging/3/a/y.ndjson.gz.part", threeMembers)
+        let report = recover(directory)
+        #expect(report.files.map(\.path) == [directory.file("out/a/x.ndjson.gz.part")])
+        #expect(directory.files().contains("out/.staging/3/a/y.ndjson.gz.part"))
+    }
+
     @Test func aMissingDirectoryIsExit66() {
         let directory = TemporaryDirectory()
         #expect(recover(directory).exitStatus == 66)
