@@ -43,6 +43,8 @@ public final class PipelineRunner {
     private var inputBytesTotal: Int?
     /// The parser's scratch space, reused for every line.
     private let parseScratch = JSONParseScratch()
+    /// Where the lines come from, once the run has started.
+    private var feed: ConcatenatedInputs?
 
     /// Checks the options against the configuration and starts the output threads.
     /// - Parameters:
@@ -89,15 +91,15 @@ public final class PipelineRunner {
         try run(inputs: [name], contents: bytes)
     }
 
-    private func run(inputs: [String], contents: [UInt8]?) throws -> RunSummary {
+    private func run(inputs paths: [String], contents: [UInt8]?) throws -> RunSummary {
         started = Monotonic.nanoseconds()
         reportersDue = reporters.map { started + UInt64(max($0.interval.nanoseconds, 1_000_000)) }
-        for path in inputs where contents == nil && path != "-" && access(path, R_OK) != 0 {
+        for path in paths where contents == nil && path != "-" && access(path, R_OK) != 0 {
             let code = errno
             _ = try? finishOutputs()
             throw InputError.cannotOpen(path: path, errno: code)
         }
-        inputBytesTotal = contents.map(\.count) ?? InputSize.total(of: inputs)
+        inputBytesTotal = contents.map(\.count) ?? InputSize.total(of: paths)
         var state: StateFile?
         if let statePath = options.statePath {
             do {
@@ -109,15 +111,9 @@ public final class PipelineRunner {
         }
         var inputFailure: InputError?
         do {
-            for path in inputs where !stopReading {
-                do {
-                    try read(path, contents: contents)
-                } catch let error as InputError {
-                    summary.inputs[summary.inputs.count - 1].error = error.description
-                    logger.error("\(error)")
-                    if inputFailure == nil { inputFailure = error }
-                }
-            }
+            let feed = makeFeed(paths: paths, contents: contents)
+            self.feed = feed
+            inputFailure = try read(feed)
             if state != nil && !options.finalRun {
                 // What the stages hold goes to the state, not out as `end_of_input`.
                 summary.carried = stages.reduce(0) { $0 + (($1 as? any StatefulStage)?.heldLines ?? 0) }
@@ -156,6 +152,12 @@ public final class PipelineRunner {
         result.stages = stages.map { ($0.name, $0.counters) }
         result.stageGroups = stages.map(\.counterGroups)
         result.inputBytesTotal = inputBytesTotal
+        if let feed {
+            let reached = feed.inputs.filter(\.reached)
+            result.linesIn = reached.reduce(0) { $0 + $1.nonBlankLines }
+            result.blankLines = reached.reduce(0) { $0 + $1.blankLines }
+            result.inputs = reached.map(\.counts)
+        }
         if started > 0 { result.elapsedSeconds = Double(Monotonic.nanoseconds() - started) / 1e9 }
         return result
     }
@@ -175,61 +177,52 @@ public final class PipelineRunner {
         return state
     }
 
-    private func read(_ path: String, contents: [UInt8]? = nil) throws {
-        let sourceIndex = Int32(rejects.sourceNames.count)
-        rejects.sourceNames.append(path == "-" ? "<stdin>" : path)
-        summary.inputs.append(RunSummary.InputCounts(path: rejects.sourceNames.last!))
-        let inputIndex = summary.inputs.count - 1
-        let reader = try contents.map {
-            LineReader(path: path, source: MemoryByteSource($0), maxLineBytes: configuration.input.maxLineBytes)
-        } ?? LineReader.open(path, maxLineBytes: configuration.input.maxLineBytes, gate: self)
-        reader.beforeRead = { [unowned self] in
-            try handOver()
-            summary.inputs[inputIndex].bytes = reader.bytesConsumed
+    // MARK: - Reading
+
+    /// The inputs, one after another, as given.
+    private func makeFeed(paths: [String], contents: [UInt8]?) -> ConcatenatedInputs {
+        let reading = InputReading(maxLineBytes: configuration.input.maxLineBytes, gate: self,
+                                   beforeRead: { [unowned self] in try handOver() }, scratch: parseScratch)
+        let base = Int32(rejects.sourceNames.count)
+        let inputs = paths.enumerated().map { index, path in
+            contents.map { InputLines(bytes: $0, named: path, source: base + Int32(index), reading: reading) }
+                ?? InputLines(path: path, source: base + Int32(index), reading: reading)
         }
-        defer { summary.inputs[inputIndex].bytes = reader.bytesConsumed }
-        while !stopReading, let line = try reader.next() {
-            switch line {
-            case let .line(buffer, number):
-                summary.inputs[inputIndex].lines = number
-                if isBlank(buffer) {
-                    summary.blankLines += 1
-                    continue
-                }
-                summary.linesIn += 1
-                let origin = Origin(source: sourceIndex, line: number)
-                switch Event.decode(buffer, origin: origin, scratch: parseScratch) {
-                case .success(let event):
-                    if event.time > rejects.latestTime { rejects.latestTime = event.time }
-                    try runStage(0, event)
-                case .failure(let rejection):
-                    try reject(line: buffer, origin: origin, stage: "input", rejection: rejection)
-                }
-            case let .tooLong(preview, length, number):
-                summary.inputs[inputIndex].lines = number
-                summary.linesIn += 1
-                let rejection = Rejection(.lineTooLong, "the line has \(length) bytes; input.max_line_bytes is \(configuration.input.maxLineBytes)")
-                try reject(line: preview, origin: Origin(source: sourceIndex, line: number), stage: "input",
-                           rejection: rejection, truncatedFrom: length)
-            case let .cutShort(buffer, number):
-                summary.inputs[inputIndex].lines = number
-                if isBlank(buffer) {
-                    // Only whitespace (or a `\r`) was read of it: nothing is lost, it is a blank line like any other.
-                    summary.blankLines += 1
-                    continue
-                }
-                summary.linesIn += 1
-                let rejection = Rejection(.cutByShutdown, "reading stopped for a shutdown after \(buffer.count) bytes of this line")
-                try reject(line: buffer, origin: Origin(source: sourceIndex, line: number), stage: "input",
-                           rejection: rejection)
-            }
-        }
+        rejects.sourceNames += inputs.map(\.name)
+        return ConcatenatedInputs(inputs, mayBeginNext: { [unowned self] in !stopReading })
     }
 
-    @inline(__always)
-    private func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in line where byte != 0x20 && byte != 0x09 && byte != 0x0D { return false }
-        return true
+    /// Hands every line the feed gives to the stages (or the rejects), until
+    /// it has none left; returns the first input error (the other inputs go on).
+    /// Once reading must stop, the feed is told so and still gives what it holds.
+    private func read<Feed: InputFeed>(_ feed: Feed) throws -> InputError? {
+        var failure: InputError?
+        var toldToStop = false
+        while true {
+            if stopReading && !toldToStop {
+                toldToStop = true
+                feed.stop(drainRead: stopping)
+            }
+            let record: InputRecord?
+            do {
+                record = try feed.next()
+            } catch let error as InputError {
+                logger.error("\(error)")
+                if failure == nil { failure = error }
+                continue
+            }
+            // Consumed, not copied: the event moves on to the stages without a retain.
+            switch consume record {
+            case nil:
+                return failure
+            case .event(let event)?:
+                if event.time > rejects.latestTime { rejects.latestTime = event.time }
+                try runStage(0, event)
+            case .rejected(let line)?:
+                try reject(line: line.bytes, origin: line.origin, stage: "input", rejection: line.rejection,
+                           truncatedFrom: line.truncatedFrom)
+            }
+        }
     }
 
     // MARK: - Stages
