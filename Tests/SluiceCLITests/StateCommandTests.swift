@@ -173,10 +173,9 @@ import Glibc
         #expect(saved.count > 12)
 
         directory.write("hour-09.ndjson", line(#""event":"upload","timed":"stop","timerId":"u1""#, at: "08:00:09", id: "m2") + "\n")
-        try FileManager.default.createDirectory(atPath: directory.file("unreadable"), withIntermediateDirectories: false)
-        // A directory opens for reading but every read fails (EISDIR): an I/O error, not bad data.
+        // The process's own memory opens for reading but reading it from address 0 fails (EIO): an I/O error, not bad data.
         let second = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "app.state", "--stats", "s2.json",
-                                           "hour-09.ndjson", "unreadable"], in: directory.path)
+                                           "hour-09.ndjson", "/proc/self/mem"], in: directory.path)
         #expect(second.status == 74, "\(second.stderr)")
         #expect(bytes(directory, "app.state") == saved, "the state is the one before the failed run")
         #expect(!directory.files().contains { $0.contains(".tmp-") })

@@ -73,8 +73,9 @@ public final class PipelineRunner {
         fanOut = FanOut(destinations: configuration.destinations, outputs: outputs, rejects: rejects)
     }
 
-    /// Reads every input in order (`-` is stdin), then drains the stages and
-    /// closes every file. Inputs that cannot be opened fail before anything is read.
+    /// Reads every input in order (`-` is stdin, a directory its files in name
+    /// order), then drains the stages and closes every file. Inputs that cannot
+    /// be opened fail before anything is read.
     ///
     /// A stop request (SIGTERM, SIGINT) ends reading at the next read: what
     /// was read is processed, the stages drain as at the end of input (with
@@ -91,13 +92,15 @@ public final class PipelineRunner {
         try run(inputs: [name], contents: bytes)
     }
 
-    private func run(inputs paths: [String], contents: [UInt8]?) throws -> RunSummary {
+    private func run(inputs arguments: [String], contents: [UInt8]?) throws -> RunSummary {
         started = Monotonic.nanoseconds()
         reportersDue = reporters.map { started + UInt64(max($0.interval.nanoseconds, 1_000_000)) }
-        for path in paths where contents == nil && path != "-" && access(path, R_OK) != 0 {
-            let code = errno
+        let paths: [String]
+        do {
+            paths = try contents == nil ? InputList.resolve(arguments) : arguments
+        } catch {
             _ = try? finishOutputs()
-            throw InputError.cannotOpen(path: path, errno: code)
+            throw error
         }
         inputBytesTotal = contents.map(\.count) ?? InputSize.total(of: paths)
         var state: StateFile?
