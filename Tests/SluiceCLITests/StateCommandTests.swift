@@ -181,7 +181,7 @@ import Glibc
         #expect(!directory.files().contains { $0.contains(".tmp-") })
     }
 
-    /// Hourly runs over a day cut in three give the records one run over the whole day gives.
+    /// Hourly runs over a day cut in three give the records one run over the whole day, read in order, gives.
     @Test func runsChainedThroughTheStateGiveTheOutputOfOneRun() throws {
         let directory = TemporaryDirectory()
         let generated = try SluiceBinary.shell("$SLUICE generate --events 12000 --seed 21 --malformed 0.01 --late 0.03 > day.ndjson",
@@ -192,7 +192,7 @@ import Glibc
         for (index, part) in parts.enumerated() {
             directory.write("part-\(index).ndjson", part.map { $0 + [0x0A] }.joined().map { $0 })
         }
-        let whole = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "whole", "--stats", "whole.json",
+        let whole = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "whole", "--stats", "whole.json", "--concat",
                                           "part-0.ndjson", "part-1.ndjson", "part-2.ndjson"], in: directory.path)
         #expect(whole.status == 0, "\(whole.stderr)")
         var carried = 0

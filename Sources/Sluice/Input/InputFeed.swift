@@ -1,6 +1,6 @@
 /// Where the runner gets its lines: the inputs one after another
-/// (`ConcatenatedInputs`). The runner only asks for the next record and
-/// tells it when to stop.
+/// (`ConcatenatedInputs`), or merged in event time (`EventTimeMerge`). The
+/// runner only asks for the next record and tells it when to stop.
 protocol InputFeed: AnyObject {
     /// Every input of the run, in the order given (those not reached yet included).
     var inputs: [InputLines] { get }
@@ -16,8 +16,8 @@ protocol InputFeed: AnyObject {
     func stop(drainRead: Bool)
 }
 
-/// The inputs read one after another, in the order given: each line goes on
-/// as soon as it is read.
+/// The inputs read one after another, in the order given (`--concat`, and
+/// any run of one input): each line goes on as soon as it is read.
 final class ConcatenatedInputs: InputFeed {
     let inputs: [InputLines]
     private var current = 0

@@ -32,7 +32,8 @@ struct InputReading {
 /// and counted, and what was read of it kept for `--stats`' `inputs`.
 ///
 /// It opens its file when first read and lets go of it (the descriptor and
-/// the read buffer) at its end or its error.
+/// the read buffer) at its end or its error, so a merge of many files holds
+/// only the ones still being read.
 final class InputLines {
     /// The path, or `-` for stdin.
     let path: String
@@ -51,6 +52,9 @@ final class InputLines {
     /// Non-blank lines read (the run's `lines_in` is their sum over the inputs).
     private(set) var nonBlankLines = 0
     private(set) var blankLines = 0
+    /// The event time (microseconds) of the last event read; `Int64.min` before
+    /// the first. A line rejected at input has no time of its own: it goes with this one.
+    private(set) var lastEventTime = Int64.min
     /// Why the input stopped early (it could not be opened, corrupt gzip, a read error).
     private(set) var error: InputError?
     private var bytesAtEnd = 0
@@ -103,6 +107,7 @@ final class InputLines {
                     let origin = Origin(source: source, line: number)
                     switch Event.decode(buffer, origin: origin, scratch: reading.scratch) {
                     case .success(let event):
+                        lastEventTime = event.time.microseconds
                         return .event(event)
                     case .failure(let rejection):
                         return .rejected(RejectedLine(bytes: Array(buffer), origin: origin, rejection: rejection))

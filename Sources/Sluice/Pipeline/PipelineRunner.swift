@@ -44,7 +44,7 @@ public final class PipelineRunner {
     /// The parser's scratch space, reused for every line.
     private let parseScratch = JSONParseScratch()
     /// Where the lines come from, once the run has started.
-    private var feed: ConcatenatedInputs?
+    private var feed: (any InputFeed)?
 
     /// Checks the options against the configuration and starts the output threads.
     /// - Parameters:
@@ -73,9 +73,10 @@ public final class PipelineRunner {
         fanOut = FanOut(destinations: configuration.destinations, outputs: outputs, rejects: rejects)
     }
 
-    /// Reads every input in order (`-` is stdin, a directory its files in name
-    /// order), then drains the stages and closes every file. Inputs that cannot
-    /// be opened fail before anything is read.
+    /// Reads the inputs (`-` is stdin, a directory its files in name order):
+    /// one, or several with `--concat`, one after another; several merged in
+    /// event time (`EventTimeMerge`). Then drains the stages and closes every
+    /// file. Inputs that cannot be opened fail before anything is read.
     ///
     /// A stop request (SIGTERM, SIGINT) ends reading at the next read: what
     /// was read is processed, the stages drain as at the end of input (with
@@ -116,7 +117,13 @@ public final class PipelineRunner {
         do {
             let feed = makeFeed(paths: paths, contents: contents)
             self.feed = feed
-            inputFailure = try read(feed)
+            // Called with the concrete type, so the read loop is specialized for each.
+            if let merge = feed as? EventTimeMerge {
+                inputFailure = try read(merge)
+                warnIfTheReorderBufferWasFull(merge)
+            } else {
+                inputFailure = try read(feed as! ConcatenatedInputs)
+            }
             if state != nil && !options.finalRun {
                 // What the stages hold goes to the state, not out as `end_of_input`.
                 summary.carried = stages.reduce(0) { $0 + (($1 as? any StatefulStage)?.heldLines ?? 0) }
@@ -160,6 +167,7 @@ public final class PipelineRunner {
             result.linesIn = reached.reduce(0) { $0 + $1.nonBlankLines }
             result.blankLines = reached.reduce(0) { $0 + $1.blankLines }
             result.inputs = reached.map(\.counts)
+            result.reorder = (feed as? EventTimeMerge)?.counts
         }
         if started > 0 { result.elapsedSeconds = Double(Monotonic.nanoseconds() - started) / 1e9 }
         return result
@@ -182,8 +190,10 @@ public final class PipelineRunner {
 
     // MARK: - Reading
 
-    /// The inputs, one after another, as given.
-    private func makeFeed(paths: [String], contents: [UInt8]?) -> ConcatenatedInputs {
+    /// One input, or `--concat`: the inputs one after another, as given. Else
+    /// one stream merged in event time over the window (by default the
+    /// largest `lateness` of the stages, 5m without).
+    private func makeFeed(paths: [String], contents: [UInt8]?) -> any InputFeed {
         let reading = InputReading(maxLineBytes: configuration.input.maxLineBytes, gate: self,
                                    beforeRead: { [unowned self] in try handOver() }, scratch: parseScratch)
         let base = Int32(rejects.sourceNames.count)
@@ -192,8 +202,15 @@ public final class PipelineRunner {
                 ?? InputLines(path: path, source: base + Int32(index), reading: reading)
         }
         rejects.sourceNames += inputs.map(\.name)
-        return ConcatenatedInputs(inputs, mayBeginNext: { [unowned self] in !stopReading })
+        if inputs.count < 2 || options.concatenateInputs {
+            return ConcatenatedInputs(inputs, mayBeginNext: { [unowned self] in !stopReading })
+        }
+        let window = options.reorderWindow ?? stages.compactMap(\.toleratedLateness).max() ?? Self.defaultReorderWindow
+        return EventTimeMerge(inputs, window: window, bufferBytes: configuration.input.reorderBufferBytes)
     }
+
+    /// The reorder window without `--reorder-window` when no stage declares a lateness.
+    static let defaultReorderWindow = Duration.seconds(5 * 60)
 
     /// Hands every line the feed gives to the stages (or the rejects), until
     /// it has none left; returns the first input error (the other inputs go on).
@@ -226,6 +243,13 @@ public final class PipelineRunner {
                            truncatedFrom: line.truncatedFrom)
             }
         }
+    }
+
+    private func warnIfTheReorderBufferWasFull(_ merge: EventTimeMerge) {
+        let early = merge.counts.letOutFull
+        guard early > 0 else { return }
+        let room = configuration.input.reorderBufferBytes
+        logger.warning("the reorder buffer was full (input.reorder_buffer: \(room) bytes): \(early) lines went on before their turn; give it more room, or a shorter --reorder-window")
     }
 
     // MARK: - Stages

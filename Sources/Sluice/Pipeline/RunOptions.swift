@@ -15,6 +15,11 @@ public struct RunOptions: Sendable {
     /// `--final` (with `--state`): the last run of a series; what the stages hold is let
     /// out at the end (as without `--state`) instead of carried; sessions and ids are still saved.
     public var finalRun = false
+    /// `--reorder-window`: how far behind its input's latest event time a line may be
+    /// and still be merged in order; nil: the largest `lateness` of the pipeline's stages (5m without).
+    public var reorderWindow: Duration?
+    /// `--concat`: several inputs are read one after another, not merged in event time.
+    public var concatenateInputs = false
 
     public init() {}
 }
