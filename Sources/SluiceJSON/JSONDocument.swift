@@ -65,6 +65,10 @@ public struct JSONDocument: Sendable {
     @inlinable var tape: [JSONNode] { storage.tape }
     /// True when the original text has whitespace outside strings.
     @inlinable public var hasInsignificantWhitespace: Bool { storage.hasInsignificantWhitespace }
+    /// The bytes the parsed line takes in memory: its text and its index (not
+    /// counting the allocations' headers, nor edits). What a holder of parsed
+    /// lines counts against its limit.
+    public var memoryBytes: Int { storage.bytes.count + storage.tape.count * MemoryLayout<JSONNode>.stride }
     /// Changes applied by stages, in the order they were made.
     @usableFromInline var edits: JSONEdits
 

@@ -7,9 +7,18 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Run a pipeline over NDJSON events from files or stdin.",
         discussion: """
-        Reads every INPUT in order (a path, or - for stdin; none means stdin).
-        Gzipped inputs are detected and gunzipped on the fly. Without --pipeline,
-        the built-in default pipeline (pipelines/default.yaml) runs.
+        Reads every INPUT (a file, a directory: its files in name order, or - for
+        stdin; none means stdin). Gzipped inputs are detected and gunzipped on the
+        fly. Without --pipeline, the built-in default pipeline (pipelines/default.yaml)
+        runs.
+
+        Several inputs (the logs of several servers, a directory of them) are merged
+        into one stream in event time: a line is held until no input can still bring
+        an earlier one, up to --reorder-window behind its own input's latest event
+        (default: the largest lateness of the pipeline's stages, 5m without), in at
+        most input.reorder_buffer bytes (default 256MiB; when full the oldest line
+        goes on early). Ties go by input order, then line order. --concat reads the
+        inputs one after another instead, as one input is read.
 
         Examples:
           sluice generate --events 100000 | sluice run
@@ -19,6 +28,7 @@ struct RunCommand: ParsableCommand {
           sluice run --pipeline app.yaml --state /var/lib/sluice/app.state logs/hour-09.ndjson.gz
           sluice run --pipeline app.yaml --watermark-end 2026-11-20T23:59:58.874Z --stats part-3.json part-3.ndjson.gz
           sluice run --pipeline app.yaml --shard 3 --staging /data/staging/3 --out /data/out part-3.ndjson
+          sluice run --pipeline app.yaml --stats day.json /var/log/app/2026-11-20/
 
         With --state FILE, open timers, sessions and the dedupe window are restored
         from FILE at the start (a missing FILE is a first run) and saved there at
@@ -121,12 +131,26 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Print nothing on stderr but errors.")
     var quiet = false
 
-    @Argument(help: ArgumentHelp("Input files (- for stdin); .gz files are gunzipped.", valueName: "input"))
+    @Option(name: .customLong("reorder-window"),
+            help: ArgumentHelp("Merging several inputs: how far behind its input's latest event time a line may be and still be put in order "
+                               + "(e.g. 0, 30s, 5m; default: the largest lateness of the pipeline's stages, 5m without).",
+                               valueName: "duration"),
+            transform: { try DurationArgument.parse($0 == "0" ? "0s" : $0) })
+    var reorderWindow: DurationArgument?
+
+    @Flag(help: "Read several inputs one after another, in the order given, instead of merging them in event time.")
+    var concat = false
+
+    @Argument(help: ArgumentHelp("Input files, directories (their files in name order) or - for stdin; gzip is gunzipped.",
+                                 valueName: "input"))
     var inputs: [String] = []
 
     func validate() throws {
         _ = try resolvedShard()
         if final && state == nil { throw ValidationError("--final needs --state: it ends a series of runs that carry state") }
+        if concat && reorderWindow != nil {
+            throw ValidationError("--reorder-window is for merging inputs in event time; --concat reads them one after another: give one of them")
+        }
         if stdoutDestinations.count > 1 {
             throw ValidationError("--stdout is given \(stdoutDestinations.count) times (\(stdoutDestinations.joined(separator: ", "))): "
                 + "only one destination can write to stdout, or its records would be mixed with another's")
@@ -154,6 +178,8 @@ struct RunCommand: ParsableCommand {
         request.options.statePath = state
         request.options.finalRun = final
         request.options.watermarkEnd = watermarkEnd
+        request.options.reorderWindow = reorderWindow?.value
+        request.options.concatenateInputs = concat
         request.statsPath = stats
         request.metricsPath = metrics
         request.progress = progress

@@ -92,7 +92,7 @@ import Testing
         #expect(session["evicted"] == 0)
     }
 
-    @Test func oneInputOrTheSameSplitInTwoGiveTheSameArchive() throws {
+    @Test func oneInputOrTheSameSplitInTwoReadOneAfterTheOtherGiveTheSameArchive() throws {
         let directory = TemporaryDirectory()
         try generate(12000, seed: 8, to: "in.ndjson", in: directory)
         let split = try SluiceBinary.shell("head -n 5000 in.ndjson > a.ndjson && tail -n +5001 in.ndjson | gzip > b.ndjson.gz",
@@ -100,7 +100,8 @@ import Testing
         #expect(split.status == 0)
         let pipeline = repositoryRoot + "/pipelines/session.yaml"
         let one = try SluiceBinary.run(["run", "--pipeline", pipeline, "--out", "one", "in.ndjson"], in: directory.path)
-        let two = try SluiceBinary.run(["run", "--pipeline", pipeline, "--out", "two", "a.ndjson", "b.ndjson.gz"], in: directory.path)
+        let two = try SluiceBinary.run(["run", "--pipeline", pipeline, "--out", "two", "--concat", "a.ndjson", "b.ndjson.gz"],
+                                       in: directory.path)
         #expect(one.status == 0 && two.status == 0, "\(one.stderr)\(two.stderr)")
         let first = gunzipAll(directory, under: "one/archive/")
         #expect(first.count > 11000)

@@ -111,13 +111,18 @@ public struct PipelineConfiguration {
     }
 
     private mutating func readInput(_ node: ConfigValue, _ reader: inout ConfigReader) {
-        guard let entries = reader.mapping(node, known: ["max_line_bytes"], what: "input") else { return }
-        for entry in entries where entry.key == "max_line_bytes" {
-            guard let size = reader.size(entry.value, what: "input.max_line_bytes") else { continue }
-            if size > InputSettings.maxLineBytesLimit {
-                reader.error(entry.value, "input.max_line_bytes must be at most 1GiB: a line that long is held in memory whole")
-            } else {
-                input.maxLineBytes = size
+        guard let entries = reader.mapping(node, known: ["max_line_bytes", "reorder_buffer"], what: "input") else { return }
+        for entry in entries {
+            guard let size = reader.size(entry.value, what: "input.\(entry.key)") else { continue }
+            switch entry.key {
+            case "max_line_bytes":
+                if size > InputSettings.maxLineBytesLimit {
+                    reader.error(entry.value, "input.max_line_bytes must be at most 1GiB: a line that long is held in memory whole")
+                } else {
+                    input.maxLineBytes = size
+                }
+            default:
+                input.reorderBufferBytes = size
             }
         }
     }

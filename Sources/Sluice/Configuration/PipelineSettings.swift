@@ -13,6 +13,9 @@ public struct InputSettings: Sendable {
     /// index keeps 32-bit offsets, hence the ceiling.
     public var maxLineBytes = 1 << 20
     public static let maxLineBytesLimit = 1 << 30
+    /// `reorder_buffer` (default 256MiB): how much memory the lines held to merge
+    /// several inputs in event time may take; beyond it the oldest is let out early.
+    public var reorderBufferBytes = 256 << 20
 }
 
 /// One entry of `destinations:`, resolved.

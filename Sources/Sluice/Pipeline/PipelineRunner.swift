@@ -45,6 +45,8 @@ public final class PipelineRunner {
     private var stateFile: StateFile?
     /// The parser's scratch space, reused for every line.
     private let parseScratch = JSONParseScratch()
+    /// Where the lines come from, once the run has started.
+    private var feed: (any InputFeed)?
 
     /// Checks the options against the configuration and starts the output threads.
     /// - Parameters:
@@ -73,8 +75,10 @@ public final class PipelineRunner {
         fanOut = FanOut(destinations: configuration.destinations, outputs: outputs, rejects: rejects)
     }
 
-    /// Reads every input in order (`-` is stdin), then drains the stages and
-    /// closes every file. Inputs that cannot be opened fail before anything is read.
+    /// Reads the inputs (`-` is stdin, a directory its files in name order):
+    /// one, or several with `--concat`, one after another; several merged in
+    /// event time (`EventTimeMerge`). Then drains the stages and closes every
+    /// file. Inputs that cannot be opened fail before anything is read.
     /// With `--state`, the state is written but only put in place by `commitState`.
     ///
     /// A stop request (SIGTERM, SIGINT) ends reading at the next read: what
@@ -92,15 +96,17 @@ public final class PipelineRunner {
         try run(inputs: [name], contents: bytes)
     }
 
-    private func run(inputs: [String], contents: [UInt8]?) throws -> RunSummary {
+    private func run(inputs arguments: [String], contents: [UInt8]?) throws -> RunSummary {
         started = Monotonic.nanoseconds()
         reportersDue = reporters.map { started + UInt64(max($0.interval.nanoseconds, 1_000_000)) }
-        for path in inputs where contents == nil && path != "-" && access(path, R_OK) != 0 {
-            let code = errno
+        let paths: [String]
+        do {
+            paths = try contents == nil ? InputList.resolve(arguments) : arguments
+        } catch {
             _ = try? finishOutputs()
-            throw InputError.cannotOpen(path: path, errno: code)
+            throw error
         }
-        inputBytesTotal = contents.map(\.count) ?? InputSize.total(of: inputs)
+        inputBytesTotal = contents.map(\.count) ?? InputSize.total(of: paths)
         var state: StateFile?
         if let statePath = options.statePath {
             do {
@@ -112,14 +118,14 @@ public final class PipelineRunner {
         }
         var inputFailure: InputError?
         do {
-            for path in inputs where !stopReading {
-                do {
-                    try read(path, contents: contents)
-                } catch let error as InputError {
-                    summary.inputs[summary.inputs.count - 1].error = error.description
-                    logger.error("\(error)")
-                    if inputFailure == nil { inputFailure = error }
-                }
+            let feed = makeFeed(paths: paths, contents: contents)
+            self.feed = feed
+            // Called with the concrete type, so the read loop is specialized for each.
+            if let merge = feed as? EventTimeMerge {
+                inputFailure = try read(merge)
+                warnIfTheReorderBufferWasFull(merge)
+            } else {
+                inputFailure = try read(feed as! ConcatenatedInputs)
             }
             // `--watermark-end` holds for an input read to its end, not one a stop cut short.
             if let end = options.watermarkEnd, !stopReading { try advanceStages(to: end) }
@@ -180,6 +186,13 @@ public final class PipelineRunner {
         result.stageGroups = stages.map(\.counterGroups)
         result.inputBytesTotal = inputBytesTotal
         result.filesRoot = options.writeRoot
+        if let feed {
+            let reached = feed.inputs.filter(\.reached)
+            result.linesIn = reached.reduce(0) { $0 + $1.nonBlankLines }
+            result.blankLines = reached.reduce(0) { $0 + $1.blankLines }
+            result.inputs = reached.map(\.counts)
+            result.reorder = (feed as? EventTimeMerge)?.counts
+        }
         if started > 0 { result.elapsedSeconds = Double(Monotonic.nanoseconds() - started) / 1e9 }
         return result
     }
@@ -199,55 +212,68 @@ public final class PipelineRunner {
         return state
     }
 
-    private func read(_ path: String, contents: [UInt8]? = nil) throws {
-        let sourceIndex = Int32(rejects.sourceNames.count)
-        rejects.sourceNames.append(path == "-" ? "<stdin>" : path)
-        summary.inputs.append(RunSummary.InputCounts(path: rejects.sourceNames.last!))
-        let inputIndex = summary.inputs.count - 1
-        let reader = try contents.map {
-            LineReader(path: path, source: MemoryByteSource($0), maxLineBytes: configuration.input.maxLineBytes)
-        } ?? LineReader.open(path, maxLineBytes: configuration.input.maxLineBytes, gate: self)
-        reader.beforeRead = { [unowned self] in
-            try handOver()
-            summary.inputs[inputIndex].bytes = reader.bytesConsumed
+    // MARK: - Reading
+
+    /// One input, or `--concat`: the inputs one after another, as given. Else
+    /// one stream merged in event time over the window (by default the
+    /// largest `lateness` of the stages, 5m without).
+    private func makeFeed(paths: [String], contents: [UInt8]?) -> any InputFeed {
+        let reading = InputReading(maxLineBytes: configuration.input.maxLineBytes, gate: self,
+                                   beforeRead: { [unowned self] in try handOver() }, scratch: parseScratch)
+        let base = Int32(rejects.sourceNames.count)
+        let inputs = paths.enumerated().map { index, path in
+            contents.map { InputLines(bytes: $0, named: path, source: base + Int32(index), reading: reading) }
+                ?? InputLines(path: path, source: base + Int32(index), reading: reading)
         }
-        defer { summary.inputs[inputIndex].bytes = reader.bytesConsumed }
-        while !stopReading, let line = try reader.next() {
-            switch line {
-            case let .line(buffer, number):
-                summary.inputs[inputIndex].lines = number
-                if LineReader.isBlank(buffer) {
-                    summary.blankLines += 1
-                    continue
-                }
-                summary.linesIn += 1
-                let origin = Origin(source: sourceIndex, line: number)
-                switch Event.decode(buffer, origin: origin, scratch: parseScratch) {
-                case .success(let event):
-                    if event.time > rejects.latestTime { rejects.latestTime = event.time }
-                    try runStage(0, event)
-                case .failure(let rejection):
-                    try reject(line: buffer, origin: origin, stage: "input", rejection: rejection)
-                }
-            case let .tooLong(preview, length, number):
-                summary.inputs[inputIndex].lines = number
-                summary.linesIn += 1
-                let rejection = Rejection(.lineTooLong, "the line has \(length) bytes; input.max_line_bytes is \(configuration.input.maxLineBytes)")
-                try reject(line: preview, origin: Origin(source: sourceIndex, line: number), stage: "input",
-                           rejection: rejection, truncatedFrom: length)
-            case let .cutShort(buffer, number):
-                summary.inputs[inputIndex].lines = number
-                if LineReader.isBlank(buffer) {
-                    // Only whitespace (or a `\r`) was read of it: nothing is lost, it is a blank line like any other.
-                    summary.blankLines += 1
-                    continue
-                }
-                summary.linesIn += 1
-                let rejection = Rejection(.cutByShutdown, "reading stopped for a shutdown after \(buffer.count) bytes of this line")
-                try reject(line: buffer, origin: Origin(source: sourceIndex, line: number), stage: "input",
-                           rejection: rejection)
+        rejects.sourceNames += inputs.map(\.name)
+        if inputs.count < 2 || options.concatenateInputs {
+            return ConcatenatedInputs(inputs, mayBeginNext: { [unowned self] in !stopReading })
+        }
+        let window = options.reorderWindow ?? stages.compactMap(\.toleratedLateness).max() ?? Self.defaultReorderWindow
+        return EventTimeMerge(inputs, window: window, bufferBytes: configuration.input.reorderBufferBytes)
+    }
+
+    /// The reorder window without `--reorder-window` when no stage declares a lateness.
+    static let defaultReorderWindow = Duration.seconds(5 * 60)
+
+    /// Hands every line the feed gives to the stages (or the rejects), until
+    /// it has none left; returns the first input error (the other inputs go on).
+    /// Once reading must stop, the feed is told so and still gives what it holds.
+    private func read<Feed: InputFeed>(_ feed: Feed) throws -> InputError? {
+        var failure: InputError?
+        var toldToStop = false
+        while true {
+            if stopReading && !toldToStop {
+                toldToStop = true
+                feed.stop(drainRead: stopping)
+            }
+            let record: InputRecord?
+            do {
+                record = try feed.next()
+            } catch let error as InputError {
+                logger.error("\(error)")
+                if failure == nil { failure = error }
+                continue
+            }
+            // Consumed, not copied: the event moves on to the stages without a retain.
+            switch consume record {
+            case nil:
+                return failure
+            case .event(let event)?:
+                if event.time > rejects.latestTime { rejects.latestTime = event.time }
+                try runStage(0, event)
+            case .rejected(let line)?:
+                try reject(line: line.bytes, origin: line.origin, stage: "input", rejection: line.rejection,
+                           truncatedFrom: line.truncatedFrom)
             }
         }
+    }
+
+    private func warnIfTheReorderBufferWasFull(_ merge: EventTimeMerge) {
+        let early = merge.counts.letOutFull
+        guard early > 0 else { return }
+        let room = configuration.input.reorderBufferBytes
+        logger.warning("the reorder buffer was full (input.reorder_buffer: \(room) bytes): \(early) lines went on before their turn; give it more room, or a shorter --reorder-window")
     }
 
     // MARK: - Stages

@@ -26,6 +26,11 @@ public struct RunOptions: Sendable {
 
     /// Where relative output paths are written: the staging directory, else `--out`.
     public var writeRoot: String { stagingDirectory ?? outDirectory }
+    /// `--reorder-window`: how far behind its input's latest event time a line may be
+    /// and still be merged in order; nil: the largest `lateness` of the pipeline's stages (5m without).
+    public var reorderWindow: Duration?
+    /// `--concat`: several inputs are read one after another, not merged in event time.
+    public var concatenateInputs = false
 
     public init() {}
 }

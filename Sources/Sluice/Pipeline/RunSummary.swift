@@ -68,6 +68,26 @@ public struct RunSummary: Sendable {
     /// Each stage's nested counters (`Stage.counterGroups`), aligned with `stages`.
     public var stageGroups: [[CounterGroup]] = []
     public var inputs: [InputCounts] = []
+    /// The merge of several inputs in event time, through the reorder buffer;
+    /// nil when the inputs were read one after another.
+    public var reorder: ReorderCounts?
+
+    /// What the reorder buffer of a merge of several inputs did (`"reorder"` in `--stats`).
+    public struct ReorderCounts: Sendable {
+        public var inputs: Int
+        /// How far behind its input's latest event time a line may be and still be put in order.
+        public var windowMilliseconds: Int64
+        /// How much the held lines may take before the oldest is let out early.
+        public var bufferBytes: Int
+        /// Lines held right now (part of `in_flight`; 0 at the end).
+        public var held = 0
+        public var heldHighWater = 0
+        public var heldBytesHighWater = 0
+        /// Lines let out before their turn because the held lines took more than `bufferBytes`.
+        public var letOutFull = 0
+        /// Events let out behind a later one (later than the window in their input, or let out early by a full buffer).
+        public var outOfOrder = 0
+    }
     /// Rejects files completed and renamed.
     public var rejectFiles = 0
     /// The files finished (renamed), paths relative to `filesRoot` (`FinishedFile`),
@@ -161,6 +181,18 @@ public struct RunSummary: Sendable {
             inputsJSON.append(i.text)
         }
         out.raw("inputs", "[" + inputsJSON.joined(separator: ",") + "]")
+        if let reorder {
+            var r = JSONObjectWriter()
+            r.field("inputs", reorder.inputs)
+            r.field("window_ms", Int(reorder.windowMilliseconds))
+            r.field("buffer_bytes", reorder.bufferBytes)
+            r.field("held", reorder.held)
+            r.field("held_high_water", reorder.heldHighWater)
+            r.field("held_bytes_high_water", reorder.heldBytesHighWater)
+            r.field("let_out_full", reorder.letOutFull)
+            r.field("out_of_order", reorder.outOfOrder)
+            out.raw("reorder", r.text)
+        }
         if usesState {
             var s = JSONObjectWriter()
             s.field("loaded_bytes", state.loadedBytes)

@@ -67,6 +67,14 @@ public enum PrometheusTextfile {
                    summary.inputs.map { ([("input", $0.path)], Int($0.lines)) })
         out.metric("sluice_input_bytes_total", .counter, "Bytes read from each input (compressed bytes for gzip).",
                    summary.inputs.map { ([("input", $0.path)], $0.bytes) })
+        if let reorder = summary.reorder {
+            out.metric("sluice_reorder_held_lines", .gauge, "Lines the merge of several inputs holds in its reorder buffer (part of in_flight).",
+                       [([], reorder.held)])
+            out.metric("sluice_reorder_let_out_full_total", .counter, "Lines let out before their turn because the reorder buffer was full.",
+                       [([], reorder.letOutFull)])
+            out.metric("sluice_reorder_out_of_order_total", .counter, "Events let out behind a later one (later than the reorder window).",
+                       [([], reorder.outOfOrder)])
+        }
         out.metric("sluice_run_elapsed_seconds", .gauge, "Seconds since the run started.", [([], summary.elapsedSeconds)])
         out.metric("sluice_run_finished", .gauge, "1 once the run has ended (then sluice_run_exit_code is set), 0 while it runs.",
                    [([], outcome == nil ? 0 : 1)])

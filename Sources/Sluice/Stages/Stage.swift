@@ -30,6 +30,11 @@ public protocol Stage {
     /// Called once before the first event with the pipeline's destinations, so a
     /// stage can mark events "not for these" (`Event.withheld`) by index; default nothing.
     mutating func prepare(destinations: [DestinationDescriptor])
+    /// How late (in event time) a message may arrive for the stage to still
+    /// place it (its `lateness` setting); nil (the default) when the order of
+    /// events does not matter to it. A merge of several inputs puts lines in
+    /// order over the largest of these (`--reorder-window`'s default).
+    var toleratedLateness: Duration? { get }
 }
 
 extension Stage {
@@ -38,6 +43,7 @@ extension Stage {
     public func lint(destinations: [DestinationSettings]) -> [LintDiagnostic] { [] }
     public mutating func prepare(destinations: [DestinationDescriptor]) {}
     public mutating func advance(to time: EventTime, into output: inout StageOutput) {}
+    public var toleratedLateness: Duration? { nil }
     public mutating func finish(into output: inout StageOutput, limit: Int) -> Bool {
         finish(into: &output)
         return true

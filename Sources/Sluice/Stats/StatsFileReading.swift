@@ -74,6 +74,7 @@ extension RunSummary {
                     files.append(try reader.finishedFile(node, "files[\(index)]"))
                 }
             case "files_not_listed": filesNotListed = try reader.int(value, key)
+            case "reorder": reorder = try reader.reorder(value, key)
             case "stdout_closed_early": stdoutClosedEarly = try reader.bool(value, key)
             case "elapsed_seconds": elapsedSeconds = try reader.double(value, key)
             case "error": error = try reader.string(value, key)
@@ -229,6 +230,25 @@ private struct StatsJSONReader {
         counts.lines = Int64(lines)
         counts.bytes = bytes
         counts.error = error
+        return counts
+    }
+
+    func reorder(_ node: Int, _ what: String) throws(StatsFileError) -> RunSummary.ReorderCounts {
+        var counts = RunSummary.ReorderCounts(inputs: 0, windowMilliseconds: 0, bufferBytes: 0)
+        for (key, value) in try members(of: node, what) {
+            let field = "\(what).\(key)"
+            switch key {
+            case "inputs": counts.inputs = try int(value, field)
+            case "window_ms": counts.windowMilliseconds = Int64(try int(value, field))
+            case "buffer_bytes": counts.bufferBytes = try int(value, field)
+            case "held": counts.held = try int(value, field)
+            case "held_high_water": counts.heldHighWater = try int(value, field)
+            case "held_bytes_high_water": counts.heldBytesHighWater = try int(value, field)
+            case "let_out_full": counts.letOutFull = try int(value, field)
+            case "out_of_order": counts.outOfOrder = try int(value, field)
+            default: throw problem("unknown key '\(field)' (written by another version of sluice?)")
+            }
+        }
         return counts
     }
 

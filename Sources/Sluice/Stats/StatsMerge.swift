@@ -8,6 +8,8 @@
 ///   `elapsed_seconds` and the state's `load_seconds` and `save_seconds`
 ///   (shards run side by side: the job took as long as its slowest).
 /// - `inputs` and `files` are the shards' lists one after another, in the files' order;
+///   `reorder` (shards that merged several inputs) sums its counts, its window,
+///   bound and high-water marks take the largest;
 ///   `stdout_closed_early` is true if it is in any shard.
 /// - A shard's `error` is kept, prefixed with its file.
 ///
@@ -103,6 +105,20 @@ extension RunSummary {
         rejectFiles += shard.rejectFiles
         files += shard.files
         filesNotListed += shard.filesNotListed
+        if let other = shard.reorder {
+            var counts = reorder ?? other
+            if reorder != nil {
+                counts.inputs += other.inputs
+                counts.windowMilliseconds = max(counts.windowMilliseconds, other.windowMilliseconds)
+                counts.bufferBytes = max(counts.bufferBytes, other.bufferBytes)
+                counts.held += other.held
+                counts.heldHighWater = max(counts.heldHighWater, other.heldHighWater)
+                counts.heldBytesHighWater = max(counts.heldBytesHighWater, other.heldBytesHighWater)
+                counts.letOutFull += other.letOutFull
+                counts.outOfOrder += other.outOfOrder
+            }
+            reorder = counts
+        }
         stdoutClosedEarly = stdoutClosedEarly || shard.stdoutClosedEarly
         elapsedSeconds = max(elapsedSeconds, shard.elapsedSeconds)
         if shard.usesState {

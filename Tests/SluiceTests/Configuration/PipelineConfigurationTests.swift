@@ -52,13 +52,14 @@ import SluiceTestSupport
         #expect(archive.target == .files(try PathTemplate(PipelineConfiguration.defaultPath)))
         #expect(archive.rotation == RotationPolicy())
         #expect(configuration.input.maxLineBytes == 1 << 20)
+        #expect(configuration.input.reorderBufferBytes == 256 << 20)
         #expect(configuration.rejects.template == (try PathTemplate(PipelineConfiguration.defaultRejectsPath)))
     }
 
     @Test func allSettingsAreRead() throws {
         let configuration = try PipelineConfiguration.load(yaml: """
         version: 1
-        input: {max_line_bytes: 64KiB}
+        input: {max_line_bytes: 64KiB, reorder_buffer: 1GiB}
         stages: []
         destinations:
           archive:
@@ -71,6 +72,7 @@ import SluiceTestSupport
         rejects: {path: "bad/{seq}.gz", gzip_level: 1}
         """, file: "p.yaml")
         #expect(configuration.input.maxLineBytes == 65536)
+        #expect(configuration.input.reorderBufferBytes == 1 << 30)
         let archive = configuration.destinations[0]
         #expect(archive.events == ["*", "!debug_*"])
         #expect(archive.gzipLevel == 9)
@@ -95,7 +97,7 @@ import SluiceTestSupport
     @Test func everyErrorIsReportedAtOnce() {
         let found = errors("""
         version: 2
-        input: {max_line_bytes: lots}
+        input: {max_line_bytes: lots, reorder_buffer: 0}
         stages:
           - timd: {}
         destinations:
@@ -105,10 +107,11 @@ import SluiceTestSupport
         rejects: {path: "no-seq.gz"}
         extra: true
         """)
-        #expect(found.count == 9, "\(found)")
+        #expect(found.count == 10, "\(found)")
         #expect(found.first == "p.yaml:1:10: unsupported version 2; this sluice reads version 1")
         #expect(found.last?.hasPrefix("p.yaml:10:1:") == true)
         #expect(found.contains { $0.hasPrefix("p.yaml:2:25: input.max_line_bytes must be a size") })
+        #expect(found.contains { $0.hasPrefix("p.yaml:2:47: input.reorder_buffer must be a size") })
         #expect(found.contains { $0.hasPrefix("p.yaml:4:5: unknown stage 'timd'") })
         #expect(found.contains { $0.hasPrefix("p.yaml:6:19: unknown destination type 'braze'") })
         #expect(found.contains { $0.hasPrefix("p.yaml:7:33: destinations.b.gzip_level must be between 0 and 9") })

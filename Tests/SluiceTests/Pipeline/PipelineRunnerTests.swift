@@ -115,17 +115,21 @@ private struct ScriptedStage: Stage {
 }
 
 @Suite struct PipelineRunnerControlTests {
-    @Test func aStopRequestedBeforeTheFirstReadEndsTheRunWithNothingReadAndNoFileLeftOpen() throws {
+    /// Read one after another, the second input is never reached; merged, every input is opened at the start and none read.
+    @Test(arguments: [true, false])
+    func aStopRequestedBeforeTheFirstReadEndsTheRunWithNothingReadAndNoFileLeftOpen(concatenated: Bool) throws {
         let directory = TemporaryDirectory()
         let path = directory.write("in.ndjson", #"{"type":"track","event":"a","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"# + "\n")
         var options = RunOptions()
         options.outDirectory = directory.file("out")
+        options.concatenateInputs = concatenated
         let control = RunControl()
         control.requestStop(.terminate)
         let summary = try PipelineRunner(configuration: PipelineConfiguration.builtIn(), options: options, control: control)
             .run(inputs: [path, path])
         #expect(summary.linesIn == 0)
-        #expect(summary.inputs.count == 1)
+        #expect(summary.inputs.count == (concatenated ? 1 : 2))
+        #expect(summary.inputs.allSatisfy { $0.lines == 0 })
         #expect(summary.isBalanced)
         #expect(directory.files() == ["in.ndjson"])
     }

@@ -107,6 +107,27 @@ import Testing
         #expect(merged.state.loadedBytes == 200 && merged.state.savedBytes == 240 && merged.state.loadSeconds == 0.15)
     }
 
+    @Test func finishedFilesFollowOneAnotherAndReorderCountsAddUp() throws {
+        var a = shard(lines: 1000, devicesHighWater: 80, input: "a.ndjson", elapsed: 1.5, hits: [("email", 3)])
+        a.files = [FinishedFile(destination: "archive", path: "archive/a-0.ndjson.gz", records: 990, uncompressedBytes: 10, compressedBytes: 5)]
+        a.filesRoot = "out-0"
+        a.reorder = RunSummary.ReorderCounts(inputs: 2, windowMilliseconds: 300_000, bufferBytes: 1 << 28, held: 0, heldHighWater: 40,
+                                             heldBytesHighWater: 9000, letOutFull: 1, outOfOrder: 2)
+        var b = shard(lines: 500, devicesHighWater: 95, input: "b.ndjson", elapsed: 0.5, hits: [("phone", 2)])
+        b.files = [FinishedFile(destination: "archive", path: "archive/b-1.ndjson.gz", records: 490, uncompressedBytes: 8, compressedBytes: 4)]
+        b.filesRoot = "out-1"
+        b.filesNotListed = 3
+        b.reorder = RunSummary.ReorderCounts(inputs: 3, windowMilliseconds: 600_000, bufferBytes: 1 << 20, held: 0, heldHighWater: 70,
+                                             heldBytesHighWater: 5000, letOutFull: 0, outOfOrder: 5)
+        let merged = try StatsMerge.merge([("a.json", try read(a)), ("b.json", try read(b))])
+        #expect(merged.files.map { $0.path(under: merged.filesRoot) } == ["out-0/archive/a-0.ndjson.gz", "out-1/archive/b-1.ndjson.gz"])
+        #expect(merged.files.map(\.records) == [990, 490] && merged.filesNotListed == 3)
+        let reorder = try #require(merged.reorder)
+        #expect(reorder.inputs == 5 && reorder.windowMilliseconds == 600_000 && reorder.bufferBytes == 1 << 28)
+        #expect(reorder.heldHighWater == 70 && reorder.heldBytesHighWater == 9000 && reorder.letOutFull == 1 && reorder.outOfOrder == 7)
+        #expect(try read(merged).json == merged.json)
+    }
+
     @Test func aShardsErrorIsKeptWithItsFileAndReportedAsAProblem() throws {
         var failed = shard(lines: 10, devicesHighWater: 1, input: "b", elapsed: 1, hits: [])
         failed.error = "write failed on out/archive/x.part: No space left on device"

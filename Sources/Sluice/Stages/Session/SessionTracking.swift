@@ -92,6 +92,8 @@ public struct SessionTracking: Stage {
         devices = DeviceTable(reserving: settings.maxDevices)
     }
 
+    public var toleratedLateness: Duration? { settings.lateness }
+
     public var counters: [(name: String, value: Int)] {
         StartCause.allCases.map { ($0.counterName, stats.started[$0.rawValue]) } + [
             ("evicted", stats.evicted),

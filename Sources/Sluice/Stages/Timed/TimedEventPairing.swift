@@ -73,6 +73,8 @@ public struct TimedEventPairing: Stage {
         keys = TimerKeyBuilder(correlate: settings.correlate)
     }
 
+    public var toleratedLateness: Duration? { settings.lateness }
+
     public var counters: [(name: String, value: Int)] {
         [("completed", stats.completed),
          ("abandoned_expired", stats.abandonedExpired),

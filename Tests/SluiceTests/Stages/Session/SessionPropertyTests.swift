@@ -173,6 +173,8 @@ import Testing
         func run(_ inputs: [String], _ out: String) throws -> [String: [UInt8]] {
             var options = RunOptions()
             options.outDirectory = directory.file(out)
+            // The two parts are read one after another (`--concat`): where the cut falls must not matter.
+            options.concatenateInputs = true
             let configuration = try PipelineConfiguration.load(yaml: yaml, file: "p.yaml")
             let summary = try PipelineRunner(configuration: configuration, options: options).run(inputs: inputs)
             #expect(summary.isBalanced)

@@ -213,7 +213,7 @@ struct TimedScenario {
         #expect(violations(bounded, outcome).isEmpty)
     }
 
-    /// The runner over one file and over the same lines split into two inputs.
+    /// The runner over one file and over the same lines split into two inputs read one after another (`--concat`).
     @Test(arguments: 0..<12)
     func theOutputIsTheSameWhetherTheStreamComesInOneInputOrTwo(seed: Int) throws {
         let scenario = TimedScenario.make(seed: UInt64(seed) &+ 20_000)
@@ -246,6 +246,7 @@ struct TimedScenario {
         let paths = inputs.enumerated().map { directory.write("in\($0.offset).ndjson", $0.element) }
         var options = RunOptions()
         options.outDirectory = directory.file("out")
+        options.concatenateInputs = true
         let configuration = try PipelineConfiguration.load(yaml: yaml, file: "p.yaml")
         let summary = try PipelineRunner(configuration: configuration, options: options).run(inputs: paths)
         let files = directory.files().filter { $0.hasPrefix("out/archive/") && $0.hasSuffix(".gz") }.sorted()

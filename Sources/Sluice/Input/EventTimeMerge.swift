@@ -1,0 +1,114 @@
+/// Several inputs as one stream in event-time order: a k-way merge of the
+/// inputs through a reorder buffer bounded in event time (the window) and in
+/// bytes.
+///
+/// Every line read waits in the buffer under its `MergeKey` (event time,
+/// input, line). A line goes on once no input can still bring one that
+/// belongs before it: an input whose latest event time is T may still bring
+/// lines from T − window on (one later than that is late, and goes on as
+/// soon as it is read, behind what was let out already: counted
+/// `out_of_order`). So the merge always reads from the input that holds the
+/// others back (the least such bound), and lets out what lies below every
+/// input's bound. Inputs that are each in event-time order, or disordered by
+/// less than the window, come out as one stream in event-time order, ties
+/// broken by input order then line order, whatever the reads and however the
+/// lines fall into files. With window 0 it is a plain k-way merge of the
+/// inputs' heads.
+///
+/// A line rejected at input (not JSON, no timestamp) takes the event time of
+/// the line before it in its input, so it keeps its place among its
+/// neighbours (before an input's first event: the start of the stream).
+///
+/// When the held lines take more than the byte bound, the least one goes on
+/// early (`let_out_full`): memory stays bounded whatever the inputs hold
+/// (an input far behind the others in time, a huge window).
+final class EventTimeMerge: InputFeed {
+    let inputs: [InputLines]
+    private let window: Int64
+    private let bufferLimit: Int
+    private var buffer = ReorderBuffer()
+    /// Each input still being read, by the least key its next line can have (its `input` says which).
+    private var reading = MinHeap<MergeKey>()
+    /// Per input: its latest event time.
+    private var latest: [Int64]
+    /// The latest event time let out so far.
+    private var letOut = Int64.min
+    private var counted: RunSummary.ReorderCounts
+
+    /// - Parameters:
+    ///   - window: how far behind its input's latest event time a line may be and still be put in order.
+    ///   - bufferBytes: how much the held lines may take before the least is let out early.
+    init(_ inputs: [InputLines], window: Duration, bufferBytes: Int) {
+        self.inputs = inputs
+        self.window = window.microseconds
+        self.bufferLimit = bufferBytes
+        latest = Array(repeating: .min, count: inputs.count)
+        counted = RunSummary.ReorderCounts(inputs: inputs.count, windowMilliseconds: window.microseconds / 1000,
+                                           bufferBytes: bufferBytes)
+        for index in inputs.indices { reading.insert(MergeKey(time: .min, input: Int32(index), line: 1)) }
+    }
+
+    /// What the reorder buffer did so far, and holds now.
+    var counts: RunSummary.ReorderCounts {
+        var counts = counted
+        counts.held = buffer.count
+        return counts
+    }
+
+    func next() throws -> InputRecord? {
+        while true {
+            if let first = buffer.firstKey {
+                if reading.isEmpty || first < reading.min! { return letOutFirst(early: false) }
+                if buffer.bytes > bufferLimit { return letOutFirst(early: true) }
+            } else if reading.isEmpty {
+                return nil
+            }
+            try readFromTheInputHoldingBack()
+        }
+    }
+
+    func stop(drainRead: Bool) {
+        // After a stop request every read(2) returns at once: the inputs give
+        // what they had read and end by themselves. Otherwise they end here.
+        guard !drainRead else { return }
+        while let stopped = reading.min {
+            inputs[Int(stopped.input)].abandon()
+            reading.removeMin()
+        }
+    }
+
+    /// Reads one line of the input with the least bound, holds it, and raises that input's bound.
+    private func readFromTheInputHoldingBack() throws {
+        let index = Int(reading.min!.input)
+        let input = inputs[index]
+        let read: InputRecord?
+        do {
+            read = try input.next()
+        } catch {
+            reading.removeMin()
+            throw error
+        }
+        guard let record = consume read else {
+            reading.removeMin()
+            return
+        }
+        // An event's own time; a rejected line's is its input's previous event's (read from the
+        // input rather than the record, which is moved into the buffer, never copied).
+        let time = input.lastEventTime
+        if time > latest[index] { latest[index] = time }
+        buffer.insert(record, key: MergeKey(time: time, input: Int32(index), line: input.lines))
+        if buffer.count > counted.heldHighWater { counted.heldHighWater = buffer.count }
+        if buffer.bytes > counted.heldBytesHighWater { counted.heldBytesHighWater = buffer.bytes }
+        let low = latest[index] > Int64.min + window ? latest[index] - window : Int64.min
+        reading.replaceMin(MergeKey(time: low, input: Int32(index), line: input.lines + 1))
+    }
+
+    private func letOutFirst(early: Bool) -> InputRecord {
+        let (key, record) = buffer.removeFirst()
+        if early { counted.letOutFull += 1 }
+        if case .event = record {
+            if key.time < letOut { counted.outOfOrder += 1 } else { letOut = key.time }
+        }
+        return record
+    }
+}

@@ -1,0 +1,161 @@
+import SluiceJSON
+
+/// A non-blank input line, decoded: an event for the stages, or a line
+/// rejected at input with its reason.
+enum InputRecord {
+    case event(Event)
+    case rejected(RejectedLine)
+}
+
+/// A line the input rejected (not JSON, no `type`, too long, cut short by a
+/// shutdown): its bytes (a too-long line's first KiB only), where it came
+/// from, why, and a too-long line's whole length.
+struct RejectedLine {
+    var bytes: [UInt8]
+    var origin: Origin
+    var rejection: Rejection
+    var truncatedFrom: Int?
+}
+
+/// How every input of a run is opened and read: the line limit, the gate
+/// each read(2) passes (signals, timers, waiting on pipes), what runs before
+/// each read (handing buffered output on), and the parser's scratch space,
+/// shared by the inputs (one thread reads them all).
+struct InputReading {
+    var maxLineBytes: Int
+    var gate: InputGate?
+    var beforeRead: (() throws -> Void)?
+    var scratch: JSONParseScratch
+}
+
+/// One input being read: its lines decoded one by one, blank lines skipped
+/// and counted, and what was read of it kept for `--stats`' `inputs`.
+///
+/// It opens its file when first read and lets go of it (the descriptor and
+/// the read buffer) at its end or its error, so a merge of many files holds
+/// only the ones still being read.
+final class InputLines {
+    /// The path, or `-` for stdin.
+    let path: String
+    /// The name in rejects, stats and the state: the path, or `<stdin>`.
+    let name: String
+    /// `Origin.source` of its lines.
+    let source: Int32
+    private let reading: InputReading
+    private var reader: LineReader?
+    private var opened = false
+    /// Whether reading it began (an input a stopped run never reached is not listed in `--stats`).
+    var reached: Bool { opened }
+    private(set) var finished = false
+    /// Lines read, blank ones included: the last line's number.
+    private(set) var lines: Int64 = 0
+    /// Non-blank lines read (the run's `lines_in` is their sum over the inputs).
+    private(set) var nonBlankLines = 0
+    private(set) var blankLines = 0
+    /// The event time (microseconds) of the last event read; `Int64.min` before
+    /// the first. A line rejected at input has no time of its own: it goes with this one.
+    private(set) var lastEventTime = Int64.min
+    /// Why the input stopped early (it could not be opened, corrupt gzip, a read error).
+    private(set) var error: InputError?
+    private var bytesAtEnd = 0
+
+    init(path: String, source: Int32, reading: InputReading) {
+        self.path = path
+        self.name = path == "-" ? "<stdin>" : path
+        self.source = source
+        self.reading = reading
+    }
+
+    /// An input already in memory (a test case's events), read like a file.
+    init(bytes: [UInt8], named name: String, source: Int32, reading: InputReading) {
+        self.path = name
+        self.name = name
+        self.source = source
+        self.reading = reading
+        reader = LineReader(path: name, source: MemoryByteSource(bytes), maxLineBytes: reading.maxLineBytes)
+        opened = true
+    }
+
+    /// Bytes consumed from the file so far (compressed bytes for gzip).
+    var bytes: Int { reader?.bytesConsumed ?? bytesAtEnd }
+
+    /// What `--stats` lists for this input.
+    var counts: RunSummary.InputCounts {
+        var counts = RunSummary.InputCounts(path: name)
+        counts.lines = lines
+        counts.bytes = bytes
+        counts.error = error?.description
+        return counts
+    }
+
+    /// The next non-blank line, decoded; nil at the end of the input. An
+    /// input error (it cannot be opened, corrupt gzip, a failed read) ends the
+    /// input, is kept in `error` and thrown; the next call returns nil.
+    func next() throws -> InputRecord? {
+        guard !finished else { return nil }
+        do {
+            if !opened { try open() }
+            while let line = try reader!.next() {
+                switch line {
+                case let .line(buffer, number):
+                    lines = number
+                    if LineReader.isBlank(buffer) {
+                        blankLines += 1
+                        continue
+                    }
+                    nonBlankLines += 1
+                    let origin = Origin(source: source, line: number)
+                    switch Event.decode(buffer, origin: origin, scratch: reading.scratch) {
+                    case .success(let event):
+                        lastEventTime = event.time.microseconds
+                        return .event(event)
+                    case .failure(let rejection):
+                        return .rejected(RejectedLine(bytes: Array(buffer), origin: origin, rejection: rejection))
+                    }
+                case let .tooLong(preview, length, number):
+                    lines = number
+                    nonBlankLines += 1
+                    let rejection = Rejection(.lineTooLong, "the line has \(length) bytes; input.max_line_bytes is \(reading.maxLineBytes)")
+                    return .rejected(RejectedLine(bytes: preview, origin: Origin(source: source, line: number),
+                                                  rejection: rejection, truncatedFrom: length))
+                case let .cutShort(buffer, number):
+                    lines = number
+                    if LineReader.isBlank(buffer) {
+                        // Only whitespace (or a `\r`) was read of it: nothing is lost, it is a blank line like any other.
+                        blankLines += 1
+                        continue
+                    }
+                    nonBlankLines += 1
+                    let rejection = Rejection(.cutByShutdown, "reading stopped for a shutdown after \(buffer.count) bytes of this line")
+                    return .rejected(RejectedLine(bytes: Array(buffer), origin: Origin(source: source, line: number),
+                                                  rejection: rejection))
+                }
+            }
+        } catch let failure as InputError {
+            error = failure
+            end()
+            throw failure
+        }
+        end()
+        return nil
+    }
+
+    /// Stops reading this input where it is (its reader is closed): what was
+    /// not returned yet is never read, as for an input a stopped run did not reach.
+    func abandon() {
+        if !finished { end() }
+    }
+
+    private func open() throws {
+        opened = true
+        let reader = try LineReader.open(path, maxLineBytes: reading.maxLineBytes, gate: reading.gate)
+        reader.beforeRead = reading.beforeRead
+        self.reader = reader
+    }
+
+    private func end() {
+        finished = true
+        bytesAtEnd = reader?.bytesConsumed ?? bytesAtEnd
+        reader = nil
+    }
+}
