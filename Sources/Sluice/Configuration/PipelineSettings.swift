@@ -44,4 +44,8 @@ public struct RejectsSettings: Sendable {
     public var template: PathTemplate
     public var gzipLevel = 6
     public var rotation = RotationPolicy()
+    /// `raw: keep` (default `scrub`): rejected lines are written as they came
+    /// even when the pipeline has a `privacy` stage, whose rules otherwise
+    /// scrub them (and their details) first.
+    public var keepRaw = false
 }

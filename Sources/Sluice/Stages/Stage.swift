@@ -30,6 +30,13 @@ public protocol Stage {
     /// Called once before the first event with the pipeline's destinations, so a
     /// stage can mark events "not for these" (`Event.withheld`) by index; default nothing.
     mutating func prepare(destinations: [DestinationDescriptor])
+    /// Whether the stage finds and scrubs personal data (`privacy`): rejected
+    /// lines are then scrubbed too, and `rejects: {raw: keep}` is worth a warning; default false.
+    var scrubsPersonalData: Bool { get }
+    /// Called once per run (unless `rejects: {raw: keep}`): what scrubs
+    /// rejected lines before they are written, kept by the stage to report
+    /// what it counted; default nil.
+    mutating func makeRejectScrubber() -> (any RejectScrubber)?
 }
 
 extension Stage {
@@ -37,6 +44,8 @@ extension Stage {
     public var counterGroups: [CounterGroup] { [] }
     public func lint(destinations: [DestinationSettings]) -> [LintDiagnostic] { [] }
     public mutating func prepare(destinations: [DestinationDescriptor]) {}
+    public var scrubsPersonalData: Bool { false }
+    public mutating func makeRejectScrubber() -> (any RejectScrubber)? { nil }
     public mutating func advance(to time: EventTime, into output: inout StageOutput) {}
     public mutating func finish(into output: inout StageOutput, limit: Int) -> Bool {
         finish(into: &output)
