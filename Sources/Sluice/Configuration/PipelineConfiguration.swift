@@ -150,5 +150,8 @@ public struct PipelineConfiguration {
             }
             if let stage = type.make(value, &reader) { stages.append(stage) }
         }
+        // Text a stage takes from events for the stats (the plan's unplanned names) goes through every privacy stage's detectors.
+        let scrubbers = stages.compactMap(\.reportedTextScrubber)
+        for index in stages.indices { stages[index].scrubReportedText(with: scrubbers) }
     }
 }

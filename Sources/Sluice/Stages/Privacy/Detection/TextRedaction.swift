@@ -5,7 +5,8 @@ import SluiceJSON
 ///
 /// `RedactionWalk` uses it on each string of an event; the stage also runs it
 /// over text that need not be JSON and never went through the stage: a
-/// rejected line that is not a JSON object, a reject's detail (`PrivacyRejectScrubber`).
+/// rejected line that is not a JSON object, a reject's detail, an event name
+/// counted in the stats (`PrivacyRejectScrubber`, `PrivacyTextScrubber`).
 struct TextRedaction {
     private var scanner: PIIScanner
     /// The tokens by detector index (built-ins, then patterns), as written
