@@ -16,7 +16,7 @@ import Testing
         ("timed", "Timed", ["TimedEventPairing", "TimedSettings", "TimedState", "TimedEventRewrite", "OpenTimerTable"]),
         ("session", "Session", ["SessionTracking", "SessionSettings", "SessionState", "SessionContext"]),
         ("privacy", "Privacy", ["PrivacyProtection", "PrivacySettings", "PrivacySettingsReader", "ConsentRule", "PIIScanner",
-                                 "TextRedaction", "PrivacyRejectScrubber", "PrivacyTextScrubber"]),
+                                 "TextRedaction", "PrivacyRejectScrubber", "PrivacyTextScrubber", "PseudonymKeySource"]),
         ("plan", "Plan", ["TrackingPlan", "PlanSettings", "PlanViolation", "PlanCounters"]),
     ]
 
