@@ -35,6 +35,9 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 public struct ConfigReader {
     public let file: String
     public private(set) var diagnostics: [ConfigDiagnostic] = []
+    /// What is allowed but likely not meant (`rejects: {raw: keep}`, a key file others can read):
+    /// `sluice validate` prints them as warnings, `sluice run` logs them.
+    public private(set) var warnings: [ConfigDiagnostic] = []
     /// Looks up an environment variable (secrets such as the pseudonymization
     /// key come from the environment, never from the file); injected by tests.
     public let environment: @Sendable (String) -> String?
@@ -61,6 +64,10 @@ public struct ConfigReader {
 
     public mutating func error(line: Int, column: Int, _ message: String) {
         diagnostics.append(ConfigDiagnostic(file: file, line: line, column: column, message: message))
+    }
+
+    public mutating func warning(_ node: ConfigValue?, _ message: String) {
+        warnings.append(ConfigDiagnostic(file: file, line: node?.line ?? 1, column: node?.column ?? 1, message: message))
     }
 
     /// The entries of a mapping in file order, reporting keys outside `known`

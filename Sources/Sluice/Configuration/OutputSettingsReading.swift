@@ -2,7 +2,7 @@
 /// stdout), `rotate`, and the `rejects:` section built from them.
 extension PipelineConfiguration {
     mutating func readRejects(_ node: ConfigValue, _ reader: inout ConfigReader) {
-        guard let entries = reader.mapping(node, known: ["path", "gzip_level", "rotate"], what: "rejects") else { return }
+        guard let entries = reader.mapping(node, known: ["path", "gzip_level", "rotate", "raw"], what: "rejects") else { return }
         rejects.pathLocation = (node.line, node.column)
         for entry in entries {
             switch entry.key {
@@ -16,6 +16,13 @@ extension PipelineConfiguration {
             case "rotate":
                 if let value = PipelineConfiguration.readRotation(entry.value, base: rejects.rotation, what: "rejects.rotate", &reader) {
                     rejects.rotation = value
+                }
+            case "raw":
+                switch reader.string(entry.value, what: "rejects.raw") {
+                case "scrub": rejects.keepRaw = false
+                case "keep": rejects.keepRaw = true
+                case let other?: reader.error(entry.value, "rejects.raw must be scrub or keep, not '\(other)'")
+                case nil: break
                 }
             default:
                 break

@@ -11,6 +11,8 @@ public struct PipelineConfiguration {
     public var rejects = RejectsSettings(template: try! PathTemplate(PipelineConfiguration.defaultRejectsPath))
     /// `tests:` as written: `sluice run` ignores it; `sluice test` and `validate` read it (`testCases()`).
     public var testsNode: ConfigValue?
+    /// What is allowed but likely not meant, located (`validate` prints them with the lint, `run` logs them).
+    public var warnings: [ConfigDiagnostic] = []
 
     /// The built-in pipeline `sluice run` uses without `--pipeline`.
     public static func builtIn() -> PipelineConfiguration {
@@ -48,6 +50,7 @@ public struct PipelineConfiguration {
         var configuration = PipelineConfiguration(file: file)
         configuration.read(root, &reader)
         if !reader.diagnostics.isEmpty { throw ConfigurationError(diagnostics: reader.diagnostics) }
+        configuration.warnings = reader.warnings
         return configuration
     }
 
@@ -86,6 +89,10 @@ public struct PipelineConfiguration {
         if !sawVersion { reader.error(root, "missing `version: \(PipelineConfiguration.supportedVersion)`") }
         if !sawDestinations { reader.error(root, "missing `destinations:`; a pipeline needs at least one") }
         checkSharedFiles(destinationsNode: destinationsNode, rejectsNode: rejectsNode, root: root, &reader)
+        if rejects.keepRaw && stages.contains(where: \.scrubsPersonalData) {
+            reader.warning(rejectsNode?.mapping?["raw"] ?? rejectsNode, "rejects keep personal data raw (`rejects: {raw: keep}`): "
+                + "rejected lines and their details are written as they came, not scrubbed by the privacy stage")
+        }
     }
 
     /// Two outputs whose templates can name the same file would take each
@@ -148,5 +155,8 @@ public struct PipelineConfiguration {
             }
             if let stage = type.make(value, &reader) { stages.append(stage) }
         }
+        // Text a stage takes from events for the stats (the plan's unplanned names) goes through every privacy stage's detectors.
+        let scrubbers = stages.compactMap(\.reportedTextScrubber)
+        for index in stages.indices { stages[index].scrubReportedText(with: scrubbers) }
     }
 }

@@ -20,11 +20,14 @@ public struct LintDiagnostic: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension PipelineConfiguration {
-    /// Every stage's lint against the destinations, in file order. Errors
+    /// The settings' warnings and every stage's lint against the destinations, in file order. Errors
     /// (a destination would refuse a planned event) make `validate` exit 78;
     /// warnings (it would rename, flatten or leave out something) do not, unless `--strict`.
     public func lint() -> [LintDiagnostic] {
-        let found = stages.flatMap { $0.lint(destinations: destinations) }.map { diagnostic -> LintDiagnostic in
+        let settings = warnings.map {
+            LintDiagnostic(file: file, line: $0.line, column: $0.column, severity: .warning, message: $0.message)
+        }
+        let found = settings + stages.flatMap { $0.lint(destinations: destinations) }.map { diagnostic -> LintDiagnostic in
             var diagnostic = diagnostic
             diagnostic.file = file
             return diagnostic

@@ -51,4 +51,8 @@ public struct RejectsSettings: Sendable {
     public var pathLocation: (line: Int, column: Int) = (1, 1)
     public var gzipLevel = 6
     public var rotation = RotationPolicy()
+    /// `raw: keep` (default `scrub`): rejected lines are written as they came
+    /// even when the pipeline has a `privacy` stage, whose rules otherwise
+    /// scrub them (and their details) first.
+    public var keepRaw = false
 }

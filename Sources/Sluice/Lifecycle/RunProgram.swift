@@ -103,6 +103,8 @@ public enum RunProgram {
             return RunExitStatus.config
         }
 
+        for warning in configuration.warnings { logger.warning("\(warning)") }
+
         // Stats or metrics written into the stream of records would corrupt it for its reader.
         if request.options.stdoutDestination != nil || configuration.destinations.contains(where: { $0.target == .stdout }) {
             for (flag, path) in [("--stats", request.statsPath), ("--metrics", request.metricsPath)] {

@@ -69,9 +69,13 @@ public final class PipelineRunner {
             DestinationDescriptor(index: index, name: settings.name, type: settings.type.name,
                                   consentCategory: settings.consentCategory)
         }
-        for index in stages.indices { stages[index].prepare(destinations: descriptors) }
+        var rejectScrubbers: [(stage: Int, scrubber: any RejectScrubber)] = []
+        for index in stages.indices {
+            stages[index].prepare(destinations: descriptors)
+            if !configuration.rejects.keepRaw, let scrubber = stages[index].makeRejectScrubber() { rejectScrubbers.append((index, scrubber)) }
+        }
         outputs = try OutputSet(configuration: configuration, options: options, openParts: openParts)
-        rejects = RejectWriter(output: outputs.rejects)
+        rejects = RejectWriter(output: outputs.rejects, scrubbers: rejectScrubbers)
         fanOut = FanOut(destinations: configuration.destinations, outputs: outputs, rejects: rejects)
     }
 
@@ -345,7 +349,7 @@ public final class PipelineRunner {
             case let .dropped(_, reason):
                 summary.dropped[reason, default: 0] += 1
             case let .rejected(event, rejection):
-                try reject(line: event.document.bytes, origin: event.origin, stage: stages[index].name, rejection: rejection)
+                try reject(line: event.document.bytes, origin: event.origin, stage: stages[index].name, stageIndex: index, rejection: rejection)
             }
         }
         if output.events.count > 1 { output.events.reverse() }
@@ -355,10 +359,10 @@ public final class PipelineRunner {
     // MARK: - Rejects and outputs
 
     /// Counts a line as rejected and writes its reject record.
-    private func reject<Bytes: Collection>(line: Bytes, origin: Origin, stage: String, rejection: Rejection,
+    private func reject<Bytes: Collection>(line: Bytes, origin: Origin, stage: String, stageIndex: Int? = nil, rejection: Rejection,
                                            truncatedFrom: Int? = nil) throws where Bytes.Element == UInt8 {
         summary.rejected[rejection.reason, default: 0] += 1
-        try rejects.write(line: line, origin: origin, stage: stage, rejection: rejection, truncatedFrom: truncatedFrom)
+        try rejects.write(line: line, origin: origin, stage: stage, stageIndex: stageIndex, rejection: rejection, truncatedFrom: truncatedFrom)
     }
 
     /// Hands every output's pending records on (before each read); stops

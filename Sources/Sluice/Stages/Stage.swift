@@ -35,6 +35,20 @@ public protocol Stage {
     /// events does not matter to it. A merge of several inputs puts lines in
     /// order over the largest of these (`--reorder-window`'s default).
     var toleratedLateness: Duration? { get }
+    /// Whether the stage finds and scrubs personal data (`privacy`): rejected
+    /// lines are then scrubbed too, and `rejects: {raw: keep}` is worth a warning; default false.
+    var scrubsPersonalData: Bool { get }
+    /// What scrubs personal data out of text taken from events before it is
+    /// reported (the `privacy` stage: its detectors and patterns); default nil.
+    var reportedTextScrubber: (any TextScrubber)? { get }
+    /// Called once, when the pipeline file is read, with every stage's
+    /// `reportedTextScrubber`, for a stage that reports text taken from events
+    /// (the `plan` stage's unplanned names); default nothing.
+    mutating func scrubReportedText(with scrubbers: [any TextScrubber])
+    /// Called once per run (unless `rejects: {raw: keep}`): what scrubs
+    /// rejected lines before they are written, kept by the stage to report
+    /// what it counted; default nil.
+    mutating func makeRejectScrubber() -> (any RejectScrubber)?
 }
 
 extension Stage {
@@ -42,6 +56,10 @@ extension Stage {
     public var counterGroups: [CounterGroup] { [] }
     public func lint(destinations: [DestinationSettings]) -> [LintDiagnostic] { [] }
     public mutating func prepare(destinations: [DestinationDescriptor]) {}
+    public var scrubsPersonalData: Bool { false }
+    public var reportedTextScrubber: (any TextScrubber)? { nil }
+    public mutating func scrubReportedText(with scrubbers: [any TextScrubber]) {}
+    public mutating func makeRejectScrubber() -> (any RejectScrubber)? { nil }
     public mutating func advance(to time: EventTime, into output: inout StageOutput) {}
     public var toleratedLateness: Duration? { nil }
     public mutating func finish(into output: inout StageOutput, limit: Int) -> Bool {

@@ -261,4 +261,21 @@ import SluiceTestSupport
         #expect(ConfigReader.parseDuration("-5s") == nil)
         #expect(ConfigReader.parseSize("1TB") == nil)
     }
+
+    @Test func rejectsRawIsScrubByDefaultKeepOptsOutAndAnythingElseIsAnError() throws {
+        let base = "version: 1\ndestinations: {archive: {type: ndjson}}\n"
+        #expect(try !PipelineConfiguration.load(yaml: base, file: "p.yaml").rejects.keepRaw)
+        #expect(try PipelineConfiguration.load(yaml: base + "rejects: {raw: keep}\n", file: "p.yaml").rejects.keepRaw)
+        #expect(try !PipelineConfiguration.load(yaml: base + "rejects: {raw: scrub}\n", file: "p.yaml").rejects.keepRaw)
+        #expect(errors(base + "rejects: {raw: yes}\n") == ["p.yaml:3:16: rejects.raw must be scrub or keep, not 'yes'"])
+    }
+
+    @Test func keepingRejectsRawIsAWarningOnlyWhenAPrivacyStageWouldScrubThem() throws {
+        let keep = "version: 1\ndestinations: {archive: {type: ndjson}}\nrejects:\n  raw: keep\n"
+        #expect(try PipelineConfiguration.load(yaml: keep, file: "p.yaml").warnings.isEmpty)
+        let withPrivacy = try PipelineConfiguration.load(yaml: keep + "stages: [{privacy: {}}]\n", file: "p.yaml")
+        #expect(withPrivacy.warnings.map(\.description) == ["p.yaml:4:8: rejects keep personal data raw (`rejects: {raw: keep}`): "
+            + "rejected lines and their details are written as they came, not scrubbed by the privacy stage"])
+        #expect(withPrivacy.lint().map(\.severity) == [.warning])
+    }
 }

@@ -15,7 +15,8 @@ import Testing
         ("dedupe", "Dedupe", ["MessageDeduplication", "DedupeSettings", "DedupeState"]),
         ("timed", "Timed", ["TimedEventPairing", "TimedSettings", "TimedState", "TimedEventRewrite", "OpenTimerTable"]),
         ("session", "Session", ["SessionTracking", "SessionSettings", "SessionState", "SessionContext"]),
-        ("privacy", "Privacy", ["PrivacyProtection", "PrivacySettings", "PrivacySettingsReader", "ConsentRule", "PIIScanner"]),
+        ("privacy", "Privacy", ["PrivacyProtection", "PrivacySettings", "PrivacySettingsReader", "ConsentRule", "PIIScanner",
+                                 "TextRedaction", "PrivacyRejectScrubber", "PrivacyTextScrubber", "PseudonymKeySource"]),
         ("plan", "Plan", ["TrackingPlan", "PlanSettings", "PlanViolation", "PlanCounters"]),
     ]
 

@@ -10,11 +10,17 @@
 /// ```
 /// `screens` and `identify` appear when the plan has them. Per-message
 /// counters list `checked`, `violating` and the kinds that occurred.
-/// Unplanned names are counted for the first 100 distinct names; later ones
-/// go to `(other)`, so a stream of random names cannot grow the stats.
+/// Unplanned names come from the events, so they are reported as
+/// `ReportedText` makes them (the pipeline's privacy detectors, cut to 64
+/// bytes) and counted for the first 100 distinct names so reported; later
+/// ones go to `(other)`, so a stream of random names cannot grow the stats.
 struct PlanCounters {
     static let maxUnplannedNames = 100
     static let otherName = "(other)"
+    /// How many names as they came are remembered with the entry they count
+    /// under (names up to `maxRememberedBytes`), so a name seen again is not scrubbed again.
+    static let maxRememberedNames = 1024
+    static let maxRememberedBytes = 256
 
     private let plans: [(type: MessageType, name: String)]
     /// Per planned message: checked, violating, then one count per violation kind.
@@ -29,26 +35,43 @@ struct PlanCounters {
     private var unplannedTotal = 0
     private var unplannedEvents = NameCounts()
     private var unplannedScreens = NameCounts()
+    /// What makes an event's name fit to report.
+    var reportedText = ReportedText()
 
-    /// Counts by name in first-seen order, for at most `maxUnplannedNames` names.
+    /// Counts by reported name in first-seen order, for at most `maxUnplannedNames` names.
     struct NameCounts {
         private(set) var entries: [(name: [UInt8], count: Int)] = []
+        /// Reported name → its entry.
         private var positions: [NameKey: Int] = [:]
+        /// Name as it came → its entry (bounded: `maxRememberedNames`).
+        private var remembered: [NameKey: Int] = [:]
         private var other: Int?
 
         var isEmpty: Bool { entries.isEmpty }
 
-        mutating func count(_ name: [UInt8]) {
-            if let position = positions[NameKey(name)] {
+        mutating func count(_ name: [UInt8], _ reportedText: inout ReportedText) {
+            if let position = remembered[NameKey(name)] {
                 entries[position].count += 1
+                return
+            }
+            let reported = reportedText.fit(name)
+            let position: Int
+            if let known = positions[NameKey(reported)] {
+                position = known
             } else if positions.count < PlanCounters.maxUnplannedNames {
-                positions[NameKey(name)] = entries.count
-                entries.append((name, 1))
+                position = entries.count
+                positions[NameKey(reported)] = position
+                entries.append((reported, 0))
             } else if let other {
-                entries[other].count += 1
+                position = other
             } else {
-                other = entries.count
-                entries.append((Array(PlanCounters.otherName.utf8), 1))
+                position = entries.count
+                other = position
+                entries.append((Array(PlanCounters.otherName.utf8), 0))
+            }
+            entries[position].count += 1
+            if remembered.count < PlanCounters.maxRememberedNames && name.count <= PlanCounters.maxRememberedBytes {
+                remembered[NameKey(name)] = position
             }
         }
     }
@@ -86,9 +109,9 @@ struct PlanCounters {
         unplannedTotal += 1
         byKind[Self.kindIndex(.unplannedEvent)] += 1
         if event.type == .screen {
-            unplannedScreens.count(event.name)
+            unplannedScreens.count(event.name, &reportedText)
         } else {
-            unplannedEvents.count(event.name)
+            unplannedEvents.count(event.name, &reportedText)
         }
     }
 

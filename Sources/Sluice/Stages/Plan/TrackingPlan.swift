@@ -79,6 +79,10 @@ public struct TrackingPlan: Stage {
     }
 
     public var counters: [(name: String, value: Int)] { stats.flat }
+
+    public mutating func scrubReportedText(with scrubbers: [any TextScrubber]) {
+        stats.reportedText = ReportedText(scrubbers: scrubbers)
+    }
     public var counterGroups: [CounterGroup] { stats.groups }
 
     public mutating func process(_ event: consuming Event, into output: inout StageOutput) {

@@ -34,7 +34,7 @@ public struct PrivacyProtection: Stage {
     private var splice = JSONSplice()
     private var handled: [Int] = []
     private var scratch: [UInt8] = []
-    private var stats: Counters
+    private(set) var stats: Counters
     private var auditLog: PrivacyAudit
     private let auditLabels: AuditLabels
     /// The `ip` fields that are plain paths (`context.ip`): found with one look-up per key, each with its audit slot.
@@ -45,6 +45,8 @@ public struct PrivacyProtection: Stage {
     /// `ip.fields` and `pseudonymize.fields`, kept at hand: read for every event.
     private let ipFields: [FieldPattern]
     private let pseudonymizeFields: [FieldPattern]
+    /// What scrubs the run's rejected lines (`makeRejectScrubber`), for its counters.
+    var rejectScrubber: PrivacyRejectScrubber?
 
     struct Counters {
         var optedOut = 0
@@ -103,6 +105,7 @@ public struct PrivacyProtection: Stage {
         let names = PIIDetector.allCases.map(\.name) + settings.patterns.map(\.name)
         for (index, name) in names.enumerated() { result.append(("redacted_\(name)", stats.redacted[index])) }
         result.append(("events_changed", stats.eventsChanged))
+        if let rejectScrubber { result += rejectScrubber.counters }
         return result
     }
 
@@ -113,7 +116,9 @@ public struct PrivacyProtection: Stage {
         let rules = auditLog.entries.map { entry in
             CounterGroup(name: entry.rule, counters: entry.paths.sorted { $0.path < $1.path }.map { ($0.path, $0.hits) })
         }
-        return rules.isEmpty ? [] : [CounterGroup(name: "hits_by_path", counters: [], groups: rules)]
+        var groups = rules.isEmpty ? [] : [CounterGroup(name: "hits_by_path", counters: [], groups: rules)]
+        if let rejectScrubber { groups.append(rejectScrubber.group) }
+        return groups
     }
 
     /// The audit as a dictionary: rule → path → hits.
@@ -138,31 +143,44 @@ public struct PrivacyProtection: Stage {
                 event.withheld = withheld
             }
         }
+        let change = applyFieldRules(to: &event.document)
+        if change != .none {
+            stats.eventsChanged += 1
+            if change == .mayRename { refreshName(&event) }
+        }
+        output.emit(event)
+    }
+
+    /// What rules 2 to 6 did to a document.
+    enum FieldChange { case none, changed, mayRename }
+
+    /// Rules 2 to 6 (drop, allow, IP truncation, pseudonymization, detection) on
+    /// one document without pending edits, in place; counted in the stage's
+    /// counters and audit. The stage runs them on each event, and a rejected
+    /// line that is a JSON object gets them too (`PrivacyRejectScrubber`).
+    @inline(__always)
+    mutating func applyFieldRules(to document: inout JSONDocument) -> FieldChange {
         var changed = false
         if !settings.drop.isEmpty || settings.allow != nil {
             splice.reset()
-            removeFields(event.document)
+            removeFields(document)
             if !splice.isEmpty {
-                event.document = splice.applied(to: event.document)
+                document = splice.applied(to: document)
                 changed = true
             }
         }
         splice.reset()
         if !handled.isEmpty { handled.removeAll(keepingCapacity: true) }
-        if ipTruncation != nil { truncateAddresses(event.document) }
+        if ipTruncation != nil { truncateAddresses(document) }
         // Only these rules can change the routing name (`event`, `name`); an IP field cannot.
         var mayRename = changed
-        if pseudonymizer != nil { mayRename = pseudonymize(event.document) || mayRename }
-        if redaction != nil { mayRename = redact(event.document) || mayRename }
+        if pseudonymizer != nil { mayRename = pseudonymize(document) || mayRename }
+        if redaction != nil { mayRename = redact(document) || mayRename }
         if !splice.isEmpty {
-            event.document = splice.applied(to: event.document)
+            document = splice.applied(to: document)
             changed = true
         }
-        if changed {
-            stats.eventsChanged += 1
-            if mayRename { refreshName(&event) }
-        }
-        output.emit(event)
+        return !changed ? .none : mayRename ? .mayRename : .changed
     }
 
     public mutating func finish(into output: inout StageOutput) {}

@@ -150,20 +150,33 @@ enum PrivacySettingsReader {
             let path = keyFile.path.hasPrefix("/") ? keyFile.path : reader.fileDirectory + "/" + keyFile.path
             source = "file \(path)"
             do {
-                var bytes = try readFileBytes(path)
+                let file = try PseudonymKeySource.readFile(path)
+                var bytes = file.bytes
                 // An editor's final newline is not part of the key.
                 while let last = bytes.last, last == 0x0A || last == 0x0D { bytes.removeLast() }
                 key = bytes
+                if file.readableByOthers {
+                    reader.warning(keyFile.node, "privacy.pseudonymize.key_file \(path) is readable by group or others (mode "
+                        + "0" + String(file.mode & 0o777, radix: 8) + "): whoever reads the key can tell whose pseudonym is whose; "
+                        + "`chmod 600` it")
+                }
             } catch {
-                reader.error(keyFile.node, "privacy.pseudonymize.key_file: cannot read the key: \(error)")
+                reader.error(keyFile.node, "privacy.pseudonymize.key_file \(path): \(error)")
                 return nil
             }
         } else {
             let name = keyEnv?.name ?? defaultKeyEnvironment
             source = "env \(name)"
             guard let value = reader.environment(name), !value.isEmpty else {
-                reader.error(keyEnv?.node ?? node, "privacy.pseudonymize: the environment variable \(name) that holds the key is not set; "
-                    + "export it (at least \(minimumKeyBytes) bytes, e.g. `openssl rand -hex 32`) or name a key_file")
+                if PseudonymKeySource.looksLikeKey(name) {
+                    // Never repeat a secret: the message names the place, not the value.
+                    reader.error(keyEnv?.node ?? node, "privacy.pseudonymize.key_env looks like a key, not the name of an environment "
+                        + "variable (such as SLUICE_HMAC_KEY), and no variable has that name; the value is not shown. Keep the key "
+                        + "out of the pipeline file: put it in a variable and name the variable here, or name a key_file")
+                } else {
+                    reader.error(keyEnv?.node ?? node, "privacy.pseudonymize: the environment variable \(name) that holds the key is not set; "
+                        + "export it (at least \(minimumKeyBytes) bytes, e.g. `openssl rand -hex 32`) or name a key_file")
+                }
                 return nil
             }
             key = Array(value.utf8)

@@ -18,13 +18,12 @@ struct RedactionWalk {
         var isKey: Bool
     }
 
-    private var scanner: PIIScanner
+    /// The detectors and patterns, with their tokens.
+    private var text: TextRedaction
     /// The email detectors alone, for exempt fields: an id or a version may look
     /// like a number or an address, but an email there is still personal data.
     private var emailScanner: PIIScanner?
     let settings: PrivacySettings.Redaction
-    /// Escaped token bodies, by detector index (built-ins, then patterns).
-    private let tokens: [[UInt8]]
     /// `paths`, when every one is literal (the outermost ones): walk only below
     /// them; nil: walk everything. Flattened: every key's bytes back to back,
     /// where each key ends in them, and where each path's keys end among those.
@@ -67,16 +66,9 @@ struct RedactionWalk {
 
     init(settings: PrivacySettings.Redaction, patterns: [PrivacySettings.Pattern]) {
         self.settings = settings
-        scanner = PIIScanner(enabled: settings.detectors, patterns: patterns.map(\.program))
+        text = TextRedaction(settings: settings, patterns: patterns)
         let emailDetectors = settings.detectors.intersection([.email, .urlEmail])
         emailScanner = emailDetectors.isEmpty ? nil : PIIScanner(enabled: emailDetectors, patterns: [])
-        var tokens = PIIDetector.allCases.map { settings.token($0) }
-        tokens += patterns.map(\.token)
-        self.tokens = tokens.map { token in
-            var quoted: [UInt8] = []
-            JSONString.appendQuoted(token, to: &quoted)
-            return Array(quoted[1..<(quoted.count - 1)])
-        }
         everywhere = settings.paths.contains { $0.components.first == .anyDepth && $0.components.count == 1 }
         let literalScope = !everywhere && settings.paths.allSatisfy(\.isLiteral)
             ? RedactionWalk.outermost(settings.paths.compactMap(\.literalPath)) : nil
@@ -91,7 +83,7 @@ struct RedactionWalk {
         keys.reserveCapacity(16)
     }
 
-    var isEmpty: Bool { scanner.isEmpty }
+    var isEmpty: Bool { text.isEmpty }
 
     /// The paths with duplicates and paths below another one left out, so that
     /// no field is walked twice (`[properties, properties.text]` walks `properties` once).
@@ -272,7 +264,7 @@ struct RedactionWalk {
         let path = keys[...]
         if checkScope && !settings.paths.contains(where: { $0.covers(path, in: document) }) { return }
         if exemptPatterns.contains(where: { $0.covers(path, in: document) }) { return }
-        splice.replaceString(node: node, start: start, end: end, body: tokens[detector.rawValue])
+        splice.replaceString(node: node, start: start, end: end, body: text.escapedTokens[detector.rawValue])
         hits.append(Hit(detector: detector.rawValue, keys: path, isKey: false))
     }
 
@@ -333,8 +325,8 @@ struct RedactionWalk {
         if escaped {
             decoded = JSONString.unescape(view.document.bytes[(start + 1)..<(end - 1)])
         }
-        func run(_ text: UnsafeBufferPointer<UInt8>) {
-            if emailOnly { emailScanner!.scan(text, into: &matches) } else { scanner.scan(text, into: &matches) }
+        func run(_ string: UnsafeBufferPointer<UInt8>) {
+            if emailOnly { emailScanner!.scan(string, into: &matches) } else { text.scan(string, into: &matches) }
         }
         if escaped {
             decoded.withUnsafeBufferPointer { run($0) }
@@ -355,26 +347,14 @@ struct RedactionWalk {
         // The new text: the original with each match replaced by its token.
         body.removeAll(keepingCapacity: true)
         if escaped {
+            // The decoded text takes the plain tokens: quoting it escapes them once.
             var plain: [UInt8] = []
-            var copied = 0
-            for match in matches {
-                plain.append(contentsOf: decoded[copied..<match.start])
-                plain.append(contentsOf: tokens[match.detector])
-                copied = match.end
-            }
-            plain.append(contentsOf: decoded[copied...])
+            decoded.withUnsafeBufferPointer { text.append($0, replacing: matches, escaped: false, to: &plain) }
             var quoted: [UInt8] = []
             JSONString.appendQuoted(plain, to: &quoted)
             body.append(contentsOf: quoted[1..<(quoted.count - 1)])
         } else {
-            let base = start + 1
-            var copied = 0
-            for match in matches {
-                body.append(contentsOf: document.bytes[(base + copied)..<(base + match.start)])
-                body.append(contentsOf: tokens[match.detector])
-                copied = match.end
-            }
-            body.append(contentsOf: document.bytes[(base + copied)..<(end - 1)])
+            text.append(UnsafeBufferPointer(rebasing: view.bytes[(start + 1)..<(end - 1)]), replacing: matches, escaped: true, to: &body)
         }
         splice.replaceString(node: node, start: start, end: end, body: body)
         for match in matches { hits.append(Hit(detector: match.detector, keys: path, isKey: isKey)) }

@@ -11,10 +11,11 @@ struct PlanHarness {
 
     var stage: TrackingPlan
 
-    /// `plan` is the stage's settings as a YAML flow mapping.
-    init(_ plan: String) throws {
+    /// `plan` is the stage's settings as a YAML flow mapping; `privacy`, a privacy stage's after it.
+    init(_ plan: String, privacy: String? = nil) throws {
+        let after = privacy.map { "  - privacy: \($0)\n" } ?? ""
         let configuration = try PipelineConfiguration.load(
-            yaml: "version: 1\nstages:\n  - plan: \(plan)\ndestinations:\n  a: {type: ndjson}\n", file: "p.yaml")
+            yaml: "version: 1\nstages:\n  - plan: \(plan)\n\(after)destinations:\n  a: {type: ndjson}\n", file: "p.yaml")
         stage = configuration.stages[0] as! TrackingPlan
     }
 

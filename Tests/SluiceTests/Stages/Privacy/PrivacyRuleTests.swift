@@ -196,6 +196,12 @@ import Testing
         #expect(out == P.track(#""properties":{"text":"[email] said \"hi\""}"#))
     }
 
+    @Test func aTokenIsEscapedOnceWhetherTheStringHadEscapesOrNot() throws {
+        var stage = try P.stage(#"{redact: {tokens: {email: "\"e\""}}}"#)
+        let out = P.apply(P.track(#""properties":{"a":"x\u0040y.com","b":"jane@example.com"}"#), &stage)
+        #expect(out == P.track(#""properties":{"a":"\"e\"","b":"\"e\""}"#))
+    }
+
     @Test func exemptFieldsAndStructuralValuesAreLeftAlone() throws {
         var stage = try P.stage()
         let line = #"{"type":"track","event":"tap","messageId":"4111111111111111","anonymousId":"203.0.113.45","#

@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where the pseudonymization key may come from, and what is refused: a key
+/// file is a regular file of at most `maxFileBytes` (a device such as
+/// `/dev/zero` or a FIFO would be read without end, or hang), and `key_env`
+/// names a variable: a value that looks like a key is never repeated in a message.
+enum PseudonymKeySource {
+    /// The largest key file read (a key is 16 bytes or more; 64 KiB is far more than any needs).
+    static let maxFileBytes = 64 * 1024
+
+    /// What a key file held, and its permission bits.
+    struct FileKey {
+        var bytes: [UInt8]
+        var mode: UInt32
+
+        /// Whether the group or others may read it (ssh refuses such a private key; Sluice warns).
+        var readableByOthers: Bool { mode & 0o044 != 0 }
+    }
+
+    enum FileProblem: Error, CustomStringConvertible {
+        case cannotOpen(errno: Int32)
+        case notRegular(kind: String)
+        case tooLarge(bytes: Int)
+        case cannotRead(errno: Int32)
+
+        var description: String {
+            switch self {
+            case let .cannotOpen(code), let .cannotRead(code): return "cannot read the key: \(String(cString: strerror(code)))"
+            case let .notRegular(kind): return "it is \(kind), not a regular file; the key must be in a regular file"
+            case let .tooLarge(bytes):
+                return "it has \(bytes) bytes; a key file holds at most \(PseudonymKeySource.maxFileBytes / 1024) KiB"
+            }
+        }
+    }
+
+    /// Reads a key file: opened without waiting (a FIFO would block the open),
+    /// refused unless it is a regular file, and read up to `maxFileBytes` + 1
+    /// bytes whatever its size said (it may grow in between).
+    static func readFile(_ path: String) throws(FileProblem) -> FileKey {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        if fd < 0 { throw .cannotOpen(errno: errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .cannotRead(errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .notRegular(kind: kind(info.st_mode)) }
+        guard info.st_size <= maxFileBytes else { throw .tooLarge(bytes: Int(info.st_size)) }
+        var bytes = [UInt8](repeating: 0, count: maxFileBytes + 1)
+        var filled = 0
+        while filled < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .cannotRead(errno: errno)
+            }
+            if n == 0 { break }
+            filled += n
+        }
+        if filled > maxFileBytes { throw .tooLarge(bytes: filled) }
+        return FileKey(bytes: Array(bytes[..<filled]), mode: UInt32(info.st_mode))
+    }
+
+    private static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: return "a directory"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        default: return "not a regular file"
+        }
+    }
+
+    /// Whether `key_env`'s value looks like a key rather than a variable's
+    /// name: not a name at all (a byte other than letters, digits and `_`, such
+    /// as base64's `+/=`, or a leading digit), or 16 or more letters and digits
+    /// with a digit and no `_` (hex, base32, base64 without symbols), which
+    /// names such as `SLUICE_HMAC_KEY` are not.
+    static func looksLikeKey(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first else { return false }
+        let isName = (TextBytes.isASCIILetter(first) || first == UInt8(ascii: "_")) && bytes.allSatisfy(TextBytes.isWord)
+        if !isName { return true }
+        return bytes.count >= 16 && !bytes.contains(UInt8(ascii: "_")) && bytes.contains(where: TextBytes.isDigit)
+    }
+}
