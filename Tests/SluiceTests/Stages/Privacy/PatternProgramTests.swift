@@ -49,6 +49,16 @@ import Testing
         #expect(try matches("(a*)*c?a", text) == [text])
     }
 
+    @Test(arguments: [
+        ("[a-z0-9._]*@intranet", "mail bob.smith@intranet now", ["bob.smith@intranet"]),
+        ("(abc)?Z", "xabcZ Z", ["abcZ", "Z"]),
+        ("(?:a?b?)c", "abc bc c", ["abc", "bc", "c"]),
+        ("\\b(x|y*)z", "yyz xz z", ["yyz", "xz", "z"]),
+    ])
+    func aMatchStartsWhereItsOptionalLeadingPartStarts(pattern: String, text: String, expected: [String]) throws {
+        #expect(try matches(pattern, text) == expected)
+    }
+
     @Test func theLiteralPrefixAndFirstBytesAreKnown() throws {
         #expect(try PatternProgram(PatternParser.parse("\\bORD-[0-9]+")).prefix == Array("ORD-".utf8))
         let digits = try PatternProgram(PatternParser.parse("[0-9]{4}-x"))

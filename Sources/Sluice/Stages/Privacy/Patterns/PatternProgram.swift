@@ -34,7 +34,7 @@ struct PatternProgram: Sendable {
         try emit(node)
         ops.append(.match)
         prefix = PatternProgram.literalPrefix(node)
-        firstBytes = PatternProgram.firstBytes(node) ?? ByteSet(range: 0...255)
+        firstBytes = PatternProgram.firstBytes(node).set
     }
 
     // MARK: - Compiling
@@ -123,30 +123,33 @@ struct PatternProgram: Sendable {
         return prefix
     }
 
-    /// The bytes a match can start with; nil when the node can match empty (so the next node decides too).
-    private static func firstBytes(_ node: PatternNode) -> ByteSet? {
+    /// The bytes a match of `node` can start with, and whether `node` can match
+    /// nothing (then what follows it can start a match too, so its bytes count
+    /// as well: `[a-z.]*@x` starts at a letter, a dot or `@`).
+    private static func firstBytes(_ node: PatternNode) -> (set: ByteSet, canBeEmpty: Bool) {
         switch node {
-        case .bytes(let set): return set
-        case .assertion: return nil
+        case .bytes(let set): return (set, false)
+        case .assertion: return (ByteSet(), true)
         case .sequence(let items):
             var result = ByteSet()
             for item in items {
-                if let set = firstBytes(item) {
-                    result.formUnion(set)
-                    if minLength(item) > 0 { return result }
-                }
+                let first = firstBytes(item)
+                result.formUnion(first.set)
+                if !first.canBeEmpty { return (result, false) }
             }
-            return nil
+            return (result, true)
         case .alternation(let branches):
             var result = ByteSet()
+            var canBeEmpty = false
             for branch in branches {
-                guard let set = firstBytes(branch) else { return nil }
-                result.formUnion(set)
+                let first = firstBytes(branch)
+                result.formUnion(first.set)
+                canBeEmpty = canBeEmpty || first.canBeEmpty
             }
-            return result
+            return (result, canBeEmpty)
         case let .repetition(inner, min, _):
-            guard let set = firstBytes(inner) else { return nil }
-            return min > 0 ? set : nil
+            let first = firstBytes(inner)
+            return (first.set, min == 0 || first.canBeEmpty)
         }
     }
 
