@@ -51,3 +51,33 @@ import Testing
         #expect(result.steps <= 4 * result.ops * text.count)
     }
 }
+
+/// Settling a detector's matches against the ones claimed before costs a pass
+/// over both lists, not a pass over the claimed ones for each new match.
+@Suite struct MatchClaimsLinearTests {
+    @Test func aStringWithAHundredThousandMatchesIsScannedWithoutRescanningEarlierMatches() throws {
+        // 1 MiB of `[^a]` matches, one byte each, every other byte: 512 Ki matches.
+        let text = Array(PatternLinearTimeTests.repeated("xa"))
+        let program = try PatternProgram(try PatternParser.parse("[^a]"))
+        var scanner = PIIScanner(enabled: [.ip], patterns: [program])
+        var matches: [PIIMatch] = []
+        text.withUnsafeBufferPointer { scanner.scan($0, into: &matches) }
+        #expect(matches.count == text.count / 2)
+        #expect(zip(matches, matches.dropFirst()).allSatisfy { $0.end <= $1.start })
+        // A few passes over the matches per detector; quadratic settling reads 10^11 here.
+        #expect(scanner.claimSteps <= 4 * matches.count)
+    }
+
+    @Test func laterDetectorsKeepOnlyTheBytesNoEarlierMatchClaimedInOnePass() {
+        var claims = MatchClaims()
+        var matches = [PIIMatch(start: 0, end: 2, detector: 0), PIIMatch(start: 4, end: 6, detector: 0)]
+        // Overlapping offers of one detector, in start order.
+        for (start, end) in [(1, 5), (3, 8), (9, 10)] { claims.offer(PIIMatch(start: start, end: end, detector: 2)) }
+        claims.settle(into: &matches, from: 0)
+        #expect(matches == [
+            PIIMatch(start: 0, end: 2, detector: 0), PIIMatch(start: 2, end: 4, detector: 2),
+            PIIMatch(start: 4, end: 6, detector: 0), PIIMatch(start: 6, end: 8, detector: 2),
+            PIIMatch(start: 9, end: 10, detector: 2),
+        ])
+    }
+}

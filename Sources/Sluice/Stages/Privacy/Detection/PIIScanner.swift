@@ -49,6 +49,9 @@ struct PIIScanner {
     private let email, urlEmail, ip, iban, card, phone: Bool
     private var groups: [NumberDetection.Group] = []
     private var patternScratch = PatternProgram.Scratch()
+    private var claims = MatchClaims()
+    /// Matches read while settling detectors' claims (`MatchClaims.steps`).
+    var claimSteps: Int { claims.steps }
 
     init(enabled: Set<PIIDetector>, patterns: [PatternProgram]) {
         self.enabled = enabled
@@ -89,24 +92,36 @@ struct PIIScanner {
             }
         }
         if seen == 0 && patterns.isEmpty { return }
+        // Each detector offers its matches in text order; they are settled before the next detector runs.
+        // (Held in a local while the detectors run, so their closures do not overlap with `groups`.)
+        var claims = MatchClaims()
+        swap(&claims, &self.claims)
+        defer { swap(&claims, &self.claims) }
         func claim(_ detector: PIIDetector, _ start: Int, _ end: Int) {
-            PIIScanner.add(PIIMatch(start: start, end: end, detector: detector.rawValue), to: &matches, from: first)
+            claims.offer(PIIMatch(start: start, end: end, detector: detector.rawValue))
         }
         if email && seen & 2 != 0 { EmailDetection.scanPlain(text) { claim(.email, $0, $1) } }
+        claims.settle(into: &matches, from: first)
         if urlEmail && seen & 4 != 0 { EmailDetection.scanEncoded(text) { claim(.urlEmail, $0, $1) } }
+        claims.settle(into: &matches, from: first)
         if ip && colons >= 2 { IPDetection.scanIPv6(text) { claim(.ip, $0, $1) } }
+        claims.settle(into: &matches, from: first)
         if digits >= 4 {
             if ip { IPDetection.scanIPv4(text) { claim(.ip, $0, $1) } }
+            claims.settle(into: &matches, from: first)
             if iban { IBANDetection.scan(text) { claim(.iban, $0, $1) } }
+            claims.settle(into: &matches, from: first)
             if card && digits >= 13 { NumberDetection.scanCards(text, groups: &groups) { claim(.card, $0, $1) } }
+            claims.settle(into: &matches, from: first)
             if phone && digits >= 7 { NumberDetection.scanPhones(text, groups: &groups) { claim(.phone, $0, $1) } }
+            claims.settle(into: &matches, from: first)
         }
         for (index, pattern) in patterns.enumerated() {
             pattern.forEachMatch(text, scratch: &patternScratch) { start, end in
-                PIIScanner.add(PIIMatch(start: start, end: end, detector: PIIDetector.allCases.count + index), to: &matches, from: first)
+                claims.offer(PIIMatch(start: start, end: end, detector: PIIDetector.allCases.count + index))
             }
+            claims.settle(into: &matches, from: first)
         }
-        if matches.count - first > 1 { matches[first...].sort { $0.start < $1.start } }
     }
 
     /// Whether `text` holds a digit, `:`, `@` or `%` at all: eight bytes at a
@@ -155,27 +170,10 @@ struct PIIScanner {
         return between | ((at &- ones) & ~at & high) | ((percent &- ones) & ~percent & high) != 0
     }
 
-    /// `add` for the tests, over the whole list.
-    static func addForTesting(_ match: PIIMatch, to matches: inout [PIIMatch]) { add(match, to: &matches, from: 0) }
-
-    /// Adds `match`, less what matches claimed before cover: an earlier
-    /// detector keeps the bytes it claimed, and the later one still gets the
-    /// bytes only it matched (dropping the whole later match left them as
-    /// they were: a pattern over `ID 42 jane@x.com` lost `ID 42 ` to the email).
-    private static func add(_ match: PIIMatch, to matches: inout [PIIMatch], from first: Int) {
-        var start = match.start
-        while start < match.end {
-            // The earliest claimed range that reaches past `start` and begins before the match ends.
-            var blocker: PIIMatch?
-            for index in first..<matches.count where matches[index].end > start && matches[index].start < match.end {
-                if blocker == nil || matches[index].start < blocker!.start { blocker = matches[index] }
-            }
-            guard let blocker else {
-                matches.append(PIIMatch(start: start, end: match.end, detector: match.detector))
-                return
-            }
-            if blocker.start > start { matches.append(PIIMatch(start: start, end: blocker.start, detector: match.detector)) }
-            start = max(start, blocker.end)
-        }
+    /// Settles one match against `matches` (sorted, none overlapping), for the tests.
+    static func addForTesting(_ match: PIIMatch, to matches: inout [PIIMatch]) {
+        var claims = MatchClaims()
+        claims.offer(match)
+        claims.settle(into: &matches, from: 0)
     }
 }
