@@ -264,15 +264,24 @@ enum PrivacySettingsReader {
                 if source == nil { reader.error(value, "privacy.patterns.\(name) needs `match:`, the pattern") }
             }
             guard let source else { continue }
+            let node: PatternNode
             do {
-                let program = try PatternProgram(try PatternParser.parse(source))
-                patterns.append(PrivacySettings.Pattern(name: name, source: source, token: token, program: program))
-            } catch let error as PatternSyntaxError {
-                reader.error(sourceNode, "privacy.patterns.\(name): \(error.message) at character \(error.offset + 1) of \"\(source)\"")
-            } catch PatternProgram.CompileError.emptyMatch {
-                reader.error(sourceNode, "privacy.patterns.\(name): \"\(source)\" can match nothing at all; it must match at least one character")
+                node = try PatternParser.parse(source)
             } catch {
-                reader.error(sourceNode, "privacy.patterns.\(name): \"\(source)\" is too large once its repetitions are expanded")
+                reader.error(sourceNode, "privacy.patterns.\(name): \(error.message) at character \(error.offset + 1) of \"\(source)\"")
+                continue
+            }
+            do {
+                let program = try PatternProgram(node)
+                patterns.append(PrivacySettings.Pattern(name: name, source: source, token: token, program: program))
+            } catch {
+                switch error {
+                case .emptyMatch:
+                    reader.error(sourceNode, "privacy.patterns.\(name): \"\(source)\" can match nothing at all; it must match at least one character")
+                case .tooCostly(let cost):
+                    reader.error(sourceNode, "privacy.patterns.\(name): \"\(source)\" may cost \(cost) steps per byte of a string; "
+                        + "the bound is \(PatternProgram.maxCostPerByte) (fewer or smaller repetitions: {1,100}, not {1,1000})")
+                }
             }
         }
         return patterns

@@ -71,6 +71,23 @@ import Testing
         #expect(throws: PatternSyntaxError.self) { _ = try PatternParser.parse(pattern) }
     }
 
+    @Test(arguments: ["ORD-[0-9]{8}", "[a-z0-9._]*@intranet", "(a|bc|d)+x?", "\\b\\w{2,30}\\b", ".{3,}", "(ab){2,5}|c*d"])
+    func theCostBoundIsTheNumberOfInstructionsTheMatcherRuns(pattern: String) throws {
+        // Estimated before compiling, so an oversized pattern is refused without building it.
+        let node = try PatternParser.parse(pattern)
+        let program = try PatternProgram(node)
+        #expect(PatternProgram.cost(of: node) == program.ops.count)
+        #expect(program.costPerByte <= PatternProgram.maxCostPerByte)
+    }
+
+    @Test func aPatternThatMayCostMoreThanTheBoundPerByteIsRejectedWithItsCost() throws {
+        let costly = try PatternParser.parse(String(repeating: "[a-z]{1,1000}", count: 10))
+        #expect(throws: PatternProgram.CompileError.tooCostly(costPerByte: 19_991)) { _ = try PatternProgram(costly) }
+        // Nested repetitions are counted without overflow.
+        let nested = try PatternParser.parse("(((((a{1000}){1000}){1000}){1000}){1000}){1000}")
+        #expect(throws: PatternProgram.CompileError.self) { _ = try PatternProgram(nested) }
+    }
+
     @Test func patternsThatMatchNothingAtAllAreRejected() throws {
         #expect(throws: PatternProgram.CompileError.self) { _ = try PatternProgram(PatternParser.parse("a*|b?")) }
     }

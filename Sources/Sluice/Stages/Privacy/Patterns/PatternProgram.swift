@@ -24,14 +24,23 @@ struct PatternProgram: Sendable {
     private(set) var firstBytes = ByteSet()
     /// The fewest bytes a match has.
     private(set) var minLength = 0
-    static let maxOps = 20_000
+    /// The most instructions a pattern may compile to: the matcher's worst case
+    /// per byte of a string (each byte steps at most one thread per instruction,
+    /// `costPerByte`), so a pattern costs at most this many steps per byte.
+    static let maxCostPerByte = 2_000
 
-    enum CompileError: Error { case emptyMatch, tooLarge }
+    enum CompileError: Error, Equatable {
+        case emptyMatch
+        /// The instructions the pattern would compile to, above `maxCostPerByte`.
+        case tooCostly(costPerByte: Int)
+    }
 
     init(_ node: PatternNode) throws(CompileError) {
         minLength = PatternProgram.minLength(node)
         guard minLength > 0 else { throw .emptyMatch }
-        try emit(node)
+        let cost = PatternProgram.cost(of: node)
+        guard cost <= PatternProgram.maxCostPerByte else { throw .tooCostly(costPerByte: cost) }
+        emit(node)
         ops.append(.match)
         prefix = PatternProgram.literalPrefix(node)
         firstBytes = PatternProgram.firstBytes(node).set
@@ -39,8 +48,27 @@ struct PatternProgram: Sendable {
 
     // MARK: - Compiling
 
-    private mutating func emit(_ node: PatternNode) throws(CompileError) {
-        if ops.count > PatternProgram.maxOps { throw .tooLarge }
+    /// The steps the matcher may take per byte of a string: one per instruction at most.
+    var costPerByte: Int { ops.count }
+
+    /// `costPerByte` of the program `node` compiles to, counted without compiling it.
+    static func cost(of node: PatternNode) -> Int { instructions(node) + 1 }
+
+    /// How many instructions `emit` makes of `node` (capped, so nested repetitions cannot overflow).
+    private static func instructions(_ node: PatternNode) -> Int {
+        let cap = 1 << 40
+        switch node {
+        case .bytes, .assertion: return 1
+        case .sequence(let items): return Swift.min(cap, items.reduce(0) { $0 + instructions($1) })
+        case .alternation(let branches): return Swift.min(cap, branches.reduce(2 * (branches.count - 1)) { $0 + instructions($1) })
+        case let .repetition(inner, min, max):
+            let one = instructions(inner)
+            let optional = max.map { ($0 - min) * (one + 1) } ?? one + 2
+            return Swift.min(cap, min * one + optional)
+        }
+    }
+
+    private mutating func emit(_ node: PatternNode) {
         switch node {
         case .bytes(let set):
             if let existing = sets.firstIndex(of: set) {
@@ -50,24 +78,24 @@ struct PatternProgram: Sendable {
                 ops.append(.bytes(sets.count - 1))
             }
         case .sequence(let items):
-            for item in items { try emit(item) }
+            for item in items { emit(item) }
         case .alternation(let branches):
             var jumps: [Int] = []
             for (index, branch) in branches.enumerated() {
                 if index < branches.count - 1 {
                     let split = ops.count
                     ops.append(.split(split + 1, 0))
-                    try emit(branch)
+                    emit(branch)
                     jumps.append(ops.count)
                     ops.append(.jump(0))
                     ops[split] = .split(split + 1, ops.count)
                 } else {
-                    try emit(branch)
+                    emit(branch)
                 }
             }
             for jump in jumps { ops[jump] = .jump(ops.count) }
         case let .repetition(inner, min, max):
-            for _ in 0..<min { try emit(inner) }
+            for _ in 0..<min { emit(inner) }
             if let max {
                 // Optional copies, nested: x{2,4} = xx(x(x)?)?
                 var exits: [Int] = []
@@ -75,13 +103,13 @@ struct PatternProgram: Sendable {
                     let split = ops.count
                     ops.append(.split(split + 1, 0))
                     exits.append(split)
-                    try emit(inner)
+                    emit(inner)
                 }
                 for split in exits { ops[split] = .split(split + 1, ops.count) }
             } else {
                 let split = ops.count
                 ops.append(.split(split + 1, 0))
-                try emit(inner)
+                emit(inner)
                 ops.append(.jump(split))
                 ops[split] = .split(split + 1, ops.count)
             }
