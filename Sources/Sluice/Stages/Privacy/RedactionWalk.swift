@@ -63,6 +63,7 @@ struct RedactionWalk {
     private var decoded: [UInt8] = []
     private var body: [UInt8] = []
     private var hits: [Hit] = []
+    private var keyNames = RedactedKeyNames()
 
     init(settings: PrivacySettings.Redaction, patterns: [PrivacySettings.Pattern]) {
         self.settings = settings
@@ -101,6 +102,7 @@ struct RedactionWalk {
     /// indexes in `handled` (fields truncated or pseudonymized); returns the hits.
     mutating func run(_ document: JSONDocument, handled: [Int], splice: inout JSONSplice) -> [Hit] {
         if !hits.isEmpty { hits.removeAll(keepingCapacity: true) }
+        keyNames.reset()
         document.withUnsafeView { json in
             let view = View(document: document, json: json, handled: handled)
             if let scope = scopeKeys {
@@ -180,7 +182,7 @@ struct RedactionWalk {
                     }
                     childEmailOnly = true
                 } else if scansKeys && mayHit(key, view) {
-                    scan(key, view, isKey: true, emailOnly: emailOnly, checkScope: checkScope, &splice)
+                    scan(key, view, isKey: true, emailOnly: emailOnly, checkScope: checkScope, &splice, object: node)
                 }
                 switch json.kind(value) {
                 case .string:
@@ -317,8 +319,9 @@ struct RedactionWalk {
         return true
     }
 
+    /// `object`: for a key, the object holding it (its new name must stay unique there).
     private mutating func scan(_ node: Int, _ view: View, isKey: Bool, emailOnly: Bool, checkScope: Bool,
-                               _ splice: inout JSONSplice) {
+                               _ splice: inout JSONSplice, object: Int = -1) {
         let start = view.json.start(node), end = view.json.end(node)
         let escaped = view.json.hasEscapes(node)
         if !matches.isEmpty { matches.removeAll(keepingCapacity: true) }
@@ -356,6 +359,7 @@ struct RedactionWalk {
         } else {
             text.append(UnsafeBufferPointer(rebasing: view.bytes[(start + 1)..<(end - 1)]), replacing: matches, escaped: true, to: &body)
         }
+        if isKey { keyNames.makeUnique(&body, object: object, in: document) }
         splice.replaceString(node: node, start: start, end: end, body: body)
         for match in matches { hits.append(Hit(detector: match.detector, keys: path, isKey: isKey)) }
     }
