@@ -27,7 +27,7 @@ struct PatternProgram: Sendable {
     /// The most instructions a pattern may compile to: the matcher's worst case
     /// per byte of a string (each byte steps at most one thread per instruction,
     /// `costPerByte`), so a pattern costs at most this many steps per byte.
-    static let maxCostPerByte = 2_000
+    static let maxCostPerByte = 500
 
     enum CompileError: Error, Equatable {
         case emptyMatch
