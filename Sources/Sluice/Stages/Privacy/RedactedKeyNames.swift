@@ -20,6 +20,7 @@ struct RedactedKeyNames {
     private var objects: [Int: Taken] = [:]
 
     /// Forgets the previous event's objects.
+    @inline(__always)
     mutating func reset() {
         if !objects.isEmpty { objects.removeAll(keepingCapacity: true) }
     }

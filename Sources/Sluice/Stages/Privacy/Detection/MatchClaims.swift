@@ -23,8 +23,13 @@ struct MatchClaims {
 
     /// Adds the offered matches, less what `matches[first...]` (sorted, none
     /// overlapping) claims, to those; they stay sorted and apart.
+    @inline(__always)
     mutating func settle(into matches: inout [PIIMatch], from first: Int) {
-        guard !pending.isEmpty else { return }
+        // Most detectors find nothing in most strings: no call then.
+        if !pending.isEmpty { settlePending(into: &matches, from: first) }
+    }
+
+    private mutating func settlePending(into matches: inout [PIIMatch], from first: Int) {
         defer { pending.removeAll(keepingCapacity: true) }
         if !MatchClaims.isSorted(pending) { pending.sort { $0.start < $1.start } }
         pieces.removeAll(keepingCapacity: true)
