@@ -118,12 +118,14 @@ struct PatternProgram: Sendable {
         }
     }
 
+    /// The fewest bytes `node` matches (capped, so nested repetitions cannot overflow).
     private static func minLength(_ node: PatternNode) -> Int {
+        let cap = 1 << 40
         switch node {
         case .bytes: return 1
-        case .sequence(let items): return items.reduce(0) { $0 + minLength($1) }
+        case .sequence(let items): return Swift.min(cap, items.reduce(0) { $0 + minLength($1) })
         case .alternation(let branches): return branches.map(minLength).min() ?? 0
-        case let .repetition(inner, min, _): return min * minLength(inner)
+        case let .repetition(inner, min, _): return Swift.min(cap, min * minLength(inner))
         case .assertion: return 0
         }
     }
