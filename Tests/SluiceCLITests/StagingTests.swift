@@ -121,17 +121,10 @@ import Glibc
         #expect(!FileSystem.exists(directory.file("staging")))
     }
 
-    static let otherFilesystem: String? = {
-        var tmp = stat(), shm = stat()
-        guard stat(NSTemporaryDirectory(), &tmp) == 0, stat("/dev/shm", &shm) == 0, access("/dev/shm", W_OK) == 0,
-              tmp.st_dev != shm.st_dev else { return nil }
-        return "/dev/shm"
-    }()
-
-    @Test(.enabled(if: otherFilesystem != nil, "needs /dev/shm on another filesystem than the temporary directory"))
+    @Test(.enabled(if: TemporaryDirectory.otherFilesystem != nil, "needs /dev/shm on another filesystem than the temporary directory"))
     func aStagingDirectoryOnAnotherFilesystemIsRefusedBeforeAnythingIsRead() throws {
         let directory = TemporaryDirectory()
-        let staging = Self.otherFilesystem! + "/sluice-test-staging-\(getpid())-\(UUID().uuidString)"
+        let staging = TemporaryDirectory.otherFilesystem! + "/sluice-test-staging-\(getpid())-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: staging) }
         directory.write("in.ndjson", "{}\n")
         let run = try SluiceBinary.run(["run", "--staging", staging, "--stats", "s.json", "in.ndjson"], in: directory.path)

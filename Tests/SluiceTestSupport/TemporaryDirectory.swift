@@ -37,3 +37,14 @@ public final class TemporaryDirectory {
         return result.sorted()
     }
 }
+
+extension TemporaryDirectory {
+    /// A writable directory on another filesystem than the temporary
+    /// directory (`/dev/shm`), for what must refuse to rename across them; nil when there is none.
+    public static let otherFilesystem: String? = {
+        var tmp = stat(), shm = stat()
+        guard stat(NSTemporaryDirectory(), &tmp) == 0, stat("/dev/shm", &shm) == 0, access("/dev/shm", W_OK) == 0,
+              tmp.st_dev != shm.st_dev else { return nil }
+        return "/dev/shm"
+    }()
+}

@@ -106,17 +106,10 @@ import Glibc
         _ = try StagingArea(directory: directory.file("o/.staging/1"), outDirectory: directory.file("o"), logger: logger)
     }
 
-    static let otherFilesystem: String? = {
-        var tmp = stat(), shm = stat()
-        guard stat(NSTemporaryDirectory(), &tmp) == 0, stat("/dev/shm", &shm) == 0, access("/dev/shm", W_OK) == 0,
-              tmp.st_dev != shm.st_dev else { return nil }
-        return "/dev/shm"
-    }()
-
-    @Test(.enabled(if: otherFilesystem != nil, "needs /dev/shm on another filesystem than the temporary directory"))
+    @Test(.enabled(if: TemporaryDirectory.otherFilesystem != nil, "needs /dev/shm on another filesystem than the temporary directory"))
     func aStagingDirectoryOnAnotherFilesystemIsRefused() throws {
         let directory = TemporaryDirectory()
-        let staging = Self.otherFilesystem! + "/sluice-test-staging-\(getpid())-\(UUID().uuidString)"
+        let staging = TemporaryDirectory.otherFilesystem! + "/sluice-test-staging-\(getpid())-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: staging) }
         #expect(throws: StagingError.otherFilesystem(staging: staging, out: directory.file("out"))) {
             try StagingArea(directory: staging, outDirectory: directory.file("out"), logger: logger)
