@@ -54,7 +54,6 @@ struct RedactionWalk {
     private let cardsInNumbers: Bool
     private let phonesInNumbers: Bool
     private var numberDigits: [UInt8] = []
-    private var groups: [NumberDetection.Group] = []
     private let exemptKeys: ExemptKeys
     /// The exemptions with wildcards, checked on a hit.
     private let exemptPatterns: [FieldPattern]
@@ -127,12 +126,12 @@ struct RedactionWalk {
                         }
                         let emailOnly = exempt == ExemptKeys.skip
                         if node >= 0 && (!emailOnly || emailScanner != nil) {
-                            walk(node, exempt: exempt, emailOnly: emailOnly, view, checkScope: false, &splice)
+                            walk(node, field: -1, exempt: exempt, emailOnly: emailOnly, view, checkScope: false, &splice)
                         }
                     }
                 }
             } else {
-                walk(0, exempt: 0, emailOnly: false, view, checkScope: !everywhere, &splice)
+                walk(0, field: -1, exempt: 0, emailOnly: false, view, checkScope: !everywhere, &splice)
             }
         }
         return hits
@@ -161,8 +160,10 @@ struct RedactionWalk {
                                      available: view.bytes.count)
     }
 
-    /// Walks the value at `node`; `emailOnly`: inside an exempt field, where only the email detectors look.
-    private mutating func walk(_ node: Int, exempt: Int, emailOnly: Bool, _ view: View, checkScope: Bool,
+    /// Walks the value at `node`; `field`: the key whose value it is (or holds
+    /// it, for an array's elements), -1 for none; `emailOnly`: inside an exempt
+    /// field, where only the email detectors look.
+    private mutating func walk(_ node: Int, field: Int, exempt: Int, emailOnly: Bool, _ view: View, checkScope: Bool,
                                _ splice: inout JSONSplice) {
         let json = view.json
         switch json.kind(node) {
@@ -182,17 +183,19 @@ struct RedactionWalk {
                     }
                     childEmailOnly = true
                 } else if scansKeys && mayHit(key, view) {
-                    scan(key, view, isKey: true, emailOnly: emailOnly, checkScope: checkScope, &splice, object: node)
+                    scan(key, field: -1, view, isKey: true, emailOnly: emailOnly, checkScope: checkScope, &splice, object: node)
                 }
                 switch json.kind(value) {
                 case .string:
                     if (childEmailOnly ? mayHoldEmail(value, view) : mayHit(value, view)) && !view.isHandled(value) {
-                        scan(value, view, isKey: false, emailOnly: childEmailOnly, checkScope: checkScope, &splice)
+                        scan(value, field: key, view, isKey: false, emailOnly: childEmailOnly, checkScope: checkScope, &splice)
                     }
                 case .object, .array:
-                    walk(value, exempt: childExempt, emailOnly: childEmailOnly, view, checkScope: checkScope, &splice)
+                    walk(value, field: key, exempt: childExempt, emailOnly: childEmailOnly, view, checkScope: checkScope, &splice)
                 case .number:
-                    if !childEmailOnly && mayBeNumberHit(value, view) { scanNumber(value, view, checkScope: checkScope, &splice) }
+                    if !childEmailOnly && mayBeNumberHit(value, view) {
+                        scanNumber(value, field: key, view, checkScope: checkScope, &splice)
+                    }
                 default:
                     break
                 }
@@ -205,17 +208,17 @@ struct RedactionWalk {
                 let following = json.after(element)
                 if json.kind(element) == .string {
                     if (emailOnly ? mayHoldEmail(element, view) : mayHit(element, view)) && !view.isHandled(element) {
-                        scan(element, view, isKey: false, emailOnly: emailOnly, checkScope: checkScope, &splice)
+                        scan(element, field: field, view, isKey: false, emailOnly: emailOnly, checkScope: checkScope, &splice)
                     }
                 } else {
-                    walk(element, exempt: exempt, emailOnly: emailOnly, view, checkScope: checkScope, &splice)
+                    walk(element, field: field, exempt: exempt, emailOnly: emailOnly, view, checkScope: checkScope, &splice)
                 }
                 element = following
             }
         case .string:
-            if !view.isHandled(node) { scan(node, view, isKey: false, emailOnly: emailOnly, checkScope: checkScope, &splice) }
+            if !view.isHandled(node) { scan(node, field: field, view, isKey: false, emailOnly: emailOnly, checkScope: checkScope, &splice) }
         case .number:
-            if !emailOnly && mayBeNumberHit(node, view) { scanNumber(node, view, checkScope: checkScope, &splice) }
+            if !emailOnly && mayBeNumberHit(node, view) { scanNumber(node, field: field, view, checkScope: checkScope, &splice) }
         default:
             break
         }
@@ -239,24 +242,22 @@ struct RedactionWalk {
         (cardsInNumbers || phonesInNumbers) && view.json.rawLength(node) >= 7 && !view.isHandled(node)
     }
 
-    /// A number whose value is an integer of 7-19 digits is searched as its
-    /// digits: a Luhn-valid card, or a phone by the rules for a bare run of
-    /// digits. A hit replaces the whole number by the token, as a string.
-    private mutating func scanNumber(_ node: Int, _ view: View, checkScope: Bool, _ splice: inout JSONSplice) {
+    /// A number whose value is an integer of 7-19 digits is read as its digits:
+    /// a card when they are one (an issuer's range and length, Luhn), a phone
+    /// only when the field's name says phone (`"phone": 4155550100`): a count,
+    /// an id or a time of ten digits is a number, not a phone. A hit replaces
+    /// the whole number by the token, as a string.
+    private mutating func scanNumber(_ node: Int, field: Int, _ view: View, checkScope: Bool, _ splice: inout JSONSplice) {
         let start = view.json.start(node), end = view.json.end(node)
         guard RedactionWalk.integerDigits(UnsafeBufferPointer(rebasing: view.bytes[start..<end]),
                                           into: &numberDigits) else { return }
         var detector: PIIDetector?
         numberDigits.withUnsafeBufferPointer { digits in
-            var whole = false
-            // Only lengths that can be one: a card of 13-19 digits from a card network (2-6), or a bare-run phone (10-11).
-            if cardsInNumbers && digits.count >= 13 && digits[0] >= UInt8(ascii: "2") && digits[0] <= UInt8(ascii: "6") {
-                NumberDetection.scanCards(digits, groups: &groups) { whole = whole || ($0 == 0 && $1 == digits.count) }
-                if whole { detector = .card; return }
-            }
-            if phonesInNumbers && (digits.count == 10 || digits.count == 11) {
-                NumberDetection.scanPhones(digits, groups: &groups) { whole = whole || ($0 == 0 && $1 == digits.count) }
-                if whole { detector = .phone }
+            if cardsInNumbers && digits.count >= 12 && NumberDetection.isCard(digits, 0, digits.count) {
+                detector = .card
+            } else if phonesInNumbers && digits.count <= 15 && field >= 0
+                        && PhoneContext.hint(forKey: view.json.rawStringBody(field)) == .phone {
+                detector = .phone
             }
         }
         guard let detector else { return }
@@ -320,7 +321,7 @@ struct RedactionWalk {
     }
 
     /// `object`: for a key, the object holding it (its new name must stay unique there).
-    private mutating func scan(_ node: Int, _ view: View, isKey: Bool, emailOnly: Bool, checkScope: Bool,
+    private mutating func scan(_ node: Int, field: Int, _ view: View, isKey: Bool, emailOnly: Bool, checkScope: Bool,
                                _ splice: inout JSONSplice, object: Int = -1) {
         let start = view.json.start(node), end = view.json.end(node)
         let escaped = view.json.hasEscapes(node)
@@ -329,7 +330,12 @@ struct RedactionWalk {
             decoded = JSONString.unescape(view.document.bytes[(start + 1)..<(end - 1)])
         }
         func run(_ string: UnsafeBufferPointer<UInt8>) {
-            if emailOnly { emailScanner!.scan(string, into: &matches) } else { text.scan(string, into: &matches) }
+            if emailOnly {
+                emailScanner!.scan(string, into: &matches)
+            } else {
+                text.scan(string, fieldName: field >= 0 ? view.json.rawStringBody(field) : UnsafeBufferPointer(start: nil, count: 0),
+                          into: &matches)
+            }
         }
         if escaped {
             decoded.withUnsafeBufferPointer { run($0) }

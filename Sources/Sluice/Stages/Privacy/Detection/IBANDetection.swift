@@ -3,8 +3,9 @@
 /// (`DE89 3704 0044 0532 0130 00`), with a valid mod-97 checksum (ISO 7064).
 ///
 /// The country's length comes from the IBAN registry (`lengths`), so an IBAN
-/// followed by more text ends where it must, and a code not in the registry is
-/// not an IBAN. Lowercase is accepted.
+/// followed by more text ends where it must. A country outside the registry,
+/// or an IBAN of another length, is taken as the whole token when its
+/// checksum holds (`wholeTokenEnd`). Lowercase is accepted.
 enum IBANDetection {
     static let lengths: [UInt16: Int] = {
         let registry = """
@@ -28,19 +29,45 @@ enum IBANDetection {
         while index + 4 <= count {
             guard TextBytes.isASCIILetter(text[index]), TextBytes.isASCIILetter(text[index + 1]),
                   TextBytes.isDigit(text[index + 2]), TextBytes.isDigit(text[index + 3]),
-                  index == 0 || !TextBytes.isWord(text[index - 1]),
-                  let length = lengths[UInt16(text[index] & 0xDF) << 8 | UInt16(text[index + 1] & 0xDF)]
+                  index == 0 || !TextBytes.isWord(text[index - 1])
             else {
                 index += 1
                 continue
             }
-            if let end = end(text, from: index, length: length) {
+            let length = lengths[UInt16(text[index] & 0xDF) << 8 | UInt16(text[index + 1] & 0xDF)]
+            if let end = length.flatMap({ end(text, from: index, length: $0) }) ?? wholeTokenEnd(text, from: index) {
                 found(index, end)
                 index = end
             } else {
                 index += 2
             }
         }
+    }
+
+    /// The end of an IBAN whose length the registry does not give for its
+    /// country (a country outside it, or a test generator's own format): the
+    /// whole token, solid or printed in groups of four, 15-34 characters with a
+    /// valid checksum, or nil.
+    private static func wholeTokenEnd(_ text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        var position = start
+        var characters = 0
+        var group = 0
+        while position < text.count {
+            let byte = text[position]
+            if TextBytes.isASCIIAlnum(byte) {
+                characters += 1
+                group += 1
+                position += 1
+            } else if byte == UInt8(ascii: " ") && group == 4 && position + 1 < text.count && TextBytes.isASCIIAlnum(text[position + 1]) {
+                group = 0
+                position += 1
+            } else {
+                break
+            }
+            if characters > 34 { return nil }
+        }
+        guard characters >= 15, position == text.count || !TextBytes.isWord(text[position]) else { return nil }
+        return end(text, from: start, length: characters)
     }
 
     /// The end of a valid IBAN of `length` characters at `start` (single spaces between characters allowed), or nil.

@@ -11,9 +11,15 @@
 enum IPDetection {
     // MARK: - Scanning
 
-    static func scanIPv4(_ text: UnsafeBufferPointer<UInt8>, _ found: (Int, Int) -> Void) {
+    /// Dotted quads, except where they are versions: after a version word
+    /// (`version 16.4.27.43`, `Build 10.0.19045.3693`, `iOS 16.4.1.2`), after a
+    /// product name and a slash (`Chrome/116.0.5845.187`), before or after
+    /// another dotted part, or in a field whose name says version or build.
+    static func scanIPv4(_ text: UnsafeBufferPointer<UInt8>, fieldName: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0),
+                         _ found: (Int, Int) -> Void) {
         var index = 0
         let count = text.count
+        var fieldSaysVersion: Bool?
         while index < count {
             guard TextBytes.isDigit(text[index]), TextBytes.startsToken(text, index),
                   index == 0 || text[index - 1] != UInt8(ascii: ".") else {
@@ -21,13 +27,32 @@ enum IPDetection {
                 continue
             }
             if let end = ipv4End(text, from: index), TextBytes.endsToken(text, end),
-               end == count || !(text[end] == UInt8(ascii: ".") && end + 1 < count && TextBytes.isDigit(text[end + 1])) {
-                found(index, end)
+               end == count || !(text[end] == UInt8(ascii: ".") && end + 1 < count && TextBytes.isDigit(text[end + 1])),
+               !followsVersionWord(text, index) {
+                if fieldSaysVersion == nil { fieldSaysVersion = VersionWords.fieldSaysVersion(fieldName) }
+                if fieldSaysVersion == false {
+                    found(index, end)
+                }
                 index = end
             } else {
                 while index < count && TextBytes.isDigit(text[index]) { index += 1 }
             }
         }
+    }
+
+    /// Whether the words right before `start` make the number a version: a
+    /// version word, or `Name/` as in a user agent (a URL's `//` is not).
+    private static func followsVersionWord(_ text: UnsafeBufferPointer<UInt8>, _ start: Int) -> Bool {
+        guard start > 0 else { return false }
+        if text[start - 1] == UInt8(ascii: "/") {
+            return start >= 2 && TextBytes.isASCIIAlnum(text[start - 2])
+        }
+        var end = start
+        while end > 0 && end > start - 2 && (text[end - 1] == UInt8(ascii: " ") || text[end - 1] == UInt8(ascii: ":")) { end -= 1 }
+        var begin = end
+        while begin > 0 && TextBytes.isASCIILetter(text[begin - 1]) { begin -= 1 }
+        guard end > begin else { return false }
+        return VersionWords.isVersionWord(UnsafeBufferPointer(rebasing: text[begin..<end]))
     }
 
     /// The end of `d.d.d.d` (octets 0-255) at `start`, or nil.

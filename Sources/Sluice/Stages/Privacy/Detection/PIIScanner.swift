@@ -48,6 +48,7 @@ struct PIIScanner {
     let patterns: [PatternProgram]
     private let email, urlEmail, ip, iban, card, phone: Bool
     private var groups: [NumberDetection.Group] = []
+    private var phoneScratch = PhoneDetection.Scratch()
     private var patternScratch = PatternProgram.Scratch()
     private var claims = MatchClaims()
     /// Matches read while settling detectors' claims (`MatchClaims.steps`).
@@ -77,7 +78,10 @@ struct PIIScanner {
     }()
 
     /// Appends the matches in `text` to `matches`, in text order, none overlapping.
-    mutating func scan(_ text: UnsafeBufferPointer<UInt8>, into matches: inout [PIIMatch]) {
+    /// `fieldName`: the raw bytes of the key whose value `text` is (or of the
+    /// array holding it), read only when a number's reading depends on it.
+    mutating func scan(_ text: UnsafeBufferPointer<UInt8>, fieldName: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0),
+                       into matches: inout [PIIMatch]) {
         if patterns.isEmpty && !PIIScanner.mayHoldPII(text) { return }
         let first = matches.count
         var seen: UInt8 = 0
@@ -107,13 +111,17 @@ struct PIIScanner {
         if ip && colons >= 2 { IPDetection.scanIPv6(text) { claim(.ip, $0, $1) } }
         claims.settle(into: &matches, from: first)
         if digits >= 4 {
-            if ip { IPDetection.scanIPv4(text) { claim(.ip, $0, $1) } }
+            if ip { IPDetection.scanIPv4(text, fieldName: fieldName) { claim(.ip, $0, $1) } }
             claims.settle(into: &matches, from: first)
             if iban { IBANDetection.scan(text) { claim(.iban, $0, $1) } }
             claims.settle(into: &matches, from: first)
-            if card && digits >= 13 { NumberDetection.scanCards(text, groups: &groups) { claim(.card, $0, $1) } }
+            if card && digits >= 12 { NumberDetection.scanCards(text, groups: &groups) { claim(.card, $0, $1) } }
             claims.settle(into: &matches, from: first)
-            if phone && digits >= 7 { NumberDetection.scanPhones(text, groups: &groups) { claim(.phone, $0, $1) } }
+            if phone && digits >= 7 {
+                PhoneDetection.scan(text, fieldHint: { PhoneContext.hint(forKey: fieldName) }, scratch: &phoneScratch) {
+                    claim(.phone, $0, $1)
+                }
+            }
             claims.settle(into: &matches, from: first)
         }
         for (index, pattern) in patterns.enumerated() {

@@ -71,9 +71,11 @@ enum TextBytes {
         isASCIIAlnum(byte) || byte >= 0x80 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
     }
 
-    /// Whether `text[start..<end]` is a domain with at least two labels and an
-    /// alphabetic top-level label of two or more characters (`localhost`, `x.c`
-    /// and `1.2.3.4` are not).
+    /// Whether `text[start..<end]` is a domain with at least two labels and a
+    /// top-level label of two or more letters or an IDN one in punycode
+    /// (`xn--p1ai`); `localhost`, `x.c` and `1.2.3.4` are not, and neither is a
+    /// file name (`icon@3x.png`: a scale suffix, or an image or document
+    /// extension as the last label).
     static func isEmailDomain(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
         guard end > start else { return false }
         var labelStart = start
@@ -84,17 +86,40 @@ enum TextBytes {
                 if index == labelStart { return false }  // an empty label
                 if text[labelStart] == UInt8(ascii: "-") || text[index - 1] == UInt8(ascii: "-") { return false }
                 labels += 1
+                if labels == 1 && index - labelStart == 2 && TextBytes.isDigit(text[labelStart])
+                    && text[labelStart + 1] | 0x20 == UInt8(ascii: "x") {
+                    return false  // `@2x.png`
+                }
                 if index == end {
                     guard labels >= 2, index - labelStart >= 2 else { return false }
-                    for position in labelStart..<index where !(isASCIILetter(text[position]) || text[position] >= 0x80) {
-                        return false
-                    }
-                    return true
+                    let top = UnsafeBufferPointer(rebasing: text[labelStart..<index])
+                    if isPunycodeLabel(top) { return true }
+                    for byte in top where !(isASCIILetter(byte) || byte >= 0x80) { return false }
+                    return !isFileExtension(top)
                 }
                 labelStart = index + 1
             }
             index += 1
         }
         return false
+    }
+
+    /// `xn--` and letters, digits or dashes.
+    private static func isPunycodeLabel(_ label: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard label.count > 4, label[0] | 0x20 == UInt8(ascii: "x"), label[1] | 0x20 == UInt8(ascii: "n"),
+              label[2] == UInt8(ascii: "-"), label[3] == UInt8(ascii: "-") else { return false }
+        return label.dropFirst(4).allSatisfy { isASCIIAlnum($0) || $0 == UInt8(ascii: "-") }
+    }
+
+    /// File extensions that are not top-level domains (IANA's list has none of them).
+    private static let fileExtensions: [[UInt8]] = [
+        "png", "jpg", "jpeg", "gif", "svg", "webp", "bmp", "ico", "tif", "tiff", "heic", "avif", "pdf", "js", "css",
+        "json", "txt", "mp3", "mp4", "wav", "md", "yml", "yaml", "xml", "html", "htm",
+    ].map { Array($0.utf8) }
+
+    private static func isFileExtension(_ label: UnsafeBufferPointer<UInt8>) -> Bool {
+        fileExtensions.contains { candidate in
+            candidate.count == label.count && zip(candidate, label).allSatisfy { $0 == $1 | 0x20 }
+        }
     }
 }

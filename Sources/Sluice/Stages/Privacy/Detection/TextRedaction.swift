@@ -36,8 +36,9 @@ struct TextRedaction {
     var isEmpty: Bool { scanner.isEmpty }
 
     /// Appends the matches in `text` to `matches` (`PIIScanner.scan`).
-    mutating func scan(_ text: UnsafeBufferPointer<UInt8>, into matches: inout [PIIMatch]) {
-        scanner.scan(text, into: &matches)
+    mutating func scan(_ text: UnsafeBufferPointer<UInt8>, fieldName: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0),
+                       into matches: inout [PIIMatch]) {
+        scanner.scan(text, fieldName: fieldName, into: &matches)
     }
 
     /// Appends `text` to `out` with each of `matches` (in text order, none

@@ -35,11 +35,13 @@ struct PatternProgram: Sendable {
         case tooCostly(costPerByte: Int)
     }
 
-    init(_ node: PatternNode) throws(CompileError) {
+    /// `maxCost`: the bound on `costPerByte` (the numbering plan's patterns,
+    /// run on a dozen digits at a time, are allowed more).
+    init(_ node: PatternNode, maxCost: Int = PatternProgram.maxCostPerByte) throws(CompileError) {
         minLength = PatternProgram.minLength(node)
         guard minLength > 0 else { throw .emptyMatch }
         let cost = PatternProgram.cost(of: node)
-        guard cost <= PatternProgram.maxCostPerByte else { throw .tooCostly(costPerByte: cost) }
+        guard cost <= maxCost else { throw .tooCostly(costPerByte: cost) }
         emit(node)
         ops.append(.match)
         prefix = PatternProgram.literalPrefix(node)

@@ -1,0 +1,350 @@
+/// Finds phone numbers: digit groups joined by spaces, dashes, dots, slashes or
+/// parentheses, standing alone as a token, with an extension if one follows
+/// (`x65859`, `ext. 12`, `#7`), checked against the numbering plans of the
+/// world (`PhoneNumberingPlan`).
+///
+/// Taken without further context:
+/// - international numbers: `+` (or `00`) and a calling code whose national
+///   numbers can have the length that follows (`+44 (0)20 7946 0958`,
+///   `+1-292-457-2462x93346`, `00420 601 123 456`);
+/// - numbers with a trunk prefix that are valid national numbers of a country
+///   dialled with it (`0450096137`, `030 1234 5678`, `8 (912) 345-67-89`);
+/// - North American numbers (`(753)775-4223`, `415.555.0123`, `4155550123`)
+///   and Chinese mobiles (`13812345678`), valid in their plans;
+/// - numbers written in three or more groups of two or more digits
+///   (`612 345 678`, `090-1234-5678`, `12 34 56 78`) and any with an extension.
+/// Any other run of 7-12 digits (`612345678`, `1234-5678`) is a phone only when
+/// the field's name or the words just before say so (`PhoneContext`).
+///
+/// Never phones: dates, times and their fractions, year ranges, decimals and
+/// prices (`12 345,50`, `€ 1 234 567`), negative numbers and coordinates
+/// (`POINT(-101.36380 -39.11030)`), versions and lists (a one-digit group after
+/// the first: `3.2.1`, ISBNs `0-306-40615-2`), numbers grouped in thousands with
+/// dots (`540.732.154`) or in four or more groups of three (`5 585 170 304`),
+/// separators of different kinds mixed with dots, and runs the words before
+/// call something else (`order 4155550123`, `ISBN 0306406152`).
+enum PhoneDetection {
+    typealias Group = NumberDetection.Group
+
+    /// The reusable memory of a scan.
+    struct Scratch {
+        var groups: [Group] = []
+        var digits: [UInt8] = []
+        var pattern = PatternProgram.Scratch()
+    }
+
+    static func scan(_ text: UnsafeBufferPointer<UInt8>, fieldHint: () -> PhoneContext.Hint, scratch: inout Scratch,
+                     _ found: (Int, Int) -> Void) {
+        var index = 0
+        let count = text.count
+        while index < count {
+            guard startsCandidate(text, index) else {
+                index += 1
+                continue
+            }
+            guard let candidate = parse(text, from: index, groups: &scratch.groups) else {
+                index += 1
+                continue
+            }
+            if let date = dateGroups(scratch.groups, text) {
+                // Skip the date, look again after it: `2026-11-20 4155550100` still has a phone.
+                index = scratch.groups[date - 1].end
+                continue
+            }
+            if candidate.endsToken && !looksLikeAmount(text, candidate)
+                && isPhone(candidate, text, fieldHint: fieldHint, scratch: &scratch) {
+                found(index, candidate.end)
+                index = candidate.end
+            } else {
+                // A candidate that is not a phone is skipped whole: its tail is not tried as one.
+                index = Swift.max(candidate.numberEnd, index + 1)
+            }
+        }
+    }
+
+    /// What one candidate is made of; its groups are in the scratch.
+    struct Candidate {
+        var start: Int
+        /// The end of the number's digits (a closing parenthesis included).
+        var numberEnd: Int
+        /// The end of the match: `numberEnd`, or the extension's end.
+        var end: Int
+        var international: Bool
+        var hasExtension: Bool
+        /// A `(0)` group: the trunk prefix written after a calling code.
+        var trunkGroup: Int?
+        var endsToken: Bool
+    }
+
+    /// Where a candidate may begin: a digit, `+` or `(` then a digit (or `(+`),
+    /// as a token of its own, not the tail of a decimal, a time, a range or a
+    /// negative number, and not after a currency sign.
+    private static func startsCandidate(_ text: UnsafeBufferPointer<UInt8>, _ index: Int) -> Bool {
+        let byte = text[index]
+        let count = text.count
+        if byte == UInt8(ascii: "+") || byte == UInt8(ascii: "(") {
+            guard index + 1 < count else { return false }
+            let next = text[index + 1]
+            guard TextBytes.isDigit(next) || (byte == UInt8(ascii: "(") && next == UInt8(ascii: "+")) else { return false }
+        } else if !TextBytes.isDigit(byte) {
+            return false
+        }
+        guard TextBytes.startsToken(text, index), index > 0 else { return index == 0 }
+        let previous = text[index - 1]
+        switch previous {
+        case UInt8(ascii: "+"), UInt8(ascii: "("), UInt8(ascii: "-"), UInt8(ascii: "$"), UInt8(ascii: "/"):
+            return false
+        case UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: ":"):
+            return !(index >= 2 && TextBytes.isDigit(text[index - 2]))
+        case UInt8(ascii: " "):
+            return !(index >= 2 && isCurrencyEnd(text, index - 1))
+        default:
+            return !isCurrencyEnd(text, index)
+        }
+    }
+
+    /// Whether a currency sign (`€ £ ¥ ₹ ₽ $`) ends just before `end`.
+    private static func isCurrencyEnd(_ text: UnsafeBufferPointer<UInt8>, _ end: Int) -> Bool {
+        guard end >= 1 else { return false }
+        if text[end - 1] == UInt8(ascii: "$") { return true }
+        if end >= 2 && text[end - 2] == 0xC2 && (text[end - 1] == 0xA3 || text[end - 1] == 0xA5) { return true }
+        if end >= 3 && text[end - 3] == 0xE2 && text[end - 2] == 0x82 {
+            return text[end - 1] == 0xAC || text[end - 1] == 0xB9 || text[end - 1] == 0xBD
+        }
+        return false
+    }
+
+    /// A decimal or a price: followed by `,` or `.` and digits, by `%`, or by a currency sign.
+    private static func looksLikeAmount(_ text: UnsafeBufferPointer<UInt8>, _ candidate: Candidate) -> Bool {
+        if candidate.hasExtension { return false }
+        var end = candidate.numberEnd
+        let count = text.count
+        guard end < count else { return false }
+        if (text[end] == UInt8(ascii: ",") || text[end] == UInt8(ascii: ".")) && end + 1 < count && TextBytes.isDigit(text[end + 1]) {
+            return true
+        }
+        if text[end] == UInt8(ascii: " ") { end += 1 }
+        guard end < count else { return false }
+        if text[end] == UInt8(ascii: "%") || text[end] == UInt8(ascii: "$") { return true }
+        if end + 1 < count && text[end] == 0xC2 && (text[end + 1] == 0xA3 || text[end + 1] == 0xA5) { return true }
+        if end + 2 < count && text[end] == 0xE2 && text[end + 1] == 0x82 {
+            return text[end + 2] == 0xAC || text[end + 2] == 0xB9 || text[end + 2] == 0xBD
+        }
+        return false
+    }
+
+    /// Reads the groups of the candidate at `index` into `groups`.
+    private static func parse(_ text: UnsafeBufferPointer<UInt8>, from index: Int, groups: inout [Group]) -> Candidate? {
+        let count = text.count
+        groups.removeAll(keepingCapacity: true)
+        var international = text[index] == UInt8(ascii: "+")
+        var position = international ? index + 1 : index
+        var separator: UInt8 = 0
+        var trunkGroup: Int?
+        while position < count {
+            let parenthesized = text[position] == UInt8(ascii: "(")
+            var start = parenthesized ? position + 1 : position
+            if parenthesized && groups.isEmpty && !international && start < count && text[start] == UInt8(ascii: "+") {
+                international = true  // `(+358) 40 1234567`
+                start += 1
+            }
+            var end = start
+            while end < count && TextBytes.isDigit(text[end]) { end += 1 }
+            if end == start || (parenthesized && (end == count || text[end] != UInt8(ascii: ")"))) { break }
+            if parenthesized && end - start == 1 && text[start] == UInt8(ascii: "0") && !groups.isEmpty { trunkGroup = groups.count }
+            groups.append(Group(start: start, end: end, parenthesized: parenthesized, separator: separator))
+            position = parenthesized ? end + 1 : end
+            // Up to two separators (`) `, ` - `), then a digit or `(`; none needed after `)`.
+            var look = position
+            separator = 0
+            while look < count && look - position < 2, isSeparator(text[look]) {
+                if separator == 0 || text[look] != UInt8(ascii: " ") { separator = text[look] }
+                look += 1
+            }
+            guard look < count, TextBytes.isDigit(text[look]) || text[look] == UInt8(ascii: "(") else { break }
+            if look == position && !parenthesized && text[look] != UInt8(ascii: "(") { break }
+            if separator == 0 { separator = UInt8(ascii: " ") }
+            position = look
+            if groups.count >= 12 { break }
+        }
+        guard let last = groups.last else { return nil }
+        let numberEnd = last.parenthesized ? last.end + 1 : last.end
+        var candidate = Candidate(start: index, numberEnd: numberEnd, end: numberEnd, international: international,
+                                  hasExtension: false, trunkGroup: trunkGroup, endsToken: false)
+        if let extensionEnd = extensionEnd(text, from: numberEnd) {
+            candidate.end = extensionEnd
+            candidate.hasExtension = true
+        }
+        candidate.endsToken = TextBytes.endsToken(text, candidate.end)
+        return candidate
+    }
+
+    @inline(__always)
+    private static func isSeparator(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "/")
+    }
+
+    /// The end of an extension right after a number: `x123`, ` x 123`, `ext. 123`,
+    /// `extension 123`, `#123`, `доб. 123` (1-6 digits), or nil.
+    private static func extensionEnd(_ text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        let count = text.count
+        var position = start
+        if position < count && text[position] == UInt8(ascii: " ") { position += 1 }
+        var matched = false
+        for marker in extensionMarkers where position + marker.count <= count {
+            var same = true
+            for offset in 0..<marker.count where text[position + offset] | (marker[offset] < 0x80 ? 0x20 : 0) != marker[offset] {
+                same = false
+                break
+            }
+            if same {
+                position += marker.count
+                matched = true
+                break
+            }
+        }
+        guard matched else { return nil }
+        if position < count && text[position] == UInt8(ascii: ".") { position += 1 }
+        if position < count && (text[position] == UInt8(ascii: " ") || text[position] == UInt8(ascii: ":")) { position += 1 }
+        let digitsStart = position
+        while position < count && TextBytes.isDigit(text[position]) && position - digitsStart < 7 { position += 1 }
+        let digits = position - digitsStart
+        guard digits >= 1 && digits <= 6, TextBytes.endsToken(text, position) else { return nil }
+        return position
+    }
+
+    /// Longest first, so `extension` is not read as `ext` and `ension`.
+    private static let extensionMarkers: [[UInt8]] = ["extension", "ext", "x", "#", "доб"].map { Array($0.utf8) }
+
+    private static func isPhone(_ candidate: Candidate, _ text: UnsafeBufferPointer<UInt8>, fieldHint: () -> PhoneContext.Hint,
+                                scratch: inout Scratch) -> Bool {
+        let groups = scratch.groups
+        scratch.digits.removeAll(keepingCapacity: true)
+        var separators: UInt8 = 0  // bits: 1 space, 2 dash, 4 dot, 8 slash
+        var oneDigitGroup = false
+        for (index, group) in groups.enumerated() where index != candidate.trunkGroup {
+            for position in group.start..<group.end { scratch.digits.append(text[position]) }
+            if index > 0 && !(candidate.international && index == 1 && group.separator == UInt8(ascii: " ")) {
+                switch group.separator {
+                case UInt8(ascii: " "): separators |= 1
+                case UInt8(ascii: "-"): separators |= 2
+                case UInt8(ascii: "."): separators |= 4
+                case UInt8(ascii: "/"): separators |= 8
+                default: break
+                }
+            }
+            // After the first group, groups of one digit are versions or lists, except a `(0)` trunk and,
+            // after a `+` and country code, a one-digit area code (`+33 6 12 34 56 78`).
+            if index > 0 && group.digits < 2 && index != candidate.trunkGroup
+                && !(candidate.international && (index == 1 || index - 1 == candidate.trunkGroup)) {
+                oneDigitGroup = true
+            }
+        }
+        // Dots do not mix with other separators in a phone number (`33.951944-05`, `101.36380 -39.11030`).
+        if separators & 4 != 0 && separators != 4 { return false }
+        let digitCount = scratch.digits.count
+        // Held in a local while the checks run, so their use of `scratch.pattern` does not overlap it.
+        var held: [UInt8] = []
+        swap(&held, &scratch.digits)
+        defer { swap(&held, &scratch.digits) }
+        return held.withUnsafeBufferPointer { digits in
+            if candidate.international {
+                if oneDigitGroup { return false }
+                return isInternational(digits, from: 0, grouped: groups.count > 1, scratch: &scratch.pattern)
+            }
+            if digitCount >= 10 && digits[0] == UInt8(ascii: "0") && digits[1] == UInt8(ascii: "0")
+                && isInternational(digits, from: 2, grouped: groups.count > 1, scratch: &scratch.pattern) {
+                return true  // `00` and a calling code: `00420 601 123 456`, `001-415-555-0123`
+            }
+            guard digitCount >= 7 && digitCount <= 12 else { return false }
+            if groups.count == 2 && separators & 3 != 0 && groups.allSatisfy({ $0.digits == 4 && isYear(text, $0.start) }) {
+                return false  // `2019-2024`
+            }
+            let thousands = groups.count >= 3 && groups[0].digits <= 3 && !groups[0].parenthesized
+                && groups.dropFirst().allSatisfy { $0.digits == 3 }
+            if thousands && (separators == 4 || (separators == 1 && groups.count >= 4)) { return false }
+            let near = PhoneContext.wordsBefore(text, candidate.start)
+            if near == .notPhone { return false }
+            if near == .phone { return true }
+            let hint = fieldHint()
+            if hint == .phone { return true }
+            if hint == .notPhone || oneDigitGroup { return false }
+            if candidate.hasExtension { return true }
+            if hasTrunkPrefix(digits, scratch: &scratch.pattern) || isNorthAmericanOrChineseMobile(digits, scratch: &scratch.pattern) {
+                return true
+            }
+            // An area code in parentheses (`(0113) 496 0123`, `8 (912) 345-67-89`) is how phone numbers are written.
+            if groups.count >= 2 && groups.indices.contains(where: { groups[$0].parenthesized && $0 != candidate.trunkGroup }) {
+                return true
+            }
+            return groups.count >= 3 && digitCount >= 8 && groups.dropFirst().allSatisfy { $0.digits >= 2 }
+        }
+    }
+
+    /// Digits from `from` on as a calling code and a national number of a length
+    /// that code has (a trunk prefix written in is allowed: `+44 020 …`). An
+    /// unknown code written with `+` in groups is still taken: no number starts
+    /// with `+` but a phone number.
+    private static func isInternational(_ digits: UnsafeBufferPointer<UInt8>, from: Int, grouped: Bool,
+                                        scratch: inout PatternProgram.Scratch) -> Bool {
+        let count = digits.count - from
+        guard count >= 7 && count <= 15 else { return false }
+        guard let (code, length) = PhoneNumberingPlan.callingCode(digits, from: from) else { return from == 0 && grouped }
+        let national = UnsafeBufferPointer(rebasing: digits[(from + length)...])
+        if code.isPossible(length: national.count) { return true }
+        let trunk = code.trunk
+        if !trunk.isEmpty && national.count > trunk.count && national.starts(with: trunk) {
+            return code.isPossible(length: national.count - trunk.count)
+        }
+        return false
+    }
+
+    /// A trunk prefix (`0`, or `8` in Russia and its neighbours) before a valid
+    /// national number of a country dialled with it.
+    private static func hasTrunkPrefix(_ digits: UnsafeBufferPointer<UInt8>, scratch: inout PatternProgram.Scratch) -> Bool {
+        guard digits.count >= 9, digits[0] == UInt8(ascii: "0") || digits[0] == UInt8(ascii: "8"), digits[1] != UInt8(ascii: "0") else {
+            return false
+        }
+        let national = UnsafeBufferPointer(rebasing: digits[1...])
+        for code in PhoneNumberingPlan.codes(withTrunk: digits[0]) where PhoneNumberingPlan.isValid(national, in: code, scratch: &scratch) {
+            return true
+        }
+        return false
+    }
+
+    /// A valid North American number (`1` optional), or a Chinese mobile number (`1[3-9]` and 9 digits).
+    private static func isNorthAmericanOrChineseMobile(_ digits: UnsafeBufferPointer<UInt8>, scratch: inout PatternProgram.Scratch) -> Bool {
+        if digits.count == 11 && digits[0] == UInt8(ascii: "1") && digits[1] >= UInt8(ascii: "3") {
+            return true
+        }
+        guard let nanp = PhoneNumberingPlan.codes[1] else { return false }
+        let national = digits.count == 11 && digits[0] == UInt8(ascii: "1") ? UnsafeBufferPointer(rebasing: digits[1...]) : digits
+        guard national.count == 10, national[3] >= UInt8(ascii: "2") else { return false }
+        return PhoneNumberingPlan.isValid(national, in: nanp, scratch: &scratch)
+    }
+
+    /// When the first three groups read as a date (`YYYY-MM-DD`, `DD.MM.YYYY`,
+    /// `MM-DD-YYYY`, one separator kind), how many groups it spans (3); else nil.
+    static func dateGroups(_ groups: [Group], _ text: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard groups.count >= 3, groups[1].separator == groups[2].separator,
+              groups[1].separator == UInt8(ascii: "-") || groups[1].separator == UInt8(ascii: ".") || groups[1].separator == UInt8(ascii: "/")
+        else { return nil }
+        func value(_ group: Group) -> Int {
+            var result = 0
+            for position in group.start..<group.end { result = result * 10 + Int(text[position] - 0x30) }
+            return result
+        }
+        let sizes = (groups[0].digits, groups[1].digits, groups[2].digits)
+        let (a, b, c) = (value(groups[0]), value(groups[1]), value(groups[2]))
+        if sizes.0 == 4 && sizes.1 <= 2 && sizes.2 <= 2 && (1...12).contains(b) && (1...31).contains(c) { return 3 }
+        if sizes.0 <= 2 && sizes.1 <= 2 && sizes.2 == 4 && (1...31).contains(a) && (1...31).contains(b) && (a <= 12 || b <= 12) {
+            return 3
+        }
+        return nil
+    }
+
+    private static func isYear(_ text: UnsafeBufferPointer<UInt8>, _ start: Int) -> Bool {
+        (text[start] == UInt8(ascii: "1") && text[start + 1] == UInt8(ascii: "9"))
+            || (text[start] == UInt8(ascii: "2") && text[start + 1] == UInt8(ascii: "0"))
+    }
+}

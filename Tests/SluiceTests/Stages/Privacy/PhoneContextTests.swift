@@ -1,0 +1,39 @@
+@testable import Sluice
+import Testing
+
+/// A digit run that may or may not be a phone number is read with its field's
+/// name and the words before it.
+@Suite struct PhoneContextTests {
+    typealias P = PrivacyCase
+
+    @Test(arguments: [
+        ("phone", PhoneContext.Hint.phone), ("mobileNumber", .phone), ("home_phone", .phone), ("tel", .phone),
+        ("faxNo", .phone), ("telefono", .phone), ("contact_msisdn", .phone),
+        ("order_id", .notPhone), ("userId", .notPhone), ("sku", .notPhone), ("app_version", .notPhone), ("count", .notPhone),
+        ("value", .none), ("note", .none), ("hotel", .none), ("x1", .none), ("", .none),
+    ])
+    func aFieldsNameSaysPhoneOrSomethingElse(key: String, expected: PhoneContext.Hint) {
+        let bytes = Array(key.utf8)
+        #expect(bytes.withUnsafeBufferPointer { PhoneContext.hint(forKey: $0) } == expected)
+    }
+
+    @Test func anAmbiguousRunIsAPhoneOnlyWhereTheFieldNameSaysSo() throws {
+        var stage = try P.stage()
+        let line = P.track(#""properties":{"mobile":"612345678","value":"612345678","order_id":"4155550123","#
+            + #""list":{"phones":["1234-5678"],"codes":["1234-5678"]}}"#)
+        #expect(P.apply(line, &stage) == P.track(#""properties":{"mobile":"[phone]","value":"612345678","order_id":"4155550123","#
+            + #""list":{"phones":["[phone]"],"codes":["1234-5678"]}}"#))
+    }
+
+    @Test func aNumberIsAPhoneOnlyInAFieldNamedForOne() throws {
+        var stage = try P.stage()
+        let line = P.track(#""properties":{"phone":4155550123,"counter":4155550123,"id":2345678901,"n":14155550123}"#)
+        #expect(P.apply(line, &stage) == P.track(#""properties":{"phone":"[phone]","counter":4155550123,"id":2345678901,"n":14155550123}"#))
+    }
+
+    @Test func aVersionInAFieldNamedForOneIsNotAnAddress() throws {
+        var stage = try P.stage()
+        let line = P.track(#""properties":{"build":"16.4.27.43","firmware_version":"10.0.0.1","peer":"10.0.0.1"}"#)
+        #expect(P.apply(line, &stage) == P.track(#""properties":{"build":"16.4.27.43","firmware_version":"10.0.0.1","peer":"[ip]"}"#))
+    }
+}
