@@ -58,7 +58,7 @@ import Testing
             label("e4", "benign", "counter", "key", #"["properties","by_key","jane.doe@example.com"]"#,
                   #""jane.doe@example.com""#, #""jane.doe@example.com""#),
         ])
-        let result = try score("--corpus \(path) --show 5")
+        let result = try score("--corpus \(path) --show 5 --shapes 5")
         #expect(result.status == 0, "\(result.stderr)")
         let output = result.stdoutText
         #expect(row(output, "email").prefix(5) == ["pii", "email", "2", "1", "50.0%"], "\(output)")
@@ -66,6 +66,8 @@ import Testing
         #expect(output.contains(#"expected: "[email] (work)""#) && output.contains(#"output:   "[email]""#), "\(output)")
         #expect(output.contains("    value:    4111111111111111\n    expected: 4111111111111111\n    output:   \"[card]\""), "\(output)")
         #expect(output.contains(#"output:   ["[email]"]"#), "\(output)")
+        #expect(output.contains("counter: 2 false alarms ([card] 1, [email] 1); by form: test as number 1 of 1, test 1 of 1; by placement: number 1, key 1"),
+                "\(output)")
     }
 
     @Test func anEventTheRunNeitherEmitsNorRejectsFailsTheScore() throws {
