@@ -54,6 +54,7 @@ struct RedactionWalk {
     private let cardsInNumbers: Bool
     private let phonesInNumbers: Bool
     private var numberDigits: [UInt8] = []
+    private var numberFieldHints = PhoneHintCache()
     private let exemptKeys: ExemptKeys
     /// The exemptions with wildcards, checked on a hit.
     private let exemptPatterns: [FieldPattern]
@@ -256,7 +257,7 @@ struct RedactionWalk {
             if cardsInNumbers && digits.count >= 12 && NumberDetection.isCard(digits, 0, digits.count) {
                 detector = .card
             } else if phonesInNumbers && digits.count <= 15 && field >= 0
-                        && PhoneContext.hint(forKey: view.json.rawStringBody(field)) == .phone {
+                        && numberFieldHints.hint(forKey: view.json.rawStringBody(field)) == .phone {
                 detector = .phone
             }
         }

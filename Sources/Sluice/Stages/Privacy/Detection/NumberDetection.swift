@@ -97,10 +97,16 @@ enum NumberDetection {
     /// Whether the digits in `text[start..<end]` (separators skipped) are a card
     /// number: an issuer's range and length, and the Luhn check.
     static func isCard(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
-        var sum = 0
-        var double = false
+        // The issuer first: most numbers (times, ids) fail it in a few steps, before the Luhn sum.
         var digits = 0
         var prefix = 0
+        for position in start..<end where TextBytes.isDigit(text[position]) {
+            if digits < 6 { prefix = prefix * 10 + Int(text[position] - 0x30) }
+            digits += 1
+        }
+        guard digits >= 12 && digits <= 19, CardIssuers.accepts(prefix: prefix, length: digits) else { return false }
+        var sum = 0
+        var double = false
         var position = end - 1
         while position >= start {
             let byte = text[position]
@@ -112,20 +118,9 @@ enum NumberDetection {
                 }
                 sum += digit
                 double.toggle()
-                digits += 1
             }
             position -= 1
         }
-        guard sum % 10 == 0, digits >= 12 && digits <= 19 else { return false }
-        position = start
-        var taken = 0
-        while taken < 6 && position < end {
-            if TextBytes.isDigit(text[position]) {
-                prefix = prefix * 10 + Int(text[position] - 0x30)
-                taken += 1
-            }
-            position += 1
-        }
-        return CardIssuers.accepts(prefix: prefix, length: digits)
+        return sum % 10 == 0
     }
 }

@@ -15,35 +15,31 @@ enum PhoneContext {
     /// at `_`, `-`, `.`, spaces and lower-to-upper case changes.
     static func hint(forKey key: UnsafeBufferPointer<UInt8>) -> Hint {
         guard !key.isEmpty else { return .none }
-        var lower: [UInt8] = []
-        lower.reserveCapacity(key.count)
-        var words: [Range<Int>] = []
+        for stem in phoneStems where containsFolded(key, stem) { return .phone }
+        var other = false
         var wordStart = 0
-        for (index, byte) in key.enumerated() {
-            let isUpper = byte &- UInt8(ascii: "A") < 26
-            let boundary = !TextBytes.isASCIIAlnum(byte) && byte < 0x80
-            if boundary || (isUpper && index > 0 && key[index - 1] &- UInt8(ascii: "a") < 26) {
-                if lower.count > wordStart { words.append(wordStart..<lower.count) }
-                wordStart = lower.count
-            }
-            if boundary {
-                lower.append(UInt8(ascii: " "))
-                wordStart = lower.count
+        var index = 0
+        // The words, without copying: a word ends before a non-letter-or-digit ASCII byte or an upper-case letter after a lower-case one.
+        while index <= key.count {
+            let ends: Bool
+            if index == key.count {
+                ends = true
             } else {
-                lower.append(isUpper ? byte | 0x20 : byte)
+                let byte = key[index]
+                ends = (!TextBytes.isASCIIAlnum(byte) && byte < 0x80)
+                    || (byte &- UInt8(ascii: "A") < 26 && index > 0 && key[index - 1] &- UInt8(ascii: "a") < 26)
             }
+            if ends {
+                if index > wordStart {
+                    let word = UnsafeBufferPointer(rebasing: key[wordStart..<index])
+                    if phoneWords.contains(where: { equalsFolded(word, $0) }) { return .phone }
+                    if !other && otherWords.contains(where: { equalsFolded(word, $0) }) { other = true }
+                }
+                wordStart = index < key.count && !TextBytes.isASCIIAlnum(key[index]) && key[index] < 0x80 ? index + 1 : index
+            }
+            index += 1
         }
-        if lower.count > wordStart { words.append(wordStart..<lower.count) }
-        for stem in phoneStems where contains(lower, stem) { return .phone }
-        for range in words {
-            let word = lower[range]
-            if phoneWords.contains(where: { $0.elementsEqual(word) }) { return .phone }
-        }
-        for range in words {
-            let word = lower[range]
-            if otherWords.contains(where: { $0.elementsEqual(word) }) { return .notPhone }
-        }
-        return .none
+        return other ? .notPhone : .none
     }
 
     /// Whether the words before `start` in `text` (up to 32 bytes back) say
@@ -52,38 +48,48 @@ enum PhoneContext {
     static func wordsBefore(_ text: UnsafeBufferPointer<UInt8>, _ start: Int) -> Hint {
         let from = Swift.max(0, start - 32)
         guard start > from else { return .none }
-        var lower = [UInt8](repeating: 0, count: start - from)
-        for index in from..<start {
-            let byte = text[index]
-            lower[index - from] = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
-        }
         var best = Hint.none
         var bestEnd = -1
-        func look(_ words: [[UInt8]], _ hint: Hint, asWord: Bool) {
-            for word in words {
-                var position = lower.count - word.count
-                while position >= 0 {
-                    if lower[position..<(position + word.count)].elementsEqual(word)
-                        && (!asWord || position == 0 || !TextBytes.isASCIIAlnum(lower[position - 1])) {
-                        if position + word.count > bestEnd {
+        // The keyword that ends last wins; each list is searched from the right, case folded in place.
+        func look(_ words: [[UInt8]], _ hint: Hint) {
+            for word in words where start - from >= word.count {
+                var position = start - word.count
+                while position >= from && position + word.count > bestEnd {
+                    if fold(text[position]) == word[0] {
+                        var offset = 1
+                        while offset < word.count && fold(text[position + offset]) == word[offset] { offset += 1 }
+                        if offset == word.count && (position == 0 || !TextBytes.isASCIIAlnum(text[position - 1])) {
                             bestEnd = position + word.count
                             best = hint
+                            break
                         }
-                        break
                     }
                     position -= 1
                 }
             }
         }
-        look(phoneKeywords, .phone, asWord: true)
-        look(otherKeywords, .notPhone, asWord: true)
+        look(phoneKeywords, .phone)
+        look(otherKeywords, .notPhone)
         return best
     }
 
-    private static func contains(_ text: [UInt8], _ word: [UInt8]) -> Bool {
-        guard text.count >= word.count else { return false }
-        for position in 0...(text.count - word.count) where text[position..<(position + word.count)].elementsEqual(word) {
-            return true
+    /// ASCII letters compared without case; `lowered` is lower case.
+    @inline(__always)
+    private static func equalsFolded(_ text: UnsafeBufferPointer<UInt8>, _ lowered: [UInt8]) -> Bool {
+        guard text.count == lowered.count else { return false }
+        for index in 0..<text.count where fold(text[index]) != lowered[index] { return false }
+        return true
+    }
+
+    @inline(__always)
+    private static func fold(_ byte: UInt8) -> UInt8 { byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte }
+
+    private static func containsFolded(_ text: UnsafeBufferPointer<UInt8>, _ lowered: [UInt8]) -> Bool {
+        guard text.count >= lowered.count else { return false }
+        for position in 0...(text.count - lowered.count) where fold(text[position]) == lowered[0] {
+            var offset = 1
+            while offset < lowered.count && fold(text[position + offset]) == lowered[offset] { offset += 1 }
+            if offset == lowered.count { return true }
         }
         return false
     }
@@ -114,4 +120,35 @@ enum PhoneContext {
         "order", "invoice", "isbn", "ean", "sku", "tracking", "serial", "ref", "id", "version", "build", "#", "no.",
         "qty", "total", "price", "amount", "account", "iban", "bic", "zip", "postcode", "code",
     ].map { Array($0.utf8) }
+}
+
+/// The hints of the field names asked about lately: events repeat their field
+/// names, so a number's field (`session_id`, `duration_ms`) is read once, not
+/// once per event.
+struct PhoneHintCache {
+    private var keys: [[UInt8]] = []
+    private var hints: [PhoneContext.Hint] = []
+    private var next = 0
+    private static let capacity = 32
+
+    mutating func hint(forKey key: UnsafeBufferPointer<UInt8>) -> PhoneContext.Hint {
+        for index in keys.indices where keys[index].count == key.count {
+            let same = keys[index].withUnsafeBufferPointer { stored in
+                var offset = 0
+                while offset < stored.count && stored[offset] == key[offset] { offset += 1 }
+                return offset == stored.count
+            }
+            if same { return hints[index] }
+        }
+        let hint = PhoneContext.hint(forKey: key)
+        if keys.count < Self.capacity {
+            keys.append(Array(key))
+            hints.append(hint)
+        } else {
+            keys[next] = Array(key)
+            hints[next] = hint
+            next = (next + 1) % Self.capacity
+        }
+        return hint
+    }
 }

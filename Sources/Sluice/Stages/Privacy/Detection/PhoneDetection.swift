@@ -46,6 +46,11 @@ enum PhoneDetection {
                 index += 1
                 continue
             }
+            if candidate.digits < 7 {
+                // Too few digits for any phone number (most digit runs: counts, versions, times).
+                index = Swift.max(candidate.numberEnd, index + 1)
+                continue
+            }
             if let date = dateGroups(scratch.groups, text) {
                 // Skip the date, look again after it: `2026-11-20 4155550100` still has a phone.
                 index = scratch.groups[date - 1].end
@@ -74,6 +79,8 @@ enum PhoneDetection {
         /// A `(0)` group: the trunk prefix written after a calling code.
         var trunkGroup: Int?
         var endsToken: Bool
+        /// The digits of its groups.
+        var digits: Int
     }
 
     /// Where a candidate may begin: a digit, `+` or `(` then a digit (or `(+`),
@@ -169,8 +176,11 @@ enum PhoneDetection {
         }
         guard let last = groups.last else { return nil }
         let numberEnd = last.parenthesized ? last.end + 1 : last.end
+        var digits = 0
+        for group in groups { digits += group.digits }
         var candidate = Candidate(start: index, numberEnd: numberEnd, end: numberEnd, international: international,
-                                  hasExtension: false, trunkGroup: trunkGroup, endsToken: false)
+                                  hasExtension: false, trunkGroup: trunkGroup, endsToken: false, digits: digits)
+        guard digits >= 7 else { return candidate }
         if let extensionEnd = extensionEnd(text, from: numberEnd) {
             candidate.end = extensionEnd
             candidate.hasExtension = true

@@ -14,16 +14,18 @@ enum VersionWords {
         }
     }
 
-    /// Whether a field's name holds `version`, `build`, `firmware`, `release` or `agent`, or is `ver`/`os`.
+    /// Whether a field's name holds `version`, `build`, `firmware`, `release` or `agent`, or is `ver`, `os` or `fw`.
     static func fieldSaysVersion(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
         guard key.count >= 2 else { return false }
-        let lower = key.map { $0 &- UInt8(ascii: "A") < 26 ? $0 | 0x20 : $0 }
-        for stem in stems where lower.count >= stem.count {
-            for position in 0...(lower.count - stem.count) where lower[position..<(position + stem.count)].elementsEqual(stem) {
-                return true
+        @inline(__always) func fold(_ byte: UInt8) -> UInt8 { byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte }
+        for stem in stems where key.count >= stem.count {
+            for position in 0...(key.count - stem.count) where fold(key[position]) == stem[0] {
+                var offset = 1
+                while offset < stem.count && fold(key[position + offset]) == stem[offset] { offset += 1 }
+                if offset == stem.count { return true }
             }
         }
-        return lower == Array("ver".utf8) || lower == Array("os".utf8)
+        return isVersionWord(key) && key.count <= 3  // `ver`, `os`, `v`
     }
 
     private static let stems: [[UInt8]] = ["version", "build", "firmware", "release", "agent"].map { Array($0.utf8) }
