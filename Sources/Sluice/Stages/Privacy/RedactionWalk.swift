@@ -55,6 +55,7 @@ struct RedactionWalk {
     private let phonesInNumbers: Bool
     private var numberDigits: [UInt8] = []
     private var numberFieldHints = PhoneHintCache()
+    private var phoneScratch = PatternProgram.Scratch()
     private let exemptKeys: ExemptKeys
     /// The exemptions with wildcards, checked on a hit.
     private let exemptPatterns: [FieldPattern]
@@ -245,9 +246,11 @@ struct RedactionWalk {
 
     /// A number whose value is an integer of 7-19 digits is read as its digits:
     /// a card when they are one (an issuer's range and length, Luhn), a phone
-    /// only when the field's name says phone (`"phone": 4155550100`): a count,
-    /// an id or a time of ten digits is a number, not a phone. A hit replaces
-    /// the whole number by the token, as a string.
+    /// when the field's name says phone (`"phone": 4155550100`) or, in a field
+    /// not named for something else, when the digits are a calling code and a
+    /// valid national number of it (`4915123456789`): a count, an id or a time
+    /// of ten digits is a number, not a phone. A hit replaces the whole number
+    /// by the token, as a string.
     private mutating func scanNumber(_ node: Int, field: Int, _ view: View, checkScope: Bool, _ splice: inout JSONSplice) {
         let start = view.json.start(node), end = view.json.end(node)
         guard RedactionWalk.integerDigits(UnsafeBufferPointer(rebasing: view.bytes[start..<end]),
@@ -256,9 +259,11 @@ struct RedactionWalk {
         numberDigits.withUnsafeBufferPointer { digits in
             if cardsInNumbers && digits.count >= 12 && NumberDetection.isCard(digits, 0, digits.count) {
                 detector = .card
-            } else if phonesInNumbers && digits.count <= 15 && field >= 0
-                        && numberFieldHints.hint(forKey: view.json.rawStringBody(field)) == .phone {
-                detector = .phone
+            } else if phonesInNumbers && digits.count <= 15 {
+                let hint = field >= 0 ? numberFieldHints.hint(forKey: view.json.rawStringBody(field)) : .none
+                if hint == .phone || (hint == .none && PhoneDetection.isInternationalNumber(digits, scratch: &phoneScratch)) {
+                    detector = .phone
+                }
             }
         }
         guard let detector else { return }

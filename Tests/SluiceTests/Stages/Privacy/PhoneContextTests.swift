@@ -25,10 +25,13 @@ import Testing
             + #""list":{"phones":["[phone]"],"codes":["1234-5678"]}}"#))
     }
 
-    @Test func aNumberIsAPhoneOnlyInAFieldNamedForOne() throws {
+    @Test func aNumberIsAPhoneInAFieldNamedForOneOrWhenItIsAWholeInternationalNumber() throws {
         var stage = try P.stage()
-        let line = P.track(#""properties":{"phone":4155550123,"counter":4155550123,"id":2345678901,"n":14155550123}"#)
-        #expect(P.apply(line, &stage) == P.track(#""properties":{"phone":"[phone]","counter":4155550123,"id":2345678901,"n":14155550123}"#))
+        // Ten digits: a phone only by the field's name; a calling code and a valid national number: a phone unless the name says otherwise.
+        let line = P.track(#""properties":{"phone":4155550123,"counter":4155550123,"x":2345678901,"n":14155550123,"#
+            + #""total":14155550123,"m":4915123456789,"ms":1795161600040}"#)
+        #expect(P.apply(line, &stage) == P.track(#""properties":{"phone":"[phone]","counter":4155550123,"x":2345678901,"#
+            + #""n":"[phone]","total":14155550123,"m":"[phone]","ms":1795161600040}"#))
     }
 
     @Test func aVersionInAFieldNamedForOneIsNotAnAddress() throws {

@@ -15,9 +15,7 @@ enum EmailDetection {
                 at += 1
                 continue
             }
-            var start = at
-            while start > 0 && TextBytes.isLocalPart(text[start - 1]) { start -= 1 }
-            while start < at && text[start] == UInt8(ascii: ".") { start += 1 }
+            let start = localPartStart(text, before: at)
             if let end = domainEnd(text, from: at + 1), start < at {
                 found(start, end)
                 at = end
@@ -34,13 +32,26 @@ enum EmailDetection {
         let count = text.count
         var index = 0
         while index + 3 <= count {
-            guard text[index] == UInt8(ascii: "%"), text[index + 1] == UInt8(ascii: "4"), text[index + 2] == UInt8(ascii: "0") else {
+            // `%40`, or `%2540` (the `%` itself encoded: an address URL-encoded twice, as in a redirect parameter).
+            let marker: Int
+            if text[index] == UInt8(ascii: "%") && text[index + 1] == UInt8(ascii: "4") && text[index + 2] == UInt8(ascii: "0") {
+                marker = 3
+            } else if index + 5 <= count && text[index] == UInt8(ascii: "%") && text[index + 1] == UInt8(ascii: "2")
+                        && text[index + 2] == UInt8(ascii: "5") && text[index + 3] == UInt8(ascii: "4") && text[index + 4] == UInt8(ascii: "0") {
+                marker = 5
+            } else {
                 index += 1
                 continue
             }
             var start = index
             while start > 0 {
-                if start >= 3 && text[start - 3] == UInt8(ascii: "%") && TextBytes.isHexDigit(text[start - 2])
+                if marker == 5 && start >= 5 && text[start - 5] == UInt8(ascii: "%") && text[start - 4] == UInt8(ascii: "2")
+                    && text[start - 3] == UInt8(ascii: "5") && TextBytes.isHexDigit(text[start - 2]) && TextBytes.isHexDigit(text[start - 1]) {
+                    // `%252B`: an escape escaped again.
+                    let decoded = TextBytes.hexValue(text[start - 2]) << 4 | TextBytes.hexValue(text[start - 1])
+                    guard TextBytes.isLocalPart(decoded), decoded != UInt8(ascii: "%") else { break }
+                    start -= 5
+                } else if start >= 3 && text[start - 3] == UInt8(ascii: "%") && TextBytes.isHexDigit(text[start - 2])
                     && TextBytes.isHexDigit(text[start - 1]) {
                     let decoded = TextBytes.hexValue(text[start - 2]) << 4 | TextBytes.hexValue(text[start - 1])
                     guard TextBytes.isLocalPart(decoded), decoded != UInt8(ascii: "%") else { break }
@@ -52,19 +63,43 @@ enum EmailDetection {
                 }
             }
             while start < index && text[start] == UInt8(ascii: ".") { start += 1 }
-            if start < index, let end = domainEnd(text, from: index + 3) {
+            if start < index, let end = domainEnd(text, from: index + marker) {
                 found(start, end)
                 index = end
             } else {
-                index += 3
+                index += marker
             }
         }
     }
 
-    /// The end of a valid domain starting at `start` (trailing `.` and `-` left out), or nil.
+    /// Where the local part ending at `at` starts. Non-ASCII characters
+    /// (RFC 6531) belong to it only when it has no ASCII letter or digit next to
+    /// the `@`: in `連絡先はjane@x.com` or `«jane@x.com»` the text or quote
+    /// before the address is not part of it.
+    private static func localPartStart(_ text: UnsafeBufferPointer<UInt8>, before at: Int) -> Int {
+        var start = at
+        while start > 0 && TextBytes.isLocalPart(text[start - 1]) && text[start - 1] < 0x80 { start -= 1 }
+        if start == at {
+            while start > 0 && TextBytes.isLocalPart(text[start - 1]) { start -= 1 }
+        }
+        while start < at && text[start] == UInt8(ascii: ".") { start += 1 }
+        return start
+    }
+
+    /// The end of a valid domain starting at `start` (trailing `.` and `-` left
+    /// out), or nil. A domain that starts in ASCII ends at its first non-ASCII
+    /// character after a dot and two letters (`x.comです`, `x.com»`), so text
+    /// written straight after an address is not taken for an IDN label.
     private static func domainEnd(_ text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         var end = start
-        while end < text.count && TextBytes.isDomain(text[end]) { end += 1 }
+        let asciiStart = start < text.count && text[start] < 0x80
+        var sawDot = false
+        while end < text.count && TextBytes.isDomain(text[end]) {
+            if text[end] == UInt8(ascii: ".") { sawDot = true }
+            if asciiStart && sawDot && text[end] >= 0x80 && end >= 2 && TextBytes.isASCIILetter(text[end - 1])
+                && TextBytes.isASCIILetter(text[end - 2]) { break }
+            end += 1
+        }
         while end > start && (text[end - 1] == UInt8(ascii: ".") || text[end - 1] == UInt8(ascii: "-")) { end -= 1 }
         return TextBytes.isEmailDomain(text, start, end) ? end : nil
     }

@@ -14,7 +14,9 @@ enum IPDetection {
     /// Dotted quads, except where they are versions: after a version word
     /// (`version 16.4.27.43`, `Build 10.0.19045.3693`, `iOS 16.4.1.2`), after a
     /// product name and a slash (`Chrome/116.0.5845.187`), before or after
-    /// another dotted part, or in a field whose name says version or build.
+    /// another dotted part, in a field whose name says version or build, or
+    /// shaped as versions are (`12.20.51.10`: small first and second parts)
+    /// with nothing saying address (`ip`, `host`, a URL's `//`, a `:port`).
     static func scanIPv4(_ text: UnsafeBufferPointer<UInt8>, fieldName: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0),
                          _ found: (Int, Int) -> Void) {
         var index = 0
@@ -30,7 +32,8 @@ enum IPDetection {
                end == count || !(text[end] == UInt8(ascii: ".") && end + 1 < count && TextBytes.isDigit(text[end + 1])),
                !followsVersionWord(text, index) {
                 if fieldSaysVersion == nil { fieldSaysVersion = VersionWords.fieldSaysVersion(fieldName) }
-                if fieldSaysVersion == false {
+                if fieldSaysVersion == false
+                    && (!VersionWords.hasVersionShape(text, index, end) || VersionWords.saysAddress(text, index, end, fieldName: fieldName)) {
                     found(index, end)
                 }
                 index = end

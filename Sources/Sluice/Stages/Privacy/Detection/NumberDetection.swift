@@ -57,14 +57,14 @@ enum NumberDetection {
     }
 
     /// Whether groups are written as cards are printed: one group, fours (the
-    /// last may be shorter: 19 digits as 4-4-4-4-3), or 4-6-4 / 4-6-5.
+    /// last may be from 1 to 5: 19 digits as 4-4-4-4-3, 13 as 4-4-5), or 4-6-4 / 4-6-5.
     private static func isPrintedCard(_ groups: ArraySlice<Group>) -> Bool {
         let first = groups.startIndex, last = groups.endIndex - 1
         if groups.count == 1 { return true }
         if groups.count == 3 && groups[first].digits == 4 && groups[first + 1].digits == 6 && (4...5).contains(groups[last].digits) {
             return true
         }
-        for index in groups.indices where groups[index].digits != 4 && !(index == last && (1...4).contains(groups[index].digits)) {
+        for index in groups.indices where groups[index].digits != 4 && !(index == last && (1...5).contains(groups[index].digits)) {
             return false
         }
         return true
@@ -105,6 +105,8 @@ enum NumberDetection {
             digits += 1
         }
         guard digits >= 12 && digits <= 19, CardIssuers.accepts(prefix: prefix, length: digits) else { return false }
+        // A 13- or 14-digit number whose last digit is a GTIN check digit (EAN-13, GTIN-14) is a barcode.
+        if (digits == 13 || digits == 14) && isGTIN(text, start, end) { return false }
         var sum = 0
         var double = false
         var position = end - 1
@@ -118,6 +120,21 @@ enum NumberDetection {
                 }
                 sum += digit
                 double.toggle()
+            }
+            position -= 1
+        }
+        return sum % 10 == 0
+    }
+
+    /// Whether the digits in `text[start..<end]` end in a GS1 check digit (weights 3 and 1 from the right).
+    static func isGTIN(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        var sum = 0
+        var weight = 1
+        var position = end - 1
+        while position >= start {
+            if TextBytes.isDigit(text[position]) {
+                sum += Int(text[position] - 0x30) * weight
+                weight = weight == 1 ? 3 : 1
             }
             position -= 1
         }

@@ -6,23 +6,26 @@
 /// Taken without further context:
 /// - international numbers: `+` (or `00`) and a calling code whose national
 ///   numbers can have the length that follows (`+44 (0)20 7946 0958`,
-///   `+1-292-457-2462x93346`, `00420 601 123 456`);
-/// - numbers with a trunk prefix that are valid national numbers of a country
-///   dialled with it (`0450096137`, `030 1234 5678`, `8 (912) 345-67-89`);
-/// - North American numbers (`(753)775-4223`, `415.555.0123`, `4155550123`)
-///   and Chinese mobiles (`13812345678`), valid in their plans;
-/// - numbers written in three or more groups of two or more digits
-///   (`612 345 678`, `090-1234-5678`, `12 34 56 78`) and any with an extension.
-/// Any other run of 7-12 digits (`612345678`, `1234-5678`) is a phone only when
-/// the field's name or the words just before say so (`PhoneContext`).
+///   `+1-292-457-2462x93346`, `00420 601 123 456`, `(+49 1515 7222662)`);
+/// - 10 to 12 digits (9 to 12 in groups) starting with a trunk prefix that are a valid national
+///   number of a country dialled with it (`0450096137`, `030 1234 5678`,
+///   `8 (912) 345-67-89`);
+/// - an area code in brackets (`(753)775-4223`), a valid North American number
+///   written 3-3-4 (`415.555.0123`), three or more groups of 2-4 digits
+///   (`090-1234-5678`, `12 34 56 78`), a Chinese mobile number (`13812345678`),
+///   and any number with an extension.
+/// Any other run of 7-12 digits (`612345678`, `4155550123`, `1234-5678`,
+/// `612 345 678`) is a phone only when the field's name or the words just
+/// before it say so (`PhoneContext`).
 ///
 /// Never phones: dates, times and their fractions, year ranges, decimals and
 /// prices (`12 345,50`, `€ 1 234 567`), negative numbers and coordinates
-/// (`POINT(-101.36380 -39.11030)`), versions and lists (a one-digit group after
-/// the first: `3.2.1`, ISBNs `0-306-40615-2`), numbers grouped in thousands with
-/// dots (`540.732.154`) or in four or more groups of three (`5 585 170 304`),
-/// separators of different kinds mixed with dots, and runs the words before
-/// call something else (`order 4155550123`, `ISBN 0306406152`).
+/// (`POINT(-101.36380 -39.11030)`), versions and lists (a one-digit group
+/// after the first but for a `(0)` trunk and the area code after a calling
+/// code: `3.2.1`, ISBNs `0-306-40615-2`), numbers grouped in thousands with
+/// dots (`540.732.154`), separators of different kinds mixed with dots, and
+/// runs the words before call something else (`order 4155550123`,
+/// `ISBN 0306406152`).
 enum PhoneDetection {
     typealias Group = NumberDetection.Group
 
@@ -58,7 +61,9 @@ enum PhoneDetection {
             }
             if candidate.endsToken && !looksLikeAmount(text, candidate)
                 && isPhone(candidate, text, fieldHint: fieldHint, scratch: &scratch) {
-                found(index, candidate.end)
+                let only = scratch.groups.count == 1 && scratch.groups[0].parenthesized && !candidate.hasExtension
+                // A number written whole in brackets, `(512775005)`: the brackets stay.
+                found(only ? scratch.groups[0].start : index, only ? scratch.groups[0].end : candidate.end)
                 index = candidate.end
             } else {
                 // A candidate that is not a phone is skipped whole: its tail is not tried as one.
@@ -99,7 +104,9 @@ enum PhoneDetection {
         guard TextBytes.startsToken(text, index), index > 0 else { return index == 0 }
         let previous = text[index - 1]
         switch previous {
-        case UInt8(ascii: "+"), UInt8(ascii: "("), UInt8(ascii: "-"), UInt8(ascii: "$"), UInt8(ascii: "/"):
+        case UInt8(ascii: "("):
+            return true  // `(+49 1515 7222662)`, `(019-232-0873)`: the number inside the brackets
+        case UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "$"), UInt8(ascii: "/"):
             return false
         case UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: ":"):
             return !(index >= 2 && TextBytes.isDigit(text[index - 2]))
@@ -152,7 +159,11 @@ enum PhoneDetection {
             let parenthesized = text[position] == UInt8(ascii: "(")
             var start = parenthesized ? position + 1 : position
             if parenthesized && groups.isEmpty && !international && start < count && text[start] == UInt8(ascii: "+") {
-                international = true  // `(+358) 40 1234567`
+                // `(+358) 40 1234567`: a calling code in brackets; `(+358 40 1234567)` is a number in brackets, read from the `+`.
+                var close = start + 1
+                while close < count && TextBytes.isDigit(text[close]) { close += 1 }
+                guard close - start - 1 <= 3, close < count, text[close] == UInt8(ascii: ")") else { return nil }
+                international = true
                 start += 1
             }
             var end = start
@@ -270,24 +281,31 @@ enum PhoneDetection {
             if groups.count == 2 && separators & 3 != 0 && groups.allSatisfy({ $0.digits == 4 && isYear(text, $0.start) }) {
                 return false  // `2019-2024`
             }
+            // Grouped in thousands with dots: never; with spaces (`346 308 041`): only with context.
             let thousands = groups.count >= 3 && groups[0].digits <= 3 && !groups[0].parenthesized
                 && groups.dropFirst().allSatisfy { $0.digits == 3 }
-            if thousands && (separators == 4 || (separators == 1 && groups.count >= 4)) { return false }
+            if thousands && separators == 4 { return false }
             let near = PhoneContext.wordsBefore(text, candidate.start)
             if near == .notPhone { return false }
             if near == .phone { return true }
             let hint = fieldHint()
             if hint == .phone { return true }
-            if hint == .notPhone || oneDigitGroup { return false }
-            if candidate.hasExtension { return true }
-            if hasTrunkPrefix(digits, scratch: &scratch.pattern) || isNorthAmericanOrChineseMobile(digits, scratch: &scratch.pattern) {
-                return true
-            }
+            if oneDigitGroup { return false }
+            // Without context, a shape only phone numbers have.
+            if candidate.hasExtension || hasTrunkPrefix(digits, grouped: groups.count > 1, scratch: &scratch.pattern) { return true }
+            if groups.count == 1 { return isChineseMobile(digits, scratch: &scratch.pattern) }  // else a bare run: `612345678`
+            if thousands { return false }
             // An area code in parentheses (`(0113) 496 0123`, `8 (912) 345-67-89`) is how phone numbers are written.
-            if groups.count >= 2 && groups.indices.contains(where: { groups[$0].parenthesized && $0 != candidate.trunkGroup }) {
-                return true
+            if groups.indices.contains(where: { groups[$0].parenthesized && $0 != candidate.trunkGroup }) { return true }
+            if isNorthAmericanGrouped(groups, digits, scratch: &scratch.pattern) { return true }
+            // Three or more groups of 2-4 digits (`090-1234-5678`, `12 34 56 78`) joined by spaces or dashes, not
+            // ending in a short group after a long one (`2790-7742-16`), in a field not named for something else:
+            // not ids like `30-89837-14828`, nor versions `12.20.51.10`.
+            guard hint != .notPhone, separators & 4 == 0, groups.count >= 3 && digitCount >= 8,
+                  groups.dropFirst().allSatisfy({ $0.digits >= 2 && $0.digits <= 4 }) else {
+                return false
             }
-            return groups.count >= 3 && digitCount >= 8 && groups.dropFirst().allSatisfy { $0.digits >= 2 }
+            return !(groups[groups.count - 1].digits < 3 && groups[groups.count - 2].digits >= 4)
         }
     }
 
@@ -309,12 +327,28 @@ enum PhoneDetection {
         return false
     }
 
+    /// Whether 11-15 digits are an international number written without its
+    /// `+`: a calling code and a valid national number of it (`4915123456789`,
+    /// `14155550123`), as a phone stored as a JSON number is.
+    static func isInternationalNumber(_ digits: UnsafeBufferPointer<UInt8>, scratch: inout PatternProgram.Scratch) -> Bool {
+        guard digits.count >= 11 && digits.count <= 15, !NumberDetection.isGTIN(digits, 0, digits.count),
+              let (code, length) = PhoneNumberingPlan.callingCode(digits, from: 0) else {
+            return false  // a barcode stored as a number (UPC-A without its leading zero) has a GS1 check digit
+        }
+        return PhoneNumberingPlan.isValid(UnsafeBufferPointer(rebasing: digits[length...]), in: code, scratch: &scratch)
+    }
+
     /// A trunk prefix (`0`, or `8` in Russia and its neighbours) before a valid
     /// national number of a country dialled with it.
-    private static func hasTrunkPrefix(_ digits: UnsafeBufferPointer<UInt8>, scratch: inout PatternProgram.Scratch) -> Bool {
-        guard digits.count >= 9, digits[0] == UInt8(ascii: "0") || digits[0] == UInt8(ascii: "8"), digits[1] != UInt8(ascii: "0") else {
+    private static func hasTrunkPrefix(_ digits: UnsafeBufferPointer<UInt8>, grouped: Bool, scratch: inout PatternProgram.Scratch) -> Bool {
+        guard digits.count >= (grouped ? 9 : 10) && digits.count <= 12,
+              digits[0] == UInt8(ascii: "0") || digits[0] == UInt8(ascii: "8"),
+              digits[1] != UInt8(ascii: "0") else {
             return false
         }
+        // Written solid, an ISBN-10 (`0306406152`) or a UPC-A barcode (`020746474476`) with a valid check digit is not one.
+        if !grouped && digits.count == 10 && isISBN10(digits) { return false }
+        if !grouped && digits.count == 12 && NumberDetection.isGTIN(digits, 0, 12) { return false }
         let national = UnsafeBufferPointer(rebasing: digits[1...])
         for code in PhoneNumberingPlan.codes(withTrunk: digits[0]) where PhoneNumberingPlan.isValid(national, in: code, scratch: &scratch) {
             return true
@@ -322,15 +356,27 @@ enum PhoneDetection {
         return false
     }
 
-    /// A valid North American number (`1` optional), or a Chinese mobile number (`1[3-9]` and 9 digits).
-    private static func isNorthAmericanOrChineseMobile(_ digits: UnsafeBufferPointer<UInt8>, scratch: inout PatternProgram.Scratch) -> Bool {
-        if digits.count == 11 && digits[0] == UInt8(ascii: "1") && digits[1] >= UInt8(ascii: "3") {
-            return true
-        }
-        guard let nanp = PhoneNumberingPlan.codes[1] else { return false }
-        let national = digits.count == 11 && digits[0] == UInt8(ascii: "1") ? UnsafeBufferPointer(rebasing: digits[1...]) : digits
-        guard national.count == 10, national[3] >= UInt8(ascii: "2") else { return false }
-        return PhoneNumberingPlan.isValid(national, in: nanp, scratch: &scratch)
+    /// A valid North American number written 3-3-4 (`1` optional): `753-775-4223`, `1-800-555-0199`.
+    private static func isNorthAmericanGrouped(_ groups: [Group], _ digits: UnsafeBufferPointer<UInt8>,
+                                               scratch: inout PatternProgram.Scratch) -> Bool {
+        let sizes = groups.map(\.digits)
+        guard sizes == [3, 3, 4] || (sizes == [1, 3, 3, 4] && digits[0] == UInt8(ascii: "1")),
+              let nanp = PhoneNumberingPlan.codes[1] else { return false }
+        return PhoneNumberingPlan.isValid(UnsafeBufferPointer(rebasing: digits[(digits.count - 10)...]), in: nanp, scratch: &scratch)
+    }
+
+    /// A Chinese mobile number written solid (`13812345678`): 11 digits, `1[3-9]`, valid in China's plan.
+    private static func isChineseMobile(_ digits: UnsafeBufferPointer<UInt8>, scratch: inout PatternProgram.Scratch) -> Bool {
+        guard digits.count == 11, digits[0] == UInt8(ascii: "1"), digits[1] >= UInt8(ascii: "3"),
+              let china = PhoneNumberingPlan.codes[86] else { return false }
+        return PhoneNumberingPlan.isValid(digits, in: china, scratch: &scratch)
+    }
+
+    /// Whether ten digits are an ISBN-10 with a valid check digit (weights 10 to 1, mod 11; no `X`).
+    private static func isISBN10(_ digits: UnsafeBufferPointer<UInt8>) -> Bool {
+        var sum = 0
+        for (index, byte) in digits.enumerated() { sum += Int(byte - 0x30) * (10 - index) }
+        return sum % 11 == 0
     }
 
     /// When the first three groups read as a date (`YYYY-MM-DD`, `DD.MM.YYYY`,

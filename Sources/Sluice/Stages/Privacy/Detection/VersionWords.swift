@@ -29,4 +29,60 @@ enum VersionWords {
     }
 
     private static let stems: [[UInt8]] = ["version", "build", "firmware", "release", "agent"].map { Array($0.utf8) }
+
+    /// Whether the dotted quad `text[start..<end]` is shaped as versions are:
+    /// a first part of at most 30, a second of at most 20 and a third of at
+    /// most 99 (`16.4.27.43`, `12.20.51.10`); about one address in 250 is too.
+    static func hasVersionShape(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        var parts = [0, 0, 0]
+        var part = 0
+        for position in start..<end {
+            let byte = text[position]
+            if byte == UInt8(ascii: ".") {
+                part += 1
+                if part == 3 { break }
+            } else {
+                parts[part] = parts[part] * 10 + Int(byte &- 0x30)
+            }
+        }
+        return parts[0] <= 30 && parts[1] <= 20 && parts[2] <= 99
+    }
+
+    /// Whether what surrounds a dotted quad says it is an address: a word such
+    /// as `ip`, `host` or `server` just before it, a URL's `//`, a `:port`
+    /// after it, or a field whose name has `ip`, `addr` or `host` as a word.
+    static func saysAddress(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int,
+                            fieldName: UnsafeBufferPointer<UInt8>) -> Bool {
+        if start >= 2 && text[start - 1] == UInt8(ascii: "/") && text[start - 2] == UInt8(ascii: "/") { return true }
+        if end + 1 < text.count && text[end] == UInt8(ascii: ":") && TextBytes.isDigit(text[end + 1]) { return true }
+        let from = Swift.max(0, start - 24)
+        for word in addressWords where start - from >= word.count {
+            var position = start - word.count
+            while position >= from {
+                if hasWord(text, at: position, word) { return true }
+                position -= 1
+            }
+        }
+        for word in addressWords where fieldName.count >= word.count {
+            for position in 0...(fieldName.count - word.count) where hasWord(fieldName, at: position, word) { return true }
+        }
+        return false
+    }
+
+    /// `word` at `position`, case folded, not inside a longer word (a lower-to-upper case change is a word's edge).
+    private static func hasWord(_ text: UnsafeBufferPointer<UInt8>, at position: Int, _ word: [UInt8]) -> Bool {
+        for offset in 0..<word.count where fold(text[position + offset]) != word[offset] { return false }
+        let after = position + word.count
+        if position > 0 && TextBytes.isASCIILetter(text[position - 1]) && !(text[position] &- UInt8(ascii: "A") < 26) { return false }
+        if after < text.count && TextBytes.isASCIILetter(text[after]) && !(text[after] &- UInt8(ascii: "A") < 26) { return false }
+        return true
+    }
+
+    @inline(__always)
+    private static func fold(_ byte: UInt8) -> UInt8 { byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte }
+
+    private static let addressWords: [[UInt8]] = [
+        "ip", "ipv4", "addr", "address", "host", "hostname", "server", "client", "gateway", "dns", "proxy", "peer", "remote",
+        "from", "src", "dst", "source", "destination", "subnet", "ping", "connect", "connected",
+    ].map { Array($0.utf8) }
 }
