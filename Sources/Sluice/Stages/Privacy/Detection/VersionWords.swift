@@ -32,7 +32,8 @@ enum VersionWords {
 
     /// Whether the dotted quad `text[start..<end]` is shaped as versions are:
     /// a first part of at most 30, a second of at most 20 and a third of at
-    /// most 99 (`16.4.27.43`, `12.20.51.10`); about one address in 250 is too.
+    /// most 99 (`16.4.27.43`, `12.20.51.10`), but not in 10.0.0.0/8; about one
+    /// address in 250 is too.
     static func hasVersionShape(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
         var parts = [0, 0, 0]
         var part = 0
@@ -45,7 +46,8 @@ enum VersionWords {
                 parts[part] = parts[part] * 10 + Int(byte &- 0x30)
             }
         }
-        return parts[0] <= 30 && parts[1] <= 20 && parts[2] <= 99
+        // 10.x.x.x is the private network of most servers' logs: an address whatever its shape.
+        return parts[0] <= 30 && parts[0] != 10 && parts[1] <= 20 && parts[2] <= 99
     }
 
     /// Whether what surrounds a dotted quad says it is an address: a word such
