@@ -56,7 +56,7 @@ public struct AmplitudeDestination: Destination {
 
     let minIDLength: Int
     let naming: ScreenNaming
-    private var counts = ChangeCounts()
+    var counts = ChangeCounts()
     private var name: [UInt8] = []
 
     static let takes = MessageTypes(.track, .screen, .page, .identify)
@@ -136,11 +136,7 @@ public struct AmplitudeDestination: Destination {
         } else {
             record.key("event_properties", &out)
             appendObject(document, fields.properties, &out)
-            if let traits = fields.contextTraits {
-                // Without an operation, user_properties are set ([v2] "user_properties").
-                record.key("user_properties", &out)
-                appendObject(document, traits, &out)
-            }
+            appendUserProperties(fields, &record, &out)
         }
         // Segment `context` fields and the Amplitude event fields they become ([v2]
         // "Keys for the event argument"), written out rather than looped over a
@@ -152,13 +148,16 @@ public struct AmplitudeDestination: Destination {
         appendContextField("device_manufacturer", fields.node(.deviceManufacturer), document, &record, &out)
         appendContextField("app_version", fields.node(.appVersion), document, &record, &out)
         appendContextField("ip", fields.node(.ip), document, &record, &out)
+        if (fields.mapped.present | fields.mapped.invalid) & AmplitudeDestination.mappedFields != 0 {
+            appendMappedContext(fields, &record, &out)
+        }
         record.close(&out)
         out.append(UInt8(ascii: "\n"))
         return .records(1)
     }
 
     /// Copies an object (`{}` when absent) with every string in it, at any depth, cut to 1024 characters.
-    private mutating func appendObject<Out: ByteSink>(_ document: JSONDocument, _ node: Int?, _ out: inout Out) {
+    mutating func appendObject<Out: ByteSink>(_ document: JSONDocument, _ node: Int?, _ out: inout Out) {
         guard let node else {
             out.append(UInt8(ascii: "{"))
             out.append(UInt8(ascii: "}"))
@@ -169,7 +168,7 @@ public struct AmplitudeDestination: Destination {
 
     /// The context string at `node`, if any, under `key`, cut to 1024 characters.
     @inline(__always)
-    private mutating func appendContextField(_ key: StaticString, _ node: Int?, _ document: JSONDocument,
+    mutating func appendContextField(_ key: StaticString, _ node: Int?, _ document: JSONDocument,
                                              _ record: inout JSONObjectEncoder, _ out: inout ByteBuffer) {
         guard let node else { return }
         record.key(key, &out)

@@ -151,7 +151,8 @@ public struct GA4Destination: Destination {
             extra = ("screen_name", GA4Destination.maxParamValue)
         case .page:
             name.append(contentsOf: "page_view".utf8)
-            extra = ("page_title", 300)
+            // `context.page.title`, when there is one, is the page's title (`GA4Context.swift`).
+            if fields.mapped.node(.pageTitle) == nil { extra = ("page_title", 300) }
         default:
             if let refusal = eventName(event.name, split: isSplit) { return .refused(refusal) }
         }

@@ -81,7 +81,7 @@ public struct MixpanelDestination: Destination {
     ]
 
     let naming: ScreenNaming
-    private var counts = ChangeCounts()
+    var counts = ChangeCounts()
     private var name: [UInt8] = []
 
     static let takes = MessageTypes(.track, .screen, .page)
@@ -155,6 +155,9 @@ public struct MixpanelDestination: Destination {
         let sessionOverridden = overridden >> MixpanelDestination.contextProperties.count
         if sessionOverridden != 0 && session != nil { counts.add("context_property_overridden") }
         count += SessionAsProperties.append(session, document, skipping: sessionOverridden, to: &properties, &out)
+        if (fields.mapped.present | fields.mapped.invalid) & MixpanelDestination.mappedFields != 0 {
+            count += appendMappedContext(fields, count: count, &properties, &out)
+        }
         if let node = fields.properties {
             appendEventProperties(document, node, count: count, &properties, &out)
         }
