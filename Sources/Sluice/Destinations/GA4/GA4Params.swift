@@ -40,14 +40,18 @@ extension GA4Destination {
             if defaulted { counts.add(UnnamedNames.counter(event.type)) }
         }
         if (fields.mapped.present | fields.mapped.invalid) & GA4Destination.pageParams != 0 { appendContextParams(fields, &params, &out) }
+        let ecommerce = ecommerceEvent != nil
+        if ecommerce { appendEcommerceParams(fields, &params, &out) }
         if let properties = fields.properties {
             document.forEachMember(of: properties) { key, value in
                 document.withString(key) { keyBytes in
                     if !includeDuration && keyBytes.elementsEqual("duration_ms".utf8) { return }
+                    if ecommerce && ecommerceConsumes(keyBytes) { return }
                     appendParam(document, keyBytes, value, parent: nil, &params, &out)
                 }
             }
         }
+        if ecommerce { appendItems(fields, &params, &out) }
         params.close(&out)
     }
 
