@@ -26,8 +26,8 @@ public struct AmplitudeDestination: Destination {
             // request is the file's lines joined by commas inside
             // `{"api_key":…,"events":[…],"options":…}`: 1 KB is left for that envelope.
             var rotation = RotationPolicy()
-            rotation.maxEvents = 2000
-            rotation.maxBytes = 1_000_000 - 1024
+            rotation.maxEvents = AmplitudeDestination.maxRequestEvents
+            rotation.maxBytes = AmplitudeDestination.maxRequestBytes
             return rotation
         }(),
         rejectReasons: [.missingUserOrDeviceID],
@@ -54,6 +54,10 @@ public struct AmplitudeDestination: Destination {
     ].map { Array($0.utf8) }
     static let rejectedLengths: UInt64 = rejectedIDs.reduce(0) { $0 | 1 << UInt64($1.count) }
 
+    /// [v2] "Keep request sizes under 1 MB with fewer than 2000 events per request", 1 KB kept for the envelope.
+    static let maxRequestEvents = 2000
+    static let maxRequestBytes = 1_000_000 - 1024
+
     /// [v2] "All string values, like user_id, event, or user property values,
     /// have a character limit of 1024 characters."
     static let maxStringCharacters = 1024
@@ -70,6 +74,8 @@ public struct AmplitudeDestination: Destination {
     /// The message being encoded, when it is a spec event; a product event's insert id name.
     var revenueEvent: EcommerceEvent?
     var insertName: [UInt8] = []
+    /// Where the message's first record starts in the output (its records fit one request).
+    var recordStart = 0
 
     static let takes = MessageTypes(.track, .screen, .page, .identify)
     public var supportedTypes: MessageTypes { AmplitudeDestination.takes }
@@ -124,6 +130,7 @@ public struct AmplitudeDestination: Destination {
             if naming.eventName(event, fields, into: &name) { counts.add(UnnamedNames.counter(event.type)) }
         }
         revenueEvent = event.type == .identify ? nil : ecommerce.event(event)
+        recordStart = out.count
         appendRecord(event, fields, user: user, device: device, product: nil, context: &context, into: &out)
         // [segment-amplitude] with revenue per product, an order's products follow it, one event each.
         guard revenueEvent != nil else { return .records(1) }

@@ -31,7 +31,9 @@ import SluiceJSON
 /// `Purchase` (the message's own `revenueType` property wins either way).
 ///
 /// Counted: `revenue_invalid` (the amount, a price or a quantity is not a usable
-/// number), `revenue_missing` (a money event with no amount), `product_price_missing`.
+/// number), `revenue_missing` (a money event with no amount), `product_price_missing`,
+/// `product_event_dropped_over_request` (an order's records fit one request: 2000
+/// events, 998,976 bytes; the products past that are left out).
 extension AmplitudeDestination {
     enum RevenueMode: String { case perProduct = "per_product", orderTotal = "order_total" }
 
@@ -90,6 +92,7 @@ extension AmplitudeDestination {
         let document = fields.document
         var index = products + 1
         var written = 0
+        var full = false
         while index < document.after(products) {
             let product = index
             index = document.after(index)
@@ -97,7 +100,21 @@ extension AmplitudeDestination {
                 counts.add("products_invalid")
                 continue
             }
+            // A message's records go to one file, one request ([v2] under 2000 events and 1 MB,
+            // the order's own record included): the products past that are left out, counted.
+            guard !full, 1 + written + 1 <= AmplitudeDestination.maxRequestEvents else {
+                full = true
+                counts.add("product_event_dropped_over_request")
+                continue
+            }
+            let start = out.count
             appendRecord(event, fields, user: user, device: device, product: (product, written), context: &context, into: &out)
+            if out.count - recordStart > AmplitudeDestination.maxRequestBytes {
+                out.removeSubrange(start...)
+                full = true
+                counts.add("product_event_dropped_over_request")
+                continue
+            }
             written += 1
         }
         return written

@@ -83,6 +83,22 @@ import Testing
         #expect(invalid.change("revenue_invalid") == 1)
     }
 
+    /// A message's records go to one file, one request ([v2] fewer than 2000 events, under 1 MB):
+    /// the products of an order past either are left out and counted.
+    @Test func anOrdersRecordsFitOneRequestTheProductsPastItAreCounted() throws {
+        let many = "[" + (0..<2100).map { #"{"product_id":"p\#($0)","price":1}"# }.joined(separator: ",") + "]"
+        let (lines, amplitude) = try encode("Order Completed", #"{"products":\#(many)}"#)
+        #expect(lines.split(separator: "\n").count == 2000)
+        #expect(amplitude.change("product_event_dropped_over_request") == 101)
+        let text = String(repeating: "x", count: 900)
+        let large = "[" + (0..<1500).map { #"{"product_id":"p\#($0)","price":1,"note":"\#(text)"}"# }.joined(separator: ",") + "]"
+        let (big, second) = try encode("Order Completed", #"{"products":\#(large)}"#)
+        #expect(big.utf8.count + 1 <= 1_000_000 - 1024)
+        let kept = big.split(separator: "\n").count - 1
+        #expect(kept > 500 && kept < 1500)
+        #expect(second.change("product_event_dropped_over_request") == 1500 - kept)
+    }
+
     @Test func productEventNamesTheProductsEvents() throws {
         let (lines, _) = try encode("Order Completed", EcommerceExamples.orderCompletedProperties, settings: #"product_event: "Item Bought""#)
         #expect(try records(lines).dropFirst().allSatisfy { $0.first == #"event_type="Item Bought""# })
