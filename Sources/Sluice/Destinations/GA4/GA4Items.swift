@@ -71,7 +71,7 @@ extension GA4Destination {
                 counts.add("item_without_id_dropped")
                 return true
             }
-            if out.count - recordStart > GA4Destination.maxRequestBytes - 1 {
+            if out.count - recordStart > GA4Destination.maxRequestBytes {
                 out.removeSubrange(start...)
                 counts.add("item_dropped_over_size")
                 return false
