@@ -117,6 +117,10 @@ enum ProviderRules {
             if sessions { #expect(isInteger(params["session_id"]), "no session_id: \(line)") }
             for (key, value) in params {
                 #expect(isGA4Name(key), "param name \(key)")
+                if key == "items" {
+                    checkGA4Items(value, line: line)
+                    continue
+                }
                 #expect(value is String || value is NSNumber, "\(key) is \(value)")
                 let limit = ["page_title": 300, "page_referrer": 420, "page_location": 1000][key] ?? 100
                 if let text = value as? String { #expect(text.unicodeScalars.count <= limit, "\(key): \(text.count) characters") }
@@ -129,6 +133,36 @@ enum ProviderRules {
             let value = (wrapper as? [String: Any])?["value"]
             #expect(value is String || value is NSNumber)
             if let text = value as? String { #expect(text.unicodeScalars.count <= 36) }
+        }
+    }
+
+    /// GA4's item params (developers.google.com/analytics/devguides/collection/ga4/ecommerce): at most
+    /// 200 items, each with an `item_id` or an `item_name`; the Measurement Protocol takes 10 custom
+    /// item params beside GA4's own, strings or numbers, text at most 100 characters; a body under 130 kB.
+    static let ga4ItemParams: Set<String> = [
+        "item_id", "item_name", "affiliation", "coupon", "discount", "index", "item_brand", "item_category", "item_category2",
+        "item_category3", "item_category4", "item_category5", "item_list_id", "item_list_name", "item_variant", "location_id",
+        "price", "quantity", "promotion_id", "promotion_name", "creative_name", "creative_slot",
+    ]
+
+    static func checkGA4Items(_ value: Any, line: String) {
+        #expect(line.utf8.count < 130_000, "a \(line.utf8.count)-byte request body")
+        guard let items = value as? [[String: Any]] else {
+            Issue.record("items is not a list of objects: \(line.prefix(300))")
+            return
+        }
+        #expect((1...200).contains(items.count), "\(items.count) items")
+        for item in items {
+            #expect(item["item_id"] is String || item["item_name"] is String, "an item without id or name: \(item)")
+            #expect(item.keys.filter { !ga4ItemParams.contains($0) }.count <= 10, "custom item params: \(item.keys)")
+            for (key, value) in item {
+                #expect(isGA4Name(key), "item param name \(key)")
+                #expect(value is String || value is NSNumber, "\(key) is \(value)")
+                if let text = value as? String { #expect(text.unicodeScalars.count <= 100) }
+            }
+            for number in ["price", "quantity", "index", "discount"] where item[number] != nil {
+                #expect(item[number] is NSNumber && !(item[number] is String), "\(number): \(item)")
+            }
         }
     }
 

@@ -66,6 +66,20 @@ import SluiceTestSupport
         #expect(outcome.summary.rejected == [RejectReason("invalid_event_name"): 1])
     }
 
+    /// `rename:` to a name of Segment's Ecommerce spec makes it that spec event there:
+    /// GA4's `purchase`, Amplitude's revenue fields; the other destinations keep the name.
+    @Test func renameComesBeforeTheEcommerceMapping() throws {
+        let outcome = try run("""
+          ga4: {type: ga4, stream: web, rename: {purchase_completed: Order Completed}}
+          amplitude: {type: amplitude, revenue: order_total, rename: {purchase_completed: Order Completed}}
+          mixpanel: {type: mixpanel}
+        """, [track("purchase_completed", properties: #"{"order_id":"o-7","revenue":9,"currency":"EUR"}"#)])
+        #expect(outcome.records["ga4"]?.first?.contains(#""name":"purchase","params":{"engagement_time_msec":1,"transaction_id":"o-7""#) == true)
+        #expect(outcome.records["amplitude"]?.first?.hasSuffix(#","revenue":9,"currency":"EUR","revenueType":"Purchase"}"#) == true)
+        #expect(outcome.records["mixpanel"]?.first?.contains(#""event":"purchase_completed""#) == true)
+        #expect(outcome.records["mixpanel"]?.first?.contains(#""amount""#) == false)
+    }
+
     @Test func aRefusalIsARejectRecordEvenWhenAnotherDestinationTookTheEvent() throws {
         let outcome = try run("""
           mixpanel: {type: mixpanel}

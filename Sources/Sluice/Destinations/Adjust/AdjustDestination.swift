@@ -28,7 +28,7 @@ import SluiceJSON
 /// cannot know when a file will be uploaded, so docs/destinations.md says so.
 public struct AdjustDestination: Destination {
     public static let type = DestinationType(
-        name: "adjust", extraKeys: ["app_token", "tokens", "environment", "partner_params"],
+        name: "adjust", extraKeys: ["app_token", "tokens", "environment", "partner_params"] + EcommerceSettings.keys,
         defaultRotation: RotationPolicy(),
         rejectReasons: [.unsupportedEvent],
         // Attribution for marketing: Segment's "Advertising" consent category.
@@ -41,17 +41,21 @@ public struct AdjustDestination: Destination {
     let tokens: TokenTable
     let environment: String
     let partnerParams: [[UInt8]]
+    /// `revenue_from`, and which spec events are refunds (no revenue to Adjust).
+    let ecommerce: EcommerceSettings
     private var counts = ChangeCounts()
 
     static let takes = MessageTypes(.track)
     public var supportedTypes: MessageTypes { AdjustDestination.takes }
     public var changes: [(name: String, value: Int)] { counts.entries }
 
-    init(appToken: String, tokens: [[UInt8]: [UInt8]], environment: String, partnerParams: [String]) {
+    init(appToken: String, tokens: [[UInt8]: [UInt8]], environment: String, partnerParams: [String],
+         ecommerce: EcommerceSettings = EcommerceSettings()) {
         self.appToken = appToken
         self.tokens = TokenTable(tokens)
         self.environment = environment
         self.partnerParams = partnerParams.map { Array($0.utf8) }
+        self.ecommerce = ecommerce
     }
 
     public func skipReason(for event: Event) -> String? {
@@ -134,7 +138,12 @@ public struct AdjustDestination: Destination {
                 record.key("partner_params", &out)
                 if appendStringMap(document, properties, only: partnerParams, &out) == 0 { out.removeSubrange(start...) }
             }
-            appendRevenue(document, properties, &record, &out)
+            if ecommerce.event(event)?.money == .refund {
+                // [s2s] revenue is what an event earned, at least 0.001: a refund earned nothing.
+                if ecommerce.amount(document, properties) != nil { counts.add("refund_revenue_left_out") }
+            } else {
+                appendRevenue(document, properties, &record, &out)
+            }
         }
         record.close(&out)
         out.append(UInt8(ascii: "\n"))
@@ -144,24 +153,25 @@ public struct AdjustDestination: Destination {
     static let appleSystems: [[UInt8]] = ["ios", "ipados", "tvos", "watchos", "macos"].map { Array($0.utf8) }
 
     /// [s2s] revenue: `revenue` in full currency units (at least 0.001) with
-    /// `currency` (ISO 4217), from the properties `revenue`, or `price` × `quantity`
-    /// (`quantity` 1 when absent). Each is a JSON number or a string spelled as one
-    /// (`"20.37566"`: [s2s] sends every parameter as text, and apps often send revenue
-    /// so; nothing around the number is trimmed). A value that is neither (`"20,37"`,
-    /// `" 5"`, `true`), negative, not finite (`1e400`) or too large to write
-    /// (`maxRevenue`) is left out, counted `revenue_invalid`; `null` and `""` count as absent.
+    /// `currency` (ISO 4217), from the order's amount (`revenue_from`: `revenue`, else
+    /// `value`, else `total`), or `price` × `quantity` (`quantity` 1 when absent).
+    /// Each is a JSON number or a string spelled as one (`"20.37566"`: [s2s] sends every
+    /// parameter as text, and apps often send revenue so; nothing around the number is
+    /// trimmed: `MoneyAmount`). A value that is neither (`"20,37"`, `" 5"`, `true`),
+    /// negative, not finite (`1e400`) or too large to write (`MoneyAmount.maxAmount`) is
+    /// left out, counted `revenue_invalid`; `null` and `""` count as absent.
     private mutating func appendRevenue<Out: ByteSink>(_ document: JSONDocument, _ properties: Int, _ record: inout JSONObjectEncoder,
                                         _ out: inout Out) {
         var revenue: Double
-        switch AdjustDestination.amount(document, document.member("revenue", of: properties)) {
+        switch ecommerce.amount(document, properties)?.amount ?? .absent {
         case .value(let value):
             revenue = value
         case .invalid:
             counts.add("revenue_invalid")
             return
         case .absent:
-            let price = AdjustDestination.amount(document, document.member("price", of: properties))
-            let quantity = AdjustDestination.amount(document, document.member("quantity", of: properties))
+            let price = MoneyAmount.amount(document, document.member("price", of: properties))
+            let quantity = MoneyAmount.amount(document, document.member("quantity", of: properties))
             switch (price, quantity) {
             case (.absent, _):
                 return
@@ -174,7 +184,7 @@ public struct AdjustDestination: Destination {
                 revenue = price
             }
         }
-        guard revenue.isFinite && revenue < AdjustDestination.maxRevenue else {
+        guard revenue.isFinite && revenue < MoneyAmount.maxAmount else {
             counts.add("revenue_invalid")
             return
         }
@@ -190,44 +200,8 @@ public struct AdjustDestination: Destination {
             return
         }
         record.key("revenue", &out)
-        out.append(contentsOf: AdjustDestination.formatAmount(revenue).utf8)
+        out.append(contentsOf: MoneyAmount.formatAmount(revenue).utf8)
         record.string("currency", bytes: currency, &out)
-    }
-
-    /// The largest revenue `formatAmount` writes (its four decimals are counted in an `Int64`);
-    /// a hundred trillion in any currency is no purchase.
-    static let maxRevenue = 1e14
-
-    /// A money property read as a number: absent, not a usable amount, or its value.
-    enum Amount: Equatable {
-        case absent, invalid
-        case value(Double)
-    }
-
-    /// `node` as an amount: a JSON number, or a string that is exactly a JSON number;
-    /// negative and non-finite values are invalid, `null` and `""` absent.
-    static func amount(_ document: JSONDocument, _ node: Int?) -> Amount {
-        guard let node else { return .absent }
-        let value: Double?
-        switch document.kind(node) {
-        case .null:
-            return .absent
-        case .number:
-            value = EventFields.double(document, node)
-        case .string:
-            // Only strings that hold a number pay for the conversion.
-            guard let parsed = document.withString(node, { text -> Amount in
-                if text.isEmpty { return .absent }
-                guard isJSONNumber(text) else { return .invalid }
-                return Double(String(decoding: text, as: UTF8.self)).map(Amount.value) ?? .invalid
-            }) else { return .invalid }
-            guard case .value(let number) = parsed else { return parsed }
-            value = number
-        default:
-            return .invalid
-        }
-        guard let value, value.isFinite, value >= 0 else { return .invalid }
-        return .value(value)
     }
 
     /// The device's tracking consent, where the event has it:

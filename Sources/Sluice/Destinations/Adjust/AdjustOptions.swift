@@ -49,8 +49,9 @@ extension AdjustDestination {
         if let node = options["partner_params"], let list = reader.strings(node, what: "destinations.\(name).partner_params") {
             partner = list
         }
+        let ecommerce = EcommerceSettings(options: options, destination: name, &reader)
         guard ok else { return nil }
-        return AdjustDestination(appToken: appToken, tokens: tokens, environment: environment, partnerParams: partner)
+        return AdjustDestination(appToken: appToken, tokens: tokens, environment: environment, partnerParams: partner, ecommerce: ecommerce)
     }
 
     /// [campaign] an app token is 12 characters, [sdk-token] an event token 6, both letters and digits

@@ -18,15 +18,16 @@ import SluiceJSON
 /// (default `Unknown`, counted `screen_name_defaulted` / `page_name_defaulted`).
 public struct AmplitudeDestination: Destination {
     public static let type = DestinationType(
-        name: "amplitude", extraKeys: ["min_id_length", "screen_event", "page_event", "unnamed_screen", "unnamed_page"],
+        name: "amplitude", extraKeys: ["min_id_length", "screen_event", "page_event", "unnamed_screen", "unnamed_page"]
+            + AmplitudeDestination.revenueKeys + EcommerceSettings.keys,
         defaultRotation: {
             // [v2] "Keep request sizes under 1 MB with fewer than 2000 events per
             // request" (413 otherwise; the newer page: "up to 2,000 events"). The
             // request is the file's lines joined by commas inside
             // `{"api_key":…,"events":[…],"options":…}`: 1 KB is left for that envelope.
             var rotation = RotationPolicy()
-            rotation.maxEvents = 2000
-            rotation.maxBytes = 1_000_000 - 1024
+            rotation.maxEvents = AmplitudeDestination.maxRequestEvents
+            rotation.maxBytes = AmplitudeDestination.maxRequestBytes
             return rotation
         }(),
         rejectReasons: [.missingUserOrDeviceID],
@@ -38,7 +39,10 @@ public struct AmplitudeDestination: Destination {
            let value = reader.integer(node, what: "destinations.\(name).min_id_length", range: 1...1024) {
             minimum = value
         }
-        return AmplitudeDestination(minIDLength: minimum, naming: ScreenNaming(options: options, destination: name, &reader))
+        let (revenue, productEvent) = AmplitudeDestination.readRevenueOptions(options, destination: name, &reader)
+        return AmplitudeDestination(minIDLength: minimum, naming: ScreenNaming(options: options, destination: name, &reader),
+                                    ecommerce: EcommerceSettings(options: options, destination: name, &reader),
+                                    revenue: revenue, productEvent: productEvent)
     }
 
     /// [v2] "Invalid IDs that result in a 400 error"; compared case-insensitively
@@ -50,22 +54,40 @@ public struct AmplitudeDestination: Destination {
     ].map { Array($0.utf8) }
     static let rejectedLengths: UInt64 = rejectedIDs.reduce(0) { $0 | 1 << UInt64($1.count) }
 
+    /// [v2] "Keep request sizes under 1 MB with fewer than 2000 events per request", 1 KB kept for the envelope.
+    static let maxRequestEvents = 2000
+    static let maxRequestBytes = 1_000_000 - 1024
+
     /// [v2] "All string values, like user_id, event, or user property values,
     /// have a character limit of 1024 characters."
     static let maxStringCharacters = 1024
 
     let minIDLength: Int
     let naming: ScreenNaming
-    private var counts = ChangeCounts()
+    var counts = ChangeCounts()
     private var name: [UInt8] = []
+    /// Spec ecommerce events and their revenue fields (`AmplitudeRevenue.swift`).
+    let ecommerce: EcommerceSettings
+    let revenue: RevenueMode
+    /// `product_event`: the event each product of an order becomes with `revenue: per_product`.
+    let productEvent: [UInt8]
+    /// The message being encoded, when it is a spec event; a product event's insert id name.
+    var revenueEvent: EcommerceEvent?
+    var insertName: [UInt8] = []
+    /// Where the message's first record starts in the output (its records fit one request).
+    var recordStart = 0
 
     static let takes = MessageTypes(.track, .screen, .page, .identify)
     public var supportedTypes: MessageTypes { AmplitudeDestination.takes }
     public var changes: [(name: String, value: Int)] { counts.entries }
 
-    init(minIDLength: Int, naming: ScreenNaming) {
+    init(minIDLength: Int, naming: ScreenNaming, ecommerce: EcommerceSettings = EcommerceSettings(),
+         revenue: RevenueMode = .perProduct, productEvent: String = AmplitudeDestination.defaultProductEvent) {
         self.minIDLength = minIDLength
         self.naming = naming
+        self.ecommerce = ecommerce
+        self.revenue = revenue
+        self.productEvent = Array(productEvent.utf8)
     }
 
     /// Whether an id is one Amplitude keeps: [v2] "Device IDs and User IDs must
@@ -84,7 +106,6 @@ public struct AmplitudeDestination: Destination {
 
     public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
         let fields = context.fields(of: event)
-        let document = fields.document
         let minimum = minIDLength
         var user = fields.userIdNode
         var device = fields.anonymousIdNode
@@ -108,9 +129,26 @@ public struct AmplitudeDestination: Destination {
         } else {
             if naming.eventName(event, fields, into: &name) { counts.add(UnnamedNames.counter(event.type)) }
         }
+        revenueEvent = event.type == .identify ? nil : ecommerce.event(event)
+        recordStart = out.count
+        appendRecord(event, fields, user: user, device: device, product: nil, context: &context, into: &out)
+        // [segment-amplitude] with revenue per product, an order's products follow it, one event each.
+        guard revenueEvent != nil else { return .records(1) }
+        return .records(1 + appendProductRecords(event, fields, user: user, device: device, context: &context, into: &out))
+    }
+
+    /// One event record: the message's own (`product` nil), or one for a product of an order.
+    @inline(__always)
+    mutating func appendRecord(_ event: Event, _ fields: EventFields, user: Int?, device: Int?, product: (node: Int, index: Int)?,
+                               context: inout EncodingContext, into out: inout ByteBuffer) {
+        let document = fields.document
         var record = JSONObjectEncoder()
         record.key("event_type", &out)
-        if TextLimit.appendCut(name, maxScalars: AmplitudeDestination.maxStringCharacters, to: &out) { counts.add("string_cut") }
+        if product != nil {
+            if TextLimit.appendCut(productEvent, maxScalars: AmplitudeDestination.maxStringCharacters, to: &out) { counts.add("string_cut") }
+        } else if TextLimit.appendCut(name, maxScalars: AmplitudeDestination.maxStringCharacters, to: &out) {
+            counts.add("string_cut")
+        }
         if let user { record.id("user_id", document, node: user, &out) }
         if let device { record.id("device_id", document, node: device, &out) }
         // [v2] "You must send the time parameter in each event as millisecond since epoch."
@@ -126,7 +164,11 @@ public struct AmplitudeDestination: Destination {
         record.integer("session_id", sessionID, &out)
         // [v2] "Event deduplication": the same insert_id on the same device within 7 days is ignored.
         record.key("insert_id", &out)
-        context.appendInsertID(messageId: fields.messageIdNode, name: name, document: document, to: &out)
+        if let product {
+            context.appendInsertID(messageId: fields.messageIdNode, name: productInsertName(product.index), document: document, to: &out)
+        } else {
+            context.appendInsertID(messageId: fields.messageIdNode, name: name, document: document, to: &out)
+        }
         if event.type == .identify {
             record.key("user_properties", &out)
             var operations = JSONObjectEncoder()
@@ -135,12 +177,14 @@ public struct AmplitudeDestination: Destination {
             operations.close(&out)
         } else {
             record.key("event_properties", &out)
-            appendObject(document, fields.properties, &out)
-            if let traits = fields.contextTraits {
-                // Without an operation, user_properties are set ([v2] "user_properties").
-                record.key("user_properties", &out)
-                appendObject(document, traits, &out)
+            if let product {
+                appendObject(document, product.node, &out)
+            } else if revenueEvent != nil {
+                appendEventProperties(document, fields.properties, &out)
+            } else {
+                appendObject(document, fields.properties, &out)
             }
+            appendUserProperties(fields, &record, &out)
         }
         // Segment `context` fields and the Amplitude event fields they become ([v2]
         // "Keys for the event argument"), written out rather than looped over a
@@ -152,13 +196,16 @@ public struct AmplitudeDestination: Destination {
         appendContextField("device_manufacturer", fields.node(.deviceManufacturer), document, &record, &out)
         appendContextField("app_version", fields.node(.appVersion), document, &record, &out)
         appendContextField("ip", fields.node(.ip), document, &record, &out)
+        if (fields.mapped.present | fields.mapped.invalid) & AmplitudeDestination.mappedFields != 0 {
+            appendMappedContext(fields, &record, &out)
+        }
+        if revenueEvent != nil { appendRevenueFields(fields, product: product?.node, &record, &out) }
         record.close(&out)
         out.append(UInt8(ascii: "\n"))
-        return .records(1)
     }
 
     /// Copies an object (`{}` when absent) with every string in it, at any depth, cut to 1024 characters.
-    private mutating func appendObject<Out: ByteSink>(_ document: JSONDocument, _ node: Int?, _ out: inout Out) {
+    mutating func appendObject<Out: ByteSink>(_ document: JSONDocument, _ node: Int?, _ out: inout Out) {
         guard let node else {
             out.append(UInt8(ascii: "{"))
             out.append(UInt8(ascii: "}"))
@@ -169,7 +216,7 @@ public struct AmplitudeDestination: Destination {
 
     /// The context string at `node`, if any, under `key`, cut to 1024 characters.
     @inline(__always)
-    private mutating func appendContextField(_ key: StaticString, _ node: Int?, _ document: JSONDocument,
+    mutating func appendContextField(_ key: StaticString, _ node: Int?, _ document: JSONDocument,
                                              _ record: inout JSONObjectEncoder, _ out: inout ByteBuffer) {
         guard let node else { return }
         record.key(key, &out)

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SluiceJSON
 
 /// What the destinations read of one event, worked out once per event by the
@@ -31,9 +38,21 @@ public struct EncodingContext {
         return fields
     }
 
+    /// Whether two names are the same bytes; most often the same array (the event's own name,
+    /// shared by the destinations that send it as it is), told at once.
+    @inline(__always)
+    private static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                a.count == b.count && (a.baseAddress == b.baseAddress || a.count == 0
+                    || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+            }
+        }
+    }
+
     /// Appends the event's insert id for the provider event `name`, quoted (see `InsertID`).
     mutating func appendInsertID<Out: ByteSink>(messageId: Int?, name: [UInt8], document: JSONDocument, to out: inout Out) {
-        if let memo = insertIDMemo, memo.messageId == messageId, memo.name == name {
+        if let memo = insertIDMemo, memo.messageId == messageId, EncodingContext.same(memo.name, name) {
             InsertID.appendQuoted(memo.hash, to: &out)
             return
         }

@@ -53,6 +53,8 @@ final class EventFields {
     /// `started_session`: the session a completed timed event's start was in, when
     /// that is not the event's own (see `TimedEventRewrite.completed`).
     private(set) var startedSession: Session?
+    /// The `context` fields providers map beyond the device ones (`campaign`, `page`, ...).
+    private(set) var mapped = MappedContext()
     let time: EventTime
     private var contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil, nil, nil, nil, nil)
 
@@ -118,17 +120,19 @@ final class EventFields {
                             moved(nodes.6), moved(nodes.7), moved(nodes.8))
             contextTraits = moved(memo.contextTraits)
             session = memo.session.map { var session = $0; session.id = moved(session.id); return session }
+            mapped = memo.mapped.moved(by: shift)
             return
         }
         readContext(context)
         document.withRawBytes(context) { text in
-            memo.store(text, context: context, contextNodes: contextNodes, contextTraits: contextTraits, session: session)
+            memo.store(text, context: context, contextNodes: contextNodes, contextTraits: contextTraits, session: session, mapped: mapped)
         }
     }
 
     private func readContext(_ context: Int) {
         let document = self.document
         var os: Int?, device: Int?, app: Int?, sessionNode: Int?, traits: Int?, ip: Int?
+        mapped = MappedContext(base: context)
         document.forEachMember(of: context) { key, value in
             // By the key's length first: one comparison per member, not one per name.
             switch (document.kind(value), document.decodedLength(key)) {
@@ -137,8 +141,12 @@ final class EventFields {
             case (.object, 6):
                 if device == nil, document.string(key, is: "device") { device = value }
                 else if traits == nil, document.string(key, is: "traits") { traits = value }
-            case (.object, 7): if sessionNode == nil, document.string(key, is: "session") { sessionNode = value }
+                else { mapped.readMember(document, key, value) }
+            case (.object, 7):
+                if sessionNode == nil, document.string(key, is: "session") { sessionNode = value }
+                else { mapped.readMember(document, key, value) }
             case (.string, 2): if ip == nil, document.string(key, is: "ip"), document.decodedLength(value) > 0 { ip = value }
+            case (.object, 4), (.object, 8), (.string, 6): mapped.readMember(document, key, value)
             default: break
             }
         }
@@ -300,6 +308,7 @@ final class ContextMemo {
     private(set) var contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil, nil, nil, nil, nil)
     private(set) var contextTraits: Int?
     private(set) var session: EventFields.Session?
+    private(set) var mapped = MappedContext()
     deinit { text.deallocate() }
 
     /// Whether `bytes` is the text of the object stored last.
@@ -308,7 +317,7 @@ final class ContextMemo {
     }
 
     func store(_ bytes: UnsafeRawBufferPointer, context: Int, contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?),
-               contextTraits: Int?, session: EventFields.Session?) {
+               contextTraits: Int?, session: EventFields.Session?, mapped: MappedContext) {
         guard bytes.count <= ContextMemo.maxBytes else {
             count = -1
             return
@@ -319,5 +328,6 @@ final class ContextMemo {
         self.contextNodes = contextNodes
         self.contextTraits = contextTraits
         self.session = session
+        self.mapped = mapped
     }
 }

@@ -29,7 +29,7 @@ public struct GA4Destination: Destination {
     public enum TimedMode: String { case split, duration }
 
     public static let type = DestinationType(
-        name: "ga4", extraKeys: ["stream", "names", "timed", "app_instance_id_field", "unnamed_screen", "unnamed_page"],
+        name: "ga4", extraKeys: ["stream", "names", "timed", "app_instance_id_field", "unnamed_screen", "unnamed_page"] + EcommerceSettings.keys,
         defaultRotation: {
             // [mp-send] "Requests can have a maximum of 25 events" and a body under
             // 130 kB: each line is one request body of one or two events, far below
@@ -64,7 +64,8 @@ public struct GA4Destination: Destination {
                               names: choice("names", NameMode.normalize, [.normalize, .reject]),
                               timed: choice("timed", TimedMode.split, [.split, .duration]),
                               appInstanceIDField: appInstanceIDField,
-                              unnamed: UnnamedNames(options: options, destination: name, allowEmpty: true, &reader))
+                              unnamed: UnnamedNames(options: options, destination: name, allowEmpty: true, &reader),
+                              ecommerce: EcommerceSettings(options: options, destination: name, &reader))
     }
 
     /// [mp-send] "Events can have a maximum of 25 parameters."
@@ -92,6 +93,11 @@ public struct GA4Destination: Destination {
     let timed: TimedMode
     /// `screen_name` / `page_title` for a screen or page without a name (see `UnnamedNames`).
     let unnamed: UnnamedNames
+    /// Spec ecommerce events as GA4's recommended events (`GA4Ecommerce.swift`).
+    let ecommerce: EcommerceSettings
+    /// The message being encoded, when it is one of those, and where its line starts in the output.
+    var ecommerceEvent: (EcommerceEvent, GA4EcommerceMapping)?
+    var recordStart = 0
     var counts = ChangeCounts()
     private var eventNames = GA4NameCache()
     private var timedEventNames = GA4NameCache()
@@ -100,7 +106,7 @@ public struct GA4Destination: Destination {
     /// Offsets in `out` of the names written into the current params or user properties object.
     var written: [(start: Int, count: Int)] = []
     /// The event name being written, and a param or user property name being made: reused buffers.
-    private var name: [UInt8] = []
+    var name: [UInt8] = []
     var key: [UInt8] = []
 
     static let takes = MessageTypes(.track, .screen, .page)
@@ -108,12 +114,13 @@ public struct GA4Destination: Destination {
     public var changes: [(name: String, value: Int)] { counts.entries }
 
     init(stream: Stream, names: NameMode, timed: TimedMode, appInstanceIDField: String = GA4Destination.defaultAppInstanceIDField,
-         unnamed: UnnamedNames = UnnamedNames()) {
+         unnamed: UnnamedNames = UnnamedNames(), ecommerce: EcommerceSettings = EcommerceSettings()) {
         self.stream = stream
         self.appInstanceIDField = JSONPath(appInstanceIDField)
         self.names = names
         self.timed = timed
         self.unnamed = unnamed
+        self.ecommerce = ecommerce
     }
 
     /// One event of the request a message becomes.
@@ -144,6 +151,8 @@ public struct GA4Destination: Destination {
         }
         var extra: (key: StaticString, limit: Int)?
         name.removeAll(keepingCapacity: true)
+        ecommerceEvent = nil
+        recordStart = out.count
         switch event.type {
         case .screen:
             // [mp-send] / Firebase: a screen is the `screen_view` event with `screen_name`.
@@ -151,9 +160,12 @@ public struct GA4Destination: Destination {
             extra = ("screen_name", GA4Destination.maxParamValue)
         case .page:
             name.append(contentsOf: "page_view".utf8)
-            extra = ("page_title", 300)
+            // `context.page.title`, when there is one, is the page's title (`GA4Context.swift`).
+            if fields.mapped.node(.pageTitle) == nil { extra = ("page_title", 300) }
         default:
-            if let refusal = eventName(event.name, split: isSplit) { return .refused(refusal) }
+            if !(ecommerce.enabled && mapEcommerceEvent(event, split: isSplit)), let refusal = eventName(event.name, split: isSplit) {
+                return .refused(refusal)
+            }
         }
 
         var request = JSONObjectEncoder()

@@ -9,7 +9,11 @@ extension GA4Destination {
     /// - more than 25 params in all: the last ones are dropped.
     public func lint(_ message: PlannedMessage) -> [LintFinding] {
         var findings: [LintFinding] = []
-        if message.type == .track {
+        // A spec ecommerce event is sent under GA4's recommended name, the properties its
+        // mapping reads as its params and items (`GA4Ecommerce.swift`).
+        let spec = ecommerce.enabled && message.type == .track ? ecommerce.names.event(named: Array(message.deliveredName.utf8)) : nil
+        let mapped = spec.flatMap { spec in GA4EcommerceMapping.mapping(for: spec).map { (spec, $0) } }
+        if message.type == .track && mapped == nil {
             let name = message.deliveredName
             let kind = GA4Names.Kind.event(web: stream == .web)
             if !GA4Names.isValid(Array(name.utf8), maxLength: GA4Names.maxNameLength, kind: kind) {
@@ -26,6 +30,8 @@ extension GA4Destination {
         var used: Set<String> = ["session_id", "engagement_time_msec"]
         var params = used.count + (message.type == .track ? 0 : 1)  // screen_name / page_title
         for property in message.properties {
+            if let (spec, mapping) = mapped,
+               Array(property.name.utf8).withUnsafeBytes({ mapping.consumes($0, of: spec, revenueFrom: ecommerce) }) { continue }
             switch property.type.base {
             case .array:
                 findings.append(LintFinding(.warning, property: property.name, "property '\(property.name)' is an array; GA4 params cannot hold arrays, so it would be left out"))

@@ -39,14 +39,19 @@ extension GA4Destination {
             }
             if defaulted { counts.add(UnnamedNames.counter(event.type)) }
         }
+        if (fields.mapped.present | fields.mapped.invalid) & GA4Destination.pageParams != 0 { appendContextParams(fields, &params, &out) }
+        let ecommerce = ecommerceEvent != nil
+        if ecommerce { appendEcommerceParams(fields, &params, &out) }
         if let properties = fields.properties {
             document.forEachMember(of: properties) { key, value in
                 document.withString(key) { keyBytes in
                     if !includeDuration && keyBytes.elementsEqual("duration_ms".utf8) { return }
+                    if ecommerce && ecommerceConsumes(keyBytes) { return }
                     appendParam(document, keyBytes, value, parent: nil, &params, &out)
                 }
             }
         }
+        if ecommerce { appendItems(fields, &params, &out) }
         params.close(&out)
     }
 
@@ -160,7 +165,7 @@ extension GA4Destination {
     // MARK: - Names written
 
     /// Replaces `key` by its valid form when it is not valid; returns whether it changed.
-    private mutating func fixKey(maxLength: Int, kind: GA4Names.Kind, cache: WritableKeyPath<GA4Destination, GA4NameCache>) -> Bool {
+    mutating func fixKey(maxLength: Int, kind: GA4Names.Kind, cache: WritableKeyPath<GA4Destination, GA4NameCache>) -> Bool {
         if GA4Names.isValid(key, maxLength: maxLength, kind: kind) { return false }
         let original = key
         let entry = self[keyPath: cache].entry(for: original) {
@@ -172,12 +177,12 @@ extension GA4Destination {
 
     /// Remembers the key just written (`"name":` at the end of `out`).
     @inline(__always)
-    private mutating func markLastKey<Out: ByteSink>(_ count: Int, _ out: Out) {
+    mutating func markLastKey<Out: ByteSink>(_ count: Int, _ out: Out) {
         written.append((out.count - 2 - count, count))
     }
 
     /// Whether a key equal to `candidate` was already written into the current object.
-    private func isWritten<Out: ByteSink>(_ candidate: [UInt8], in out: Out) -> Bool {
+    func isWritten<Out: ByteSink>(_ candidate: [UInt8], in out: Out) -> Bool {
         let count = candidate.count
         return out.withBytes { bytes in
             for entry in written where entry.count == count {

@@ -19,7 +19,8 @@ import SluiceJSON
 /// (default `Unknown`, counted `screen_name_defaulted` / `page_name_defaulted`).
 public struct MixpanelDestination: Destination {
     public static let type = DestinationType(
-        name: "mixpanel", extraKeys: ["screen_event", "page_event", "unnamed_screen", "unnamed_page"],
+        name: "mixpanel", extraKeys: ["screen_event", "page_event", "unnamed_screen", "unnamed_page", "revenue_property"]
+            + EcommerceSettings.keys,
         defaultRotation: {
             // [import] "up to 2000 events and 2MB uncompressed per request" (the
             // current page says 10 MB; 2 MB is safe under both). The body is the
@@ -33,7 +34,9 @@ public struct MixpanelDestination: Destination {
         // Product analytics: Segment's "Analytics" consent category.
         defaultConsentCategory: "Analytics"
     ) { name, options, reader in
-        MixpanelDestination(naming: ScreenNaming(options: options, destination: name, &reader))
+        MixpanelDestination(naming: ScreenNaming(options: options, destination: name, &reader),
+                            ecommerce: EcommerceSettings(options: options, destination: name, &reader),
+                            revenueProperty: MixpanelDestination.readRevenueProperty(options, destination: name, &reader))
     }
 
     /// [import] "distinct_id": the placeholder values Mixpanel refuses with a 400
@@ -81,14 +84,22 @@ public struct MixpanelDestination: Destination {
     ]
 
     let naming: ScreenNaming
-    private var counts = ChangeCounts()
+    /// Spec money events and the property their amount goes in (`MixpanelRevenue.swift`).
+    let ecommerce: EcommerceSettings
+    let revenueProperty: [UInt8]
+    var counts = ChangeCounts()
     private var name: [UInt8] = []
 
     static let takes = MessageTypes(.track, .screen, .page)
     public var supportedTypes: MessageTypes { MixpanelDestination.takes }
     public var changes: [(name: String, value: Int)] { counts.entries }
 
-    init(naming: ScreenNaming) { self.naming = naming }
+    init(naming: ScreenNaming, ecommerce: EcommerceSettings = EcommerceSettings(),
+         revenueProperty: [UInt8] = Array(MixpanelDestination.defaultRevenueProperty.utf8)) {
+        self.naming = naming
+        self.ecommerce = ecommerce
+        self.revenueProperty = revenueProperty
+    }
 
     public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
         let fields = context.fields(of: event)
@@ -155,6 +166,12 @@ public struct MixpanelDestination: Destination {
         let sessionOverridden = overridden >> MixpanelDestination.contextProperties.count
         if sessionOverridden != 0 && session != nil { counts.add("context_property_overridden") }
         count += SessionAsProperties.append(session, document, skipping: sessionOverridden, to: &properties, &out)
+        if (fields.mapped.present | fields.mapped.invalid) & MixpanelDestination.mappedFields != 0 {
+            count += appendMappedContext(fields, count: count, &properties, &out)
+        }
+        if !revenueProperty.isEmpty, ecommerce.event(event)?.money != nil {
+            count += appendRevenueProperty(fields, count: count, &properties, &out)
+        }
         if let node = fields.properties {
             appendEventProperties(document, node, count: count, &properties, &out)
         }
