@@ -15,7 +15,7 @@ enum PhoneContext {
     /// at `_`, `-`, `.`, spaces and lower-to-upper case changes.
     static func hint(forKey key: UnsafeBufferPointer<UInt8>) -> Hint {
         guard !key.isEmpty else { return .none }
-        for stem in phoneStems where containsFolded(key, stem) { return .phone }
+        for stem in phoneStems where TextBytes.containsFolded(key, stem) { return .phone }
         var other = false
         var wordStart = 0
         var index = 0
@@ -32,8 +32,8 @@ enum PhoneContext {
             if ends {
                 if index > wordStart {
                     let word = UnsafeBufferPointer(rebasing: key[wordStart..<index])
-                    if phoneWords.contains(where: { equalsFolded(word, $0) }) { return .phone }
-                    if !other && otherWords.contains(where: { equalsFolded(word, $0) }) { other = true }
+                    if phoneWords.contains(where: { TextBytes.equalsFolded(word, $0) }) { return .phone }
+                    if !other && otherWords.contains(where: { TextBytes.equalsFolded(word, $0) }) { other = true }
                 }
                 wordStart = index < key.count && !TextBytes.isASCIIAlnum(key[index]) && key[index] < 0x80 ? index + 1 : index
             }
@@ -55,9 +55,9 @@ enum PhoneContext {
             for word in words where start - from >= word.count {
                 var position = start - word.count
                 while position >= from && position + word.count > bestEnd {
-                    if fold(text[position]) == word[0] {
+                    if TextBytes.fold(text[position]) == word[0] {
                         var offset = 1
-                        while offset < word.count && fold(text[position + offset]) == word[offset] { offset += 1 }
+                        while offset < word.count && TextBytes.fold(text[position + offset]) == word[offset] { offset += 1 }
                         if offset == word.count && (position == 0 || !TextBytes.isASCIIAlnum(text[position - 1])) {
                             bestEnd = position + word.count
                             best = hint
@@ -71,27 +71,6 @@ enum PhoneContext {
         look(phoneKeywords, .phone)
         look(otherKeywords, .notPhone)
         return best
-    }
-
-    /// ASCII letters compared without case; `lowered` is lower case.
-    @inline(__always)
-    private static func equalsFolded(_ text: UnsafeBufferPointer<UInt8>, _ lowered: [UInt8]) -> Bool {
-        guard text.count == lowered.count else { return false }
-        for index in 0..<text.count where fold(text[index]) != lowered[index] { return false }
-        return true
-    }
-
-    @inline(__always)
-    private static func fold(_ byte: UInt8) -> UInt8 { byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte }
-
-    private static func containsFolded(_ text: UnsafeBufferPointer<UInt8>, _ lowered: [UInt8]) -> Bool {
-        guard text.count >= lowered.count else { return false }
-        for position in 0...(text.count - lowered.count) where fold(text[position]) == lowered[0] {
-            var offset = 1
-            while offset < lowered.count && fold(text[position + offset]) == lowered[offset] { offset += 1 }
-            if offset == lowered.count { return true }
-        }
-        return false
     }
 
     /// Parts of a field name that say phone wherever they appear (`homePhone`, `telefono`).

@@ -21,6 +21,29 @@ enum TextBytes {
     @inline(__always)
     static func hexValue(_ byte: UInt8) -> UInt8 { isDigit(byte) ? byte - 0x30 : (byte | 0x20) - 0x61 + 10 }
 
+    /// An ASCII upper-case letter as lower case; any other byte as it is.
+    @inline(__always)
+    static func fold(_ byte: UInt8) -> UInt8 { byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte }
+
+    /// Whether `text` is `lowered` (lower case), ASCII letters compared without case.
+    @inline(__always)
+    static func equalsFolded(_ text: UnsafeBufferPointer<UInt8>, _ lowered: [UInt8]) -> Bool {
+        guard text.count == lowered.count else { return false }
+        for index in 0..<text.count where fold(text[index]) != lowered[index] { return false }
+        return true
+    }
+
+    /// Whether `text` holds `lowered` (lower case, not empty), ASCII letters compared without case.
+    static func containsFolded(_ text: UnsafeBufferPointer<UInt8>, _ lowered: [UInt8]) -> Bool {
+        guard text.count >= lowered.count else { return false }
+        for position in 0...(text.count - lowered.count) where fold(text[position]) == lowered[0] {
+            var offset = 1
+            while offset < lowered.count && fold(text[position + offset]) == lowered[offset] { offset += 1 }
+            if offset == lowered.count { return true }
+        }
+        return false
+    }
+
     /// A byte of a word: ASCII letters, digits and `_`.
     @inline(__always)
     static func isWord(_ byte: UInt8) -> Bool { isASCIIAlnum(byte) || byte == UInt8(ascii: "_") }

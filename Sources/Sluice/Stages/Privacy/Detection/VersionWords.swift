@@ -9,22 +9,13 @@ enum VersionWords {
 
     /// Whether `word` (ASCII letters, any case) is a version word.
     static func isVersionWord(_ word: UnsafeBufferPointer<UInt8>) -> Bool {
-        words.contains { candidate in
-            candidate.count == word.count && zip(candidate, word).allSatisfy { $0 == ($1 &- UInt8(ascii: "A") < 26 ? $1 | 0x20 : $1) }
-        }
+        words.contains { TextBytes.equalsFolded(word, $0) }
     }
 
     /// Whether a field's name holds `version`, `build`, `firmware`, `release` or `agent`, or is `ver`, `os` or `fw`.
     static func fieldSaysVersion(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
         guard key.count >= 2 else { return false }
-        @inline(__always) func fold(_ byte: UInt8) -> UInt8 { byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte }
-        for stem in stems where key.count >= stem.count {
-            for position in 0...(key.count - stem.count) where fold(key[position]) == stem[0] {
-                var offset = 1
-                while offset < stem.count && fold(key[position + offset]) == stem[offset] { offset += 1 }
-                if offset == stem.count { return true }
-            }
-        }
+        if stems.contains(where: { TextBytes.containsFolded(key, $0) }) { return true }
         return isVersionWord(key) && key.count <= 3  // `ver`, `os`, `v`
     }
 
@@ -73,15 +64,12 @@ enum VersionWords {
 
     /// `word` at `position`, case folded, not inside a longer word (a lower-to-upper case change is a word's edge).
     private static func hasWord(_ text: UnsafeBufferPointer<UInt8>, at position: Int, _ word: [UInt8]) -> Bool {
-        for offset in 0..<word.count where fold(text[position + offset]) != word[offset] { return false }
+        for offset in 0..<word.count where TextBytes.fold(text[position + offset]) != word[offset] { return false }
         let after = position + word.count
         if position > 0 && TextBytes.isASCIILetter(text[position - 1]) && !(text[position] &- UInt8(ascii: "A") < 26) { return false }
         if after < text.count && TextBytes.isASCIILetter(text[after]) && !(text[after] &- UInt8(ascii: "A") < 26) { return false }
         return true
     }
-
-    @inline(__always)
-    private static func fold(_ byte: UInt8) -> UInt8 { byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte }
 
     private static let addressWords: [[UInt8]] = [
         "ip", "ipv4", "addr", "address", "host", "hostname", "server", "client", "gateway", "dns", "proxy", "peer", "remote",
