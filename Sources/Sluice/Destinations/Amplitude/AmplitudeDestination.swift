@@ -9,8 +9,9 @@ import SluiceJSON
 /// - [batch]: amplitude.com/docs/apis/analytics/batch-event-upload
 /// - [identify]: amplitude.com/docs/apis/analytics/identify
 ///
-/// Takes `track`, `screen`, `page` and `identify`; `group`, `alias` and
-/// `session` are not routed here (counted `unsupported_type`).
+/// Takes `track`, `screen`, `page` and `identify`; `group` and `alias` become
+/// a `$identify` with the group, group identifications and user mappings
+/// (`AmplitudeIdentify.swift`); `session` is not routed here (counted `unsupported_type`).
 ///
 /// Screens and pages are named by `screen_event` / `page_event` (default
 /// `Viewed {name} Screen` / `Viewed {name} Page`); `{name}` is the message's
@@ -18,7 +19,8 @@ import SluiceJSON
 /// (default `Unknown`, counted `screen_name_defaulted` / `page_name_defaulted`).
 public struct AmplitudeDestination: Destination {
     public static let type = DestinationType(
-        name: "amplitude", extraKeys: ["min_id_length", "screen_event", "page_event", "unnamed_screen", "unnamed_page"],
+        name: "amplitude", extraKeys: ["min_id_length", "screen_event", "page_event", "unnamed_screen", "unnamed_page",
+                                       "set_once", "group_type_trait", "group_value_trait", "user_mapping"],
         defaultRotation: {
             // [v2] "Keep request sizes under 1 MB with fewer than 2000 events per
             // request" (413 otherwise; the newer page: "up to 2,000 events"). The
@@ -29,16 +31,18 @@ public struct AmplitudeDestination: Destination {
             rotation.maxBytes = 1_000_000 - 1024
             return rotation
         }(),
-        rejectReasons: [.missingUserOrDeviceID],
+        rejectReasons: [.missingUserOrDeviceID, .invalidAlias],
         // Product analytics: Segment's "Analytics" consent category.
-        defaultConsentCategory: "Analytics"
+        defaultConsentCategory: "Analytics",
+        sideOutputs: AmplitudeDestination.sideOutputKinds
     ) { name, options, reader in
         var minimum = 5
         if let node = options["min_id_length"],
            let value = reader.integer(node, what: "destinations.\(name).min_id_length", range: 1...1024) {
             minimum = value
         }
-        return AmplitudeDestination(minIDLength: minimum, naming: ScreenNaming(options: options, destination: name, &reader))
+        return AmplitudeDestination(minIDLength: minimum, naming: ScreenNaming(options: options, destination: name, &reader),
+                                    identity: AmplitudeIdentitySettings(options: options, destination: name, &reader))
     }
 
     /// [v2] "Invalid IDs that result in a 400 error"; compared case-insensitively
@@ -56,16 +60,23 @@ public struct AmplitudeDestination: Destination {
 
     let minIDLength: Int
     let naming: ScreenNaming
-    private var counts = ChangeCounts()
+    /// `set_once`, `group_type_trait`, `group_value_trait`, `user_mapping` (`AmplitudeIdentify.swift`).
+    let identity: AmplitudeIdentitySettings
+    var setOnce: [[UInt8]] { identity.setOnce }
+    var groupTypeTrait: [UInt8]? { identity.groupTypeTrait }
+    var groupValueTrait: [UInt8]? { identity.groupValueTrait }
+    var userMapping: Bool { identity.userMapping }
+    var counts = ChangeCounts()
     private var name: [UInt8] = []
 
     static let takes = MessageTypes(.track, .screen, .page, .identify)
     public var supportedTypes: MessageTypes { AmplitudeDestination.takes }
     public var changes: [(name: String, value: Int)] { counts.entries }
 
-    init(minIDLength: Int, naming: ScreenNaming) {
+    init(minIDLength: Int, naming: ScreenNaming, identity: AmplitudeIdentitySettings = AmplitudeIdentitySettings()) {
         self.minIDLength = minIDLength
         self.naming = naming
+        self.identity = identity
     }
 
     /// Whether an id is one Amplitude keeps: [v2] "Device IDs and User IDs must
@@ -85,22 +96,7 @@ public struct AmplitudeDestination: Destination {
     public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
         let fields = context.fields(of: event)
         let document = fields.document
-        let minimum = minIDLength
-        var user = fields.userIdNode
-        var device = fields.anonymousIdNode
-        if let node = user, !fields.withID(node, { AmplitudeDestination.isUsableID($0, minIDLength: minimum) }) {
-            user = nil
-            counts.add("user_id_left_out")
-        }
-        if let node = device, !fields.withID(node, { AmplitudeDestination.isUsableID($0, minIDLength: minimum) }) {
-            device = nil
-            counts.add("device_id_left_out")
-        }
-        // [v2] "If the event doesn't have a user_id or device_id value, Amplitude can reject the with a 400 status."
-        if user == nil && device == nil {
-            return .refused(Rejection(.missingUserOrDeviceID,
-                                      "neither user_id nor device_id is an id Amplitude keeps (at least \(minIDLength) characters, not a placeholder)"))
-        }
+        guard let (user, device) = usableIDs(fields) else { return .refused(missingIDs) }
         if event.type == .identify {
             // [identify] / [v2]: user property operations ride on the `$identify` event.
             name.removeAll(keepingCapacity: true)
@@ -129,10 +125,7 @@ public struct AmplitudeDestination: Destination {
         context.appendInsertID(messageId: fields.messageIdNode, name: name, document: document, to: &out)
         if event.type == .identify {
             record.key("user_properties", &out)
-            var operations = JSONObjectEncoder()
-            operations.key("$set", &out)
-            appendObject(document, fields.traits, &out)
-            operations.close(&out)
+            appendIdentifyOperations(document, fields.traits, &out)
         } else {
             record.key("event_properties", &out)
             appendObject(document, fields.properties, &out)
