@@ -13,8 +13,9 @@ import SluiceJSON
 /// - [limits]: support.google.com/analytics/answer/9267744 (collection limits)
 /// - naming rules: see `GA4Names`.
 ///
-/// Takes `track`, `screen` and `page`; the rest are not routed here (counted
-/// `unsupported_type`). GA4 has no timed events: `timed: split` sends
+/// Takes `track`, `screen` and `page`, and `identify`, whose traits become
+/// user properties of the device's later events (`GA4UserMemory.swift`); the
+/// rest are not routed here (counted `unsupported_type`). GA4 has no timed events: `timed: split` sends
 /// `NAME_start` and `NAME_stop` (the stop with `duration_ms`), `timed: duration`
 /// one `NAME` with `duration_ms`.
 ///
@@ -29,7 +30,7 @@ public struct GA4Destination: Destination {
     public enum TimedMode: String { case split, duration }
 
     public static let type = DestinationType(
-        name: "ga4", extraKeys: ["stream", "names", "timed", "app_instance_id_field", "unnamed_screen", "unnamed_page"],
+        name: "ga4", extraKeys: ["stream", "names", "timed", "app_instance_id_field", "unnamed_screen", "unnamed_page", "device_memory"],
         defaultRotation: {
             // [mp-send] "Requests can have a maximum of 25 events" and a body under
             // 130 kB: each line is one request body of one or two events, far below
@@ -64,7 +65,8 @@ public struct GA4Destination: Destination {
                               names: choice("names", NameMode.normalize, [.normalize, .reject]),
                               timed: choice("timed", TimedMode.split, [.split, .duration]),
                               appInstanceIDField: appInstanceIDField,
-                              unnamed: UnnamedNames(options: options, destination: name, allowEmpty: true, &reader))
+                              unnamed: UnnamedNames(options: options, destination: name, allowEmpty: true, &reader),
+                              deviceMemory: DeviceMemory.maxBytes(options: options, destination: name, &reader))
     }
 
     /// [mp-send] "Events can have a maximum of 25 parameters."
@@ -92,6 +94,8 @@ public struct GA4Destination: Destination {
     let timed: TimedMode
     /// `screen_name` / `page_title` for a screen or page without a name (see `UnnamedNames`).
     let unnamed: UnnamedNames
+    /// The user properties each device's identify messages set, for its later events (`GA4UserMemory.swift`).
+    let userMemory: DeviceMemory
     var counts = ChangeCounts()
     private var eventNames = GA4NameCache()
     private var timedEventNames = GA4NameCache()
@@ -108,8 +112,9 @@ public struct GA4Destination: Destination {
     public var changes: [(name: String, value: Int)] { counts.entries }
 
     init(stream: Stream, names: NameMode, timed: TimedMode, appInstanceIDField: String = GA4Destination.defaultAppInstanceIDField,
-         unnamed: UnnamedNames = UnnamedNames()) {
+         unnamed: UnnamedNames = UnnamedNames(), deviceMemory: Int = DeviceMemory.defaultMaxBytes) {
         self.stream = stream
+        userMemory = DeviceMemory(maxBytes: deviceMemory)
         self.appInstanceIDField = JSONPath(appInstanceIDField)
         self.names = names
         self.timed = timed
@@ -190,9 +195,10 @@ public struct GA4Destination: Destination {
         }
         // [mp-ref] timestamp_micros: the request's time; an event may override it.
         request.integer("timestamp_micros", fields.time.microseconds, &out)
-        if let traits = fields.contextTraits {
+        let remembered = rememberedUserProperties(fields)
+        if fields.contextTraits != nil || remembered != nil {
             request.key("user_properties", &out)
-            appendUserProperties(document, traits, &out)
+            appendUserProperties(document, fields.contextTraits, remembered: remembered, &out)
         }
         request.key("events", &out)
         out.append(UInt8(ascii: "["))
