@@ -111,15 +111,7 @@ public struct AmplitudeDestination: Destination {
         if let device { record.id("device_id", document, node: device, &out) }
         // [v2] "You must send the time parameter in each event as millisecond since epoch."
         record.integer("time", fields.time.milliseconds, &out)
-        // [v2] session_id: the session's start time in ms; -1 sends the event out of
-        // session. Never a session that began after the event (an upstream
-        // `context.session` saying so is not believed: counted, sent out of session).
-        var sessionID = fields.session?.startMs ?? -1
-        if sessionID > fields.time.milliseconds {
-            sessionID = -1
-            counts.add("session_after_event")
-        }
-        record.integer("session_id", sessionID, &out)
+        record.integer("session_id", sessionID(fields), &out)
         // [v2] "Event deduplication": the same insert_id on the same device within 7 days is ignored.
         record.key("insert_id", &out)
         context.appendInsertID(messageId: fields.messageIdNode, name: name, document: document, to: &out)

@@ -69,6 +69,19 @@ extension AmplitudeDestination {
         return user == nil && device == nil ? nil : (user, device)
     }
 
+    /// [v2] session_id: the session's start in ms; -1 sends the event out of
+    /// session. Never a session that began after the event (an upstream
+    /// `context.session` saying so is not believed: counted, sent out of session).
+    @inline(__always)
+    mutating func sessionID(_ fields: EventFields) -> Int64 {
+        guard let start = fields.session?.startMs else { return -1 }
+        if start > fields.time.milliseconds {
+            counts.add("session_after_event")
+            return -1
+        }
+        return start
+    }
+
     var missingIDs: Rejection {
         Rejection(.missingUserOrDeviceID,
                   "neither user_id nor device_id is an id Amplitude keeps (at least \(minIDLength) characters, not a placeholder)")
@@ -109,6 +122,7 @@ extension AmplitudeDestination {
         if let user = ids.user { record.id("user_id", document, node: user, &out) }
         if let device = ids.device { record.id("device_id", document, node: device, &out) }
         record.integer("time", fields.time.milliseconds, &out)
+        record.integer("session_id", sessionID(fields), &out)
         record.key("insert_id", &out)
         context.appendInsertID(messageId: fields.messageIdNode, name: Array("$identify".utf8), document: document, to: &out)
         record.key("groups", &out)
