@@ -23,7 +23,9 @@ public protocol Destination {
     /// planned message routed here, for `sluice validate` (default: nothing).
     func lint(_ message: PlannedMessage) -> [LintFinding]
     /// The message types `encodeProfile` takes instead of `encode` (identify,
-    /// group, alias: profiles and identities, see `SideOutputs.swift`); default none.
+    /// group, alias: profiles and identities, see `SideOutputs.swift`); default
+    /// none. They are types `skipReason(for:)` turns away as events (not in
+    /// `supportedTypes`): the fan-out asks for them only then.
     var profileTypes: MessageTypes { get }
     /// Encodes a message of one of `profileTypes`: records for the events'
     /// file set into `out`, records for the type's side outputs into `side`.

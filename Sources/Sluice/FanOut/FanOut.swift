@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// Hands each event that came through the stages to every destination that
 /// takes it, in the pipeline's order, and keeps each destination's counts.
 ///
@@ -16,8 +18,9 @@
 ///
 /// Identify, group and alias messages a destination encodes as profiles
 /// (its `profileTypes`) go through `offerProfile`: their records may go to the
-/// destination's side outputs as well (see `SideOutputs.swift`). Track events
-/// never take that path: it costs them one bit test per destination.
+/// destination's side outputs as well (see `SideOutputs.swift`). A
+/// destination's profile types are types it does not take as events, so an
+/// event it takes is never tested for them.
 ///
 /// Stdout is the one output a reader can close early: what it never got
 /// leaves the counts again (see `absorbStdoutLoss`).
@@ -42,6 +45,8 @@ final class FanOut {
     private let sides: [[DestinationOutput]]
     private let sideKinds: [[SideOutputKind]]
     private var sideRecords: [SideRecords]
+    /// The records a profile message makes for a destination's events' file set, before they are handed to it.
+    private var profileRecords = ByteBuffer(capacity: 1024)
     private var routes: [RoutingRules]
     private let renames: [[[UInt8]: String]]
     private let outputs: [DestinationOutput]
@@ -136,8 +141,10 @@ final class FanOut {
 
     /// Encodes the event for the destination at `index` and counts what it made of it.
     private func offer(_ event: Event, to index: Int, context: inout EncodingContext) throws -> Offer {
-        if profileTypes[index].contains(event.type) { return try offerProfile(event, to: index, context: &context) }
         if let reason = destinations[index].skipReasonInPlace(for: event) {
+            // A destination's profile types are ones it does not take as events: asked
+            // only here, so an event the destination takes is not tested for them.
+            if profileTypes[index].contains(event.type) { return try offerProfile(event, to: index, context: &context) }
             notTaken[index].add(reason)
             return .notTaken
         }
@@ -167,11 +174,13 @@ final class FanOut {
     /// event's, those for the side outputs only once the message is taken.
     private func offerProfile(_ event: Event, to index: Int, context: inout EncodingContext) throws -> Offer {
         sideRecords[index].reset()
-        var outcome = ProfileOutcome.records(0)
-        let written = try outputs[index].append(time: event.time, now: clock) { buffer in
-            outcome = destinations[index].encodeProfile(event, context: &context, into: &buffer, side: &sideRecords[index])
-            if case let .records(count) = outcome { return count }
-            return 0
+        profileRecords.removeAll()
+        // Encoded apart, then handed to the output only when there are records for it: most
+        // such messages make none there (GA4 remembers, Mixpanel's profiles go to side outputs).
+        let outcome = destinations[index].encodeProfile(event, context: &context, into: &profileRecords, side: &sideRecords[index])
+        var written = 0
+        if case let .records(count) = outcome, count > 0 {
+            written = try outputs[index].append(time: event.time, now: clock, records: profileRecords, count: count)
         }
         switch outcome {
         case .records:

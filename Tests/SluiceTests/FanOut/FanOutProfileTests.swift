@@ -13,6 +13,25 @@ import Testing
     static let group = #"{"type":"group","anonymousId":"dev-000001","userId":"user-1234","groupId":"g-1","messageId":"m-2","timestamp":"2026-11-20T08:00:01Z","traits":{"company_id":"acme"}}"#
     static let alias = #"{"type":"alias","previousId":"old-user-99","userId":"user-1234","messageId":"m-3","timestamp":"2026-11-20T08:00:02Z"}"#
 
+    /// The fan-out asks for a destination's profile types only when it turns the type away as an event.
+    @Test func aDestinationsProfileTypesAreTypesItDoesNotTakeAsEvents() throws {
+        let configuration = try PipelineConfiguration.load(yaml: """
+        version: 1
+        destinations:
+          mixpanel: {type: mixpanel, token: \(Self.token)}
+          amplitude: {type: amplitude, user_mapping: true}
+          ga4: {type: ga4}
+          segment: {type: segment}
+          archive: {type: ndjson}
+
+        """, file: "p.yaml")
+        for settings in configuration.destinations {
+            let destination = settings.destination
+            #expect(destination.profileTypes.intersection(destination.supportedTypes).isEmpty, "\(settings.name)")
+        }
+        #expect(configuration.destinations.map { $0.destination.profileTypes.rawValue != 0 } == [true, true, true, false, false])
+    }
+
     @Test func profileRecordsGoToTheSideOutputsAndAreCountedThereNotAsTheDestinationsRecords() throws {
         let harness = try Harness("  mixpanel: {type: mixpanel, token: \(Self.token), group_keys: [company_id]}\n")
         #expect(try harness.deliver(Self.identify) == .emitted)
