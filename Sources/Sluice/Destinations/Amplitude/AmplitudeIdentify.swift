@@ -91,6 +91,18 @@ extension AmplitudeDestination {
     mutating func appendIdentifyOperations(_ document: JSONDocument, _ traits: Int?, _ out: inout ByteBuffer) {
         var operations = JSONObjectEncoder()
         let setOnce = self.setOnce
+        if setOnce.isEmpty {
+            // Every trait is set: the object copied at once, strings cut.
+            operations.key("$set", &out)
+            if let traits {
+                counts.add("string_cut", TextLimit.appendValue(document, traits, maxScalars: AmplitudeDestination.maxStringCharacters, to: &out))
+            } else {
+                out.append(UInt8(ascii: "{"))
+                out.append(UInt8(ascii: "}"))
+            }
+            operations.close(&out)
+            return
+        }
         for (operation, once) in [("$set" as StaticString, false), ("$setOnce", true)] where !once || !setOnce.isEmpty {
             let selected = traits.map { traits in
                 document.members(of: traits).filter { member in

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SluiceJSON
 
 /// What a destination remembers of a device for the device's later events:
@@ -7,21 +12,27 @@ import SluiceJSON
 ///
 /// Each device has one value: name and JSON pairs (`Pairs`), the
 /// destination's own. The memory is bounded: entries take at most `maxBytes`
-/// as counted (a value's bytes plus `entryOverhead`); beyond it the least
+/// as counted (a value's and the id's bytes plus `entryOverhead`); beyond it the least
 /// recently used device is forgotten (counted in `forgotten`). A look-up is
-/// one hash of the device's id and a probe, and none at all while the memory
-/// is empty. It lasts for the run: it is not in the `--state` file.
+/// one hash of the device's id, a probe and a comparison of the id, and none
+/// at all while the memory is empty. It lasts for the run: it is not in the
+/// `--state` file.
 final class DeviceMemory {
-    /// What an entry costs besides its value's bytes: its record and value's
-    /// headers (72 bytes) and its share of the index (4-byte buckets at ≤ 50% load).
+    /// What an entry costs besides its value's and its id's bytes: its record
+    /// and arrays' headers (80 bytes) and its share of the index (4-byte buckets at ≤ 50% load).
     static let entryOverhead = 96
 
     private struct Entry {
-        var key: DeviceKey
+        /// `DeviceKey.hash` of the id, and the id: whether it is a `userId`, and its text.
+        var hash: UInt64
+        var isUser: Bool
+        var id: [UInt8]
         var value: [UInt8]
         /// Neighbours in recency order (-1 at the ends).
         var newer: Int32
         var older: Int32
+
+        var size: Int { id.count + value.count + DeviceMemory.entryOverhead }
     }
 
     let maxBytes: Int
@@ -43,55 +54,75 @@ final class DeviceMemory {
     @inline(__always)
     var isEmpty: Bool { count == 0 }
 
-    /// The value remembered for the device, if any (it becomes the most recently used).
-    func value(for key: DeviceKey) -> [UInt8]? {
-        guard let slot = find(key) else { return nil }
+    /// The value remembered for the device of a message whose ids are at these
+    /// nodes (`DeviceKey`'s rule), if any; it becomes the most recently used.
+    func value(_ document: JSONDocument, anonymousId: Int?, userId: Int?) -> [UInt8]? {
+        DeviceKey.withID(document, anonymousId: anonymousId, userId: userId) { isUser, text in
+            value(isUser: isUser, text)
+        } ?? nil
+    }
+
+    /// Remembers `value` for the device of a message, in place of what it had;
+    /// forgets the least recently used devices while the entries take more
+    /// than `maxBytes`. A value too large for the whole bound is not kept (false).
+    @discardableResult
+    func set(_ value: [UInt8], _ document: JSONDocument, anonymousId: Int?, userId: Int?) -> Bool {
+        DeviceKey.withID(document, anonymousId: anonymousId, userId: userId) { isUser, text in
+            set(value, isUser: isUser, text)
+        } ?? false
+    }
+
+    func value(isUser: Bool, _ id: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard let slot = find(DeviceKey.hash(isUser: isUser, id), isUser, id) else { return nil }
         touch(slot)
         return entries[Int(slot)].value
     }
 
-    /// Remembers `value` for the device, in place of what it had; forgets the
-    /// least recently used devices while the entries take more than `maxBytes`.
-    /// A value larger than the whole bound is not kept (returns false).
     @discardableResult
-    func set(_ value: [UInt8], for key: DeviceKey) -> Bool {
-        let size = value.count + DeviceMemory.entryOverhead
-        if let slot = find(key) {
+    func set(_ value: [UInt8], isUser: Bool, _ id: UnsafeRawBufferPointer) -> Bool {
+        let hash = DeviceKey.hash(isUser: isUser, id)
+        if let slot = find(hash, isUser, id) {
             bytes += value.count - entries[Int(slot)].value.count
             entries[Int(slot)].value = value
             touch(slot)
         } else {
-            guard size <= maxBytes else { return false }
+            let entry = Entry(hash: hash, isUser: isUser, id: Array(id), value: value, newer: -1, older: -1)
+            guard entry.size <= maxBytes else { return false }
             let slot: Int32
             if let reused = free.popLast() {
                 slot = reused
-                entries[Int(slot)] = Entry(key: key, value: value, newer: -1, older: -1)
+                entries[Int(slot)] = entry
             } else {
                 slot = Int32(entries.count)
-                entries.append(Entry(key: key, value: value, newer: -1, older: -1))
+                entries.append(entry)
             }
             count += 1
-            bytes += size
-            index.growIfNeeded(count: count) { entries[Int($0) - 1].key.a }
-            index.insert(UInt32(slot + 1), hash: key.a)
+            bytes += entry.size
+            index.growIfNeeded(count: count) { entries[Int($0) - 1].hash }
+            index.insert(UInt32(slot + 1), hash: hash)
             linkNewest(slot)
         }
         while bytes > maxBytes, oldest >= 0 { forget(oldest) }
-        return find(key) != nil
+        return find(hash, isUser, id) != nil
     }
 
-    private func find(_ key: DeviceKey) -> Int32? {
-        index.first(hash: key.a) { entries[Int($0) - 1].key == key }.map { Int32(Int($0) - 1) }
+    private func find(_ hash: UInt64, _ isUser: Bool, _ id: UnsafeRawBufferPointer) -> Int32? {
+        index.first(hash: hash) { bucket in
+            let entry = entries[Int(bucket) - 1]
+            return entry.hash == hash && entry.isUser == isUser && entry.id.count == id.count
+                && entry.id.withUnsafeBytes { id.count == 0 || memcmp($0.baseAddress!, id.baseAddress!, id.count) == 0 }
+        }.map { Int32(Int($0) - 1) }
     }
 
     private func forget(_ slot: Int32) {
         let entry = entries[Int(slot)]
-        index.remove(UInt32(slot + 1), hash: entry.key.a) { entries[Int($0) - 1].key.a }
+        index.remove(UInt32(slot + 1), hash: entry.hash) { entries[Int($0) - 1].hash }
         unlink(slot)
-        bytes -= entry.value.count + DeviceMemory.entryOverhead
+        bytes -= entry.size
         count -= 1
         forgotten += 1
         entries[Int(slot)].value = []
+        entries[Int(slot)].id = []
         free.append(slot)
     }
 

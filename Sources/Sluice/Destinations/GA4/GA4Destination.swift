@@ -96,6 +96,8 @@ public struct GA4Destination: Destination {
     let unnamed: UnnamedNames
     /// The user properties each device's identify messages set, for its later events (`GA4UserMemory.swift`).
     let userMemory: DeviceMemory
+    /// Events that got remembered user properties (counted per event: not a `ChangeCounts` look-up).
+    var rememberedPropertiesAdded = 0
     var counts = ChangeCounts()
     private var eventNames = GA4NameCache()
     private var timedEventNames = GA4NameCache()
@@ -109,7 +111,9 @@ public struct GA4Destination: Destination {
 
     static let takes = MessageTypes(.track, .screen, .page)
     public var supportedTypes: MessageTypes { GA4Destination.takes }
-    public var changes: [(name: String, value: Int)] { counts.entries }
+    public var changes: [(name: String, value: Int)] {
+        counts.entries + (rememberedPropertiesAdded > 0 ? [("remembered_user_properties_added", rememberedPropertiesAdded)] : [])
+    }
 
     init(stream: Stream, names: NameMode, timed: TimedMode, appInstanceIDField: String = GA4Destination.defaultAppInstanceIDField,
          unnamed: UnnamedNames = UnnamedNames(), deviceMemory: Int = DeviceMemory.defaultMaxBytes) {

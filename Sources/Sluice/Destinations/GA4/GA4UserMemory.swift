@@ -17,7 +17,8 @@ import SluiceJSON
 /// `unsupported_type`); past it the least recently used device is forgotten.
 /// Counted in `changes`: `user_properties_remembered` (identify messages
 /// taken: no record now), `remembered_user_properties_added` (events that got
-/// some), `user_properties_forgotten` (devices let go to stay within the bound).
+/// some; an integer of its own, as it is counted per event), `user_properties_forgotten`
+/// (devices let go to stay within the bound).
 extension GA4Destination {
     public var profileTypes: MessageTypes { userMemory.maxBytes > 0 ? MessageTypes(.identify) : [] }
 
@@ -25,14 +26,14 @@ extension GA4Destination {
                                        side: inout SideRecords) -> ProfileOutcome {
         let fields = context.fields(of: event)
         let document = fields.document
-        guard let traits = fields.traits, let device = DeviceKey(document, anonymousId: fields.anonymousIdNode, userId: fields.userIdNode)
-        else { return .notTaken("no_traits") }
+        guard let traits = fields.traits else { return .notTaken("no_traits") }
+        let (anonymous, user) = (fields.anonymousIdNode, fields.userIdNode)
         // The traits as user properties, by the rules every request's follow; then split into name and value.
         var scratch = ByteBuffer(capacity: 512)
         appendUserProperties(document, traits, &scratch)
-        var properties = GA4Destination.pairs(of: scratch)
+        var properties = members(of: scratch)
         guard !properties.isEmpty else { return .notTaken("no_user_properties") }
-        if let earlier = userMemory.value(for: device) {
+        if let earlier = userMemory.value(document, anonymousId: anonymous, userId: user) {
             for pair in DeviceMemory.Pairs.decode(earlier) where !properties.contains(where: { $0.name == pair.name }) {
                 guard properties.count < GA4Destination.maxUserProperties else {
                     counts.add("user_property_dropped_over_limit")
@@ -42,7 +43,9 @@ extension GA4Destination {
             }
         }
         let forgottenBefore = userMemory.forgotten
-        if !userMemory.set(DeviceMemory.Pairs.encode(properties), for: device) { counts.add("user_properties_forgotten") }
+        if !userMemory.set(DeviceMemory.Pairs.encode(properties), document, anonymousId: anonymous, userId: user) {
+            counts.add("user_properties_forgotten")
+        }
         counts.add("user_properties_forgotten", userMemory.forgotten - forgottenBefore)
         counts.add("user_properties_remembered")
         return .remembered
@@ -51,37 +54,37 @@ extension GA4Destination {
     /// What the device's identify messages left, for an event of it (nil when nothing, at once while the memory is empty).
     @inline(__always)
     func rememberedUserProperties(_ fields: EventFields) -> [UInt8]? {
-        guard !userMemory.isEmpty,
-              let device = DeviceKey(fields.document, anonymousId: fields.anonymousIdNode, userId: fields.userIdNode)
-        else { return nil }
-        return userMemory.value(for: device)
+        guard !userMemory.isEmpty else { return nil }
+        return userMemory.value(fields.document, anonymousId: fields.anonymousIdNode, userId: fields.userIdNode)
     }
 
     /// Appends remembered user properties whose names the object does not hold yet, while it holds fewer than 25.
     mutating func appendRemembered<Out: ByteSink>(_ remembered: [UInt8], _ object: inout JSONObjectEncoder, _ out: inout Out) {
         var added = false
-        DeviceMemory.Pairs.forEach(remembered) { name, json in
+        DeviceMemory.Pairs.forEach(remembered) { name, member in
             if isWritten(name, in: out) { return }
             if written.count >= GA4Destination.maxUserProperties {
                 counts.add("user_property_dropped_over_limit")
                 return
             }
-            object.key(bytes: name, &out)
-            markLastKey(name.count, out)
-            out.append(contentsOf: json)
+            // `"name":{"value":…}` as it was written for the identify: the name starts after the lead and the quote.
+            written.append((out.count + 2, name.count))
+            object.member(raw: member, &out)
             added = true
         }
-        if added { counts.add("remembered_user_properties_added") }
+        if added { rememberedPropertiesAdded += 1 }
     }
 
-    /// The members of a `user_properties` object Sluice wrote: each name and its `{"value":…}`.
-    private static func pairs(of object: ByteBuffer) -> [(name: [UInt8], json: [UInt8])] {
-        guard let document = try? JSONDocument.parse(object.array) else { return [] }
-        var pairs: [(name: [UInt8], json: [UInt8])] = []
-        document.forEachMember(of: 0) { key, value in
-            guard let name = document.withString(key, { Array($0) }) else { return }
-            pairs.append((name, document.withRawBytes(value) { Array($0) }))
+    /// The members of the `user_properties` object just written into `object`,
+    /// split where `written` says its names are (GA4's characters only: no
+    /// escapes): each name and the member's text, `"name":{"value":…}`.
+    private func members(of object: ByteBuffer) -> [(name: [UInt8], json: [UInt8])] {
+        let bytes = object.bytes
+        return written.indices.map { index in
+            let name = written[index].start
+            // From the name's quote to the `,` before the next name's quote, or to the closing `}`.
+            let end = index + 1 < written.count ? written[index + 1].start - 2 : bytes.count - 1
+            return (Array(bytes[name..<(name + written[index].count)]), Array(bytes[(name - 1)..<end]))
         }
-        return pairs
     }
 }

@@ -91,12 +91,16 @@ public struct MixpanelDestination: Destination {
     let identity: MixpanelIdentitySettings
     /// The groups each device joined, for its later events (`MixpanelProfileProperties.swift`).
     let groupMemory: DeviceMemory
+    /// Events that got the device's groups (counted per event: not a `ChangeCounts` look-up).
+    var groupsAddedToEvents = 0
     var counts = ChangeCounts()
     private var name: [UInt8] = []
 
     static let takes = MessageTypes(.track, .screen, .page)
     public var supportedTypes: MessageTypes { MixpanelDestination.takes }
-    public var changes: [(name: String, value: Int)] { counts.entries }
+    public var changes: [(name: String, value: Int)] {
+        counts.entries + (groupsAddedToEvents > 0 ? [("groups_added_to_events", groupsAddedToEvents)] : [])
+    }
 
     init(naming: ScreenNaming, identity: MixpanelIdentitySettings = MixpanelIdentitySettings(),
          deviceMemory: Int = DeviceMemory.defaultMaxBytes) {

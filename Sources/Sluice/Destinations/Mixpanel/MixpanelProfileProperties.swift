@@ -64,9 +64,9 @@ extension MixpanelDestination {
 
     /// Remembers the groups a device joined, for its later events: each key's ids, the newest added last.
     mutating func rememberGroups(_ fields: EventFields, _ memberships: [(key: [UInt8], ids: [Int])]) {
-        guard groupMemory.maxBytes > 0,
-              let device = DeviceKey(fields.document, anonymousId: fields.anonymousIdNode, userId: fields.userIdNode) else { return }
-        var pairs = groupMemory.value(for: device).map(DeviceMemory.Pairs.decode) ?? []
+        guard groupMemory.maxBytes > 0 else { return }
+        let (document, anonymous, user) = (fields.document, fields.anonymousIdNode, fields.userIdNode)
+        var pairs = groupMemory.value(document, anonymousId: anonymous, userId: user).map(DeviceMemory.Pairs.decode) ?? []
         for (key, ids) in memberships {
             var list = pairs.first(where: { $0.name == key }).map { MixpanelDestination.idTexts($0.json) } ?? []
             for id in ids {
@@ -91,7 +91,9 @@ extension MixpanelDestination {
             }
         }
         let forgottenBefore = groupMemory.forgotten
-        if !groupMemory.set(DeviceMemory.Pairs.encode(pairs), for: device) { counts.add("groups_forgotten") }
+        if !groupMemory.set(DeviceMemory.Pairs.encode(pairs), document, anonymousId: anonymous, userId: user) {
+            counts.add("groups_forgotten")
+        }
         counts.add("groups_forgotten", groupMemory.forgotten - forgottenBefore)
     }
 
@@ -108,8 +110,8 @@ extension MixpanelDestination {
     @inline(never)
     mutating func appendRememberedGroups(_ fields: EventFields, count: Int, _ properties: inout JSONObjectEncoder,
                                          _ out: inout ByteBuffer) -> Int {
-        guard let device = DeviceKey(fields.document, anonymousId: fields.anonymousIdNode, userId: fields.userIdNode),
-              let remembered = groupMemory.value(for: device) else { return 0 }
+        guard let remembered = groupMemory.value(fields.document, anonymousId: fields.anonymousIdNode, userId: fields.userIdNode)
+        else { return 0 }
         let document = fields.document
         var written = 0
         DeviceMemory.Pairs.forEach(remembered) { key, json in
@@ -125,7 +127,7 @@ extension MixpanelDestination {
             out.append(contentsOf: json)
             written += 1
         }
-        if written > 0 { counts.add("groups_added_to_events") }
+        if written > 0 { groupsAddedToEvents += 1 }
         return written
     }
 }
