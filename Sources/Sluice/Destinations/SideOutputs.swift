@@ -86,7 +86,9 @@ public struct SideRecords {
 /// outputs' are in the `SideRecords`), a refusal, a reason it does not take
 /// the message, or the message kept for the device's later events.
 public enum ProfileOutcome: Equatable {
-    /// This many records were appended to the events' file set (0 when all went to side outputs).
+    /// This many records were appended to the events' file set (0 when all went
+    /// to side outputs; with none there either, the fan-out counts the message not
+    /// taken, `nothing_to_send`, rather than delivered without a record).
     case records(Int)
     /// The provider would not accept it; the message goes to the rejects for this destination.
     case refused(Rejection)
