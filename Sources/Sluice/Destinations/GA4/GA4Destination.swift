@@ -15,9 +15,9 @@ import SluiceJSON
 ///
 /// Takes `track`, `screen` and `page`, and `identify`, whose traits become
 /// user properties of the device's later events (`GA4UserMemory.swift`); the
-/// rest are not routed here (counted `unsupported_type`). GA4 has no timed events: `timed: split` sends
-/// `NAME_start` and `NAME_stop` (the stop with `duration_ms`), `timed: duration`
-/// one `NAME` with `duration_ms`.
+/// rest are not routed here (counted `unsupported_type`). GA4 has no timed
+/// events: `timed: split` sends `NAME_start` and `NAME_stop` (the stop with
+/// `duration_ms`), `timed: duration` one `NAME` with `duration_ms`.
 ///
 /// A screen becomes `screen_view` with `screen_name`, a page `page_view` with
 /// `page_title`: the message's `name`, else `properties.name`, else
