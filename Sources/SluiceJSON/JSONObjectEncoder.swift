@@ -57,6 +57,13 @@ public struct JSONObjectEncoder {
         appendInteger(value, to: &out)
     }
 
+    /// A whole member written before (`"key":value`, valid JSON), copied as it is.
+    @inlinable public mutating func member<Bytes: Collection, Out: ByteSink>(raw text: Bytes, _ out: inout Out) where Bytes.Element == UInt8 {
+        out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        first = false
+        out.append(contentsOf: text)
+    }
+
     /// Closes the object (`{}` when nothing was written).
     @inlinable public mutating func close<Out: ByteSink>(_ out: inout Out) {
         if first { out.append(UInt8(ascii: "{")) }

@@ -14,6 +14,8 @@ import Testing
         var lineCount: Int { files.reduce(0) { $0 + $1.lines.count } }
     }
 
+    static let sideOutputs: Set<String> = ["profiles", "groups", "user_mappings"]
+
     struct Run {
         var stats: [String: Any]
         var outputs: [String: Output]
@@ -21,6 +23,12 @@ import Testing
 
         func destination(_ name: String) -> [String: Any] {
             (stats["destinations"] as! [[String: Any]]).first { $0["name"] as? String == name }!
+        }
+
+        /// A side output's counts (`mixpanel.profiles`), from its destination's `outputs`.
+        func sideOutput(_ name: String) -> [String: Any] {
+            let parts = name.split(separator: ".").map(String.init)
+            return (destination(parts[0])["outputs"] as? [[String: Any]] ?? []).first { $0["name"] as? String == parts[1] } ?? [:]
         }
 
         func counts(_ name: String, _ key: String) -> [String: Int] {
@@ -56,7 +64,9 @@ import Testing
                 continue
             }
             let lines = ndjsonLines(bytes).map { String(decoding: $0, as: UTF8.self) }
-            let destination = file.split(separator: "/")[1]
+            // A side output is a folder of its destination's (`out/mixpanel/profiles/...`), by its own name (`mixpanel.profiles`).
+            let parts = file.split(separator: "/")
+            let destination = ProviderDestinationsTests.sideOutputs.contains(String(parts[2])) ? parts[1] + "." + parts[2] : parts[1]
             if destination == "rejects" {
                 rejects += lines.map(ProviderDestinationsTests.parse)
             } else {
@@ -84,7 +94,14 @@ import Testing
         let refusedEverywhere = int("rejected") - inputAndStageRejects
         #expect(refusedEverywhere >= 0)
         let fannedOut = int("emitted") + ((stats["dropped_by_reason"] as? [String: Int])?["unrouted"] ?? 0) + refusedEverywhere
-        for (name, output) in run.outputs {
+        for (name, output) in run.outputs where name.contains(".") {
+            // A side output's counts are its own, apart from its destination's records.
+            let counts = run.sideOutput(name)
+            #expect(counts["records"] as? Int == output.lineCount, "\(name): stats say \(counts["records"] ?? 0) records")
+            #expect(counts["files"] as? Int == output.files.count)
+            #expect(counts["uncompressed_bytes"] as? Int == output.files.reduce(0) { $0 + $1.bytes })
+        }
+        for (name, output) in run.outputs where !name.contains(".") {
             let destination = run.destination(name)
             #expect(destination["records"] as? Int == output.lineCount, "\(name): stats say \(destination["records"] ?? 0) records")
             #expect(destination["files"] as? Int == output.files.count)
@@ -118,6 +135,8 @@ import Testing
     private static let rotationLimits: [String: (events: Int, bytes: Int)] = [
         "mixpanel": (2000, 2_000_000), "amplitude": (2000, 1_000_000 - 1024), "ga4": (2000, 64 << 20),
         "adjust": (1_000_000, 64 << 20), "segment": (2500, 500_000 - 1024),
+        "mixpanel.profiles": (200, 2_000_000), "mixpanel.groups": (200, 2_000_000),
+        "amplitude.groups": (1024, 1_000_000 - 1024), "amplitude.user_mappings": (2000, 1_000_000 - 1024),
     ]
 
     private func crafted(_ event: String = "movie_tapped", type: String = "track", messageId: String, anonymousId: String,
@@ -140,11 +159,13 @@ import Testing
             crafted("debug_trace", messageId: "x-debug", anonymousId: "dev-crafted-0007"),                // not routed to Mixpanel
             crafted("purchase_completed", messageId: "x-no-currency", anonymousId: "dev-crafted-0008", properties: #"{"price":5}"#),
             crafted(messageId: "x-segment-only", anonymousId: "dev-crafted-0009", extra: #","integrations":{"All":false,"Segment":true}"#),
+            #"{"type":"group","groupId":"g-2","messageId":"x-group","timestamp":"2026-12-01T00:00:00Z","anonymousId":"dev-crafted-0010","userId":"user-crafted-10","traits":{"company_id":"acme","name":"Acme Inc"}}"#,
+            #"{"type":"alias","previousId":"guest-crafted-11","userId":"user-crafted-11","messageId":"x-alias","timestamp":"2026-12-01T00:00:00Z","anonymousId":"dev-crafted-0011"}"#,
         ]
         let run = try run("providers.yaml", events: 6000, seed: 5, extra: extra, in: directory)
 
-        // The only line no destination took: the group message Segment refused.
-        #expect((run.stats["rejected_by_reason"] as? [String: Int])?["message_id_too_long"] == 1)
+        // Every line is taken somewhere: the group message Segment refused is Amplitude's `$identify`.
+        #expect((run.stats["rejected_by_reason"] as? [String: Int])?["message_id_too_long"] == nil)
         #expect(run.counts("mixpanel", "refused_by_reason") == ["invalid_distinct_id": 1, "time_out_of_range": 1])
         #expect(run.counts("segment", "refused_by_reason") == ["message_id_too_long": 2, "message_too_large": 1])
         #expect(run.counts("amplitude", "refused_by_reason") == ["missing_user_or_device_id": 1])
@@ -171,6 +192,25 @@ import Testing
         let segment = run.outputs["segment"]!
         for (record, line) in zip(segment.records, segment.files.flatMap(\.lines)) { ProviderRules.checkSegment(record, line: line) }
         #expect(segment.records.contains { $0["messageId"] as? String == "x-segment-only" })
+
+        // The generated identify messages: a profile update each; the crafted group and alias: a record in each of theirs.
+        let profiles = run.outputs["mixpanel.profiles"]!
+        #expect(profiles.lineCount > 100)
+        for (record, line) in zip(profiles.records, profiles.files.flatMap(\.lines)) { ProviderRules.checkMixpanelProfile(record, line: line, group: false) }
+        let groups = run.outputs["mixpanel.groups"]!
+        #expect(groups.lineCount == 1)
+        for (record, line) in zip(groups.records, groups.files.flatMap(\.lines)) { ProviderRules.checkMixpanelProfile(record, line: line, group: true) }
+        let identifications = run.outputs["amplitude.groups"]!
+        #expect(identifications.lineCount == 1)
+        for file in identifications.files {
+            let properties = file.lines.map { ProviderRules.checkAmplitudeGroup(ProviderDestinationsTests.parse($0), line: $0) }
+            #expect(properties.reduce(0, +) <= 1024, "\(file.path): over 1024 group properties in one request")
+        }
+        let mappings = run.outputs["amplitude.user_mappings"]!
+        #expect(mappings.lineCount == 1)
+        for (record, line) in zip(mappings.records, mappings.files.flatMap(\.lines)) { ProviderRules.checkAmplitudeUserMapping(record, line: line) }
+        // GA4 carried the identify messages' traits on later events.
+        #expect((run.counts("ga4", "changes")["remembered_user_properties_added"] ?? 0) > 0)
     }
 
     @Test func withDedupeTimedAndSessionInFrontEveryProviderGetsSessionsAndDurations() throws {

@@ -70,7 +70,9 @@ enum ProviderRules {
                 "$insert_id: \(line)")
         #expect(properties.count < 255, "\(properties.count) properties")
         #expect(properties.keys.allSatisfy { $0.utf8.count <= 255 })
-        #expect(!properties.keys.contains { ["$ignore", "$bucket", "bucket", "token"].contains($0) })
+        // The ID Merge API's `$merge` and `$create_alias` carry the project token; no other event does.
+        let identityEvent = event == "$merge" || event == "$create_alias"
+        #expect(!properties.keys.contains { ["$ignore", "$bucket", "bucket"].contains($0) || ($0 == "token" && !identityEvent) })
         for text in strings(in: properties) { #expect(text.utf8.count <= 255, "a \(text.utf8.count)-byte string") }
         if let duration = properties["$duration"] { #expect(duration is NSNumber, "$duration: \(line)") }
     }
@@ -180,6 +182,46 @@ enum ProviderRules {
             #expect(((revenue as? NSNumber)?.doubleValue ?? 0) >= 0.001)
             #expect((record["currency"] as? String)?.count == 3)
         }
+    }
+
+    /// Mixpanel's `/engage` (`group: false`) or `/groups` update: the token, who, one
+    /// operation; at most 2000 properties, names and strings at most 255 bytes.
+    static func checkMixpanelProfile(_ record: Record, line: String, group: Bool) {
+        #expect(!(record["$token"] as? String ?? "").isEmpty, "$token: \(line)")
+        let who: Set<String> = group ? ["$group_key", "$group_id"] : ["$distinct_id"]
+        for key in who {
+            let id = record[key] as? String ?? ""
+            #expect(!id.isEmpty && !mixpanelPlaceholders.contains(id.lowercased()), "\(key): \(line)")
+        }
+        let operations = Set(record.keys).subtracting(who).subtracting(["$token", "$ip"])
+        #expect(operations.count == 1 && operations.isSubset(of: group ? ["$set"] : ["$set", "$set_once", "$union"]), "\(line)")
+        guard let operation = operations.first, let properties = record[operation] as? [String: Any] else {
+            Issue.record("no operation object: \(line)")
+            return
+        }
+        #expect(!properties.isEmpty && properties.count <= 2000)
+        #expect(properties.keys.allSatisfy { $0.utf8.count <= 255 })
+        for text in strings(in: properties) { #expect(text.utf8.count <= 255, "a \(text.utf8.count)-byte string") }
+    }
+
+    /// Amplitude's `/groupidentify` identification: type, value, properties; strings at most 1024 characters.
+    static func checkAmplitudeGroup(_ record: Record, line: String) -> Int {
+        #expect(Set(record.keys) == ["group_type", "group_value", "group_properties"], "\(line)")
+        #expect(!(record["group_type"] as? String ?? "").isEmpty && !(record["group_value"] as? String ?? "").isEmpty)
+        for text in strings(in: record) { #expect(text.unicodeScalars.count <= 1024) }
+        let properties = record["group_properties"] as? [String: Any] ?? [:]
+        #expect(!properties.isEmpty && properties.count <= 1024)
+        return properties.count
+    }
+
+    /// Amplitude's `/usermap` mapping: two user ids Amplitude keeps.
+    static func checkAmplitudeUserMapping(_ record: Record, line: String, minIDLength: Int = 5) {
+        #expect(Set(record.keys) == ["user_id", "global_user_id"], "\(line)")
+        for key in ["user_id", "global_user_id"] {
+            let id = record[key] as? String ?? ""
+            #expect(id.unicodeScalars.count >= minIDLength && !amplitudeRejectedIDs.contains(id.lowercased()), "\(key): \(line)")
+        }
+        #expect(record["user_id"] as? String != record["global_user_id"] as? String)
     }
 
     static func checkSegment(_ record: Record, line: String) {

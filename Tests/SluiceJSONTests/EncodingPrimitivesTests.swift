@@ -79,6 +79,16 @@ import Testing
         }
     }
 
+    @Test func aMemberWrittenBeforeJoinsAnObjectAsItsFirstOrNextMember() {
+        var out: [UInt8] = []
+        var object = JSONObjectEncoder()
+        object.member(raw: Array(#""a":{"value":1}"#.utf8), &out)
+        object.integer("b", 2, &out)
+        object.member(raw: Array(#""c":"x""#.utf8), &out)
+        object.close(&out)
+        #expect(String(decoding: out, as: UTF8.self) == #"{"a":{"value":1},"b":2,"c":"x"}"#)
+    }
+
     @Test func aByteBufferGrowsKeepsWhatWasWrittenAndForgetsARefusedTail() {
         let buffer = ByteBuffer(capacity: 16)
         var expected: [UInt8] = []

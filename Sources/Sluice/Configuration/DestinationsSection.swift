@@ -38,7 +38,7 @@ extension PipelineConfiguration {
     }
 
     func readDestination(name: String, _ node: ConfigValue, _ reader: inout ConfigReader) -> DestinationSettings? {
-        let common = ["type", "events", "path", "gzip_level", "rotate", "rename", "consent_category"]
+        let common = ["type", "events", "path", "gzip_level", "rotate", "rename", "consent_category", "outputs"]
         // Find the type first: it decides which other keys are known.
         guard let mapping = node.mapping else {
             reader.error(node, "destination '\(name)' must be a mapping with at least `type:`")
@@ -66,6 +66,7 @@ extension PipelineConfiguration {
         var options: [String: ConfigValue] = [:]
         var rename: [[UInt8]: String] = [:]
         var consentCategory = type.defaultConsentCategory
+        var outputsNode: ConfigValue?
         let errorsBefore = reader.diagnostics.count
         for entry in entries {
             switch entry.key {
@@ -98,6 +99,8 @@ extension PipelineConfiguration {
                     }
                     rename[Array(old.utf8)] = new
                 }
+            case "outputs":
+                outputsNode = entry.value
             case "consent_category":
                 if let scalar = entry.value.scalar, ["~", "null", ""].contains(scalar.text), scalar.style == .plain {
                     consentCategory = nil
@@ -108,9 +111,13 @@ extension PipelineConfiguration {
                 options[entry.key] = entry.value
             }
         }
+        var sharded = false
+        if case let .files(template) = target { sharded = template.usesShard }
+        let sideOutputs = readSideOutputs(outputsNode, name: name, type: type, gzipLevel: level, sharded: sharded,
+                                          at: (node.line, node.column), &reader)
         guard let destination = type.make(name, options, &reader), reader.diagnostics.count == errorsBefore else { return nil }
         return DestinationSettings(name: name, type: type, events: events, target: target, pathLocation: pathLocation,
                                    gzipLevel: level, rotation: rotation, rename: rename, consentCategory: consentCategory,
-                                   destination: destination)
+                                   destination: destination, sideOutputs: sideOutputs)
     }
 }

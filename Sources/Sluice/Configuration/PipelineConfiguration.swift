@@ -59,7 +59,6 @@ public struct PipelineConfiguration {
         guard let entries = reader.mapping(root, known: known, what: "the pipeline file") else { return }
         var sawVersion = false
         var sawDestinations = false
-        var destinationsNode: ConfigValue?
         var rejectsNode: ConfigValue?
         for entry in entries {
             switch entry.key {
@@ -75,7 +74,6 @@ public struct PipelineConfiguration {
                 readStages(entry.value, &reader)
             case "destinations":
                 sawDestinations = true
-                destinationsNode = entry.value
                 readDestinations(entry.value, &reader)
             case "rejects":
                 rejectsNode = entry.value
@@ -88,7 +86,7 @@ public struct PipelineConfiguration {
         }
         if !sawVersion { reader.error(root, "missing `version: \(PipelineConfiguration.supportedVersion)`") }
         if !sawDestinations { reader.error(root, "missing `destinations:`; a pipeline needs at least one") }
-        checkSharedFiles(destinationsNode: destinationsNode, rejectsNode: rejectsNode, root: root, &reader)
+        checkSharedFiles(&reader)
         if rejects.keepRaw && stages.contains(where: \.scrubsPersonalData) {
             reader.warning(rejectsNode?.mapping?["raw"] ?? rejectsNode, "rejects keep personal data raw (`rejects: {raw: keep}`): "
                 + "rejected lines and their details are written as they came, not scrubbed by the privacy stage")
@@ -97,21 +95,14 @@ public struct PipelineConfiguration {
 
     /// Two outputs whose templates can name the same file would take each
     /// other's names (one run's files interleaved with another's): refused.
-    private func checkSharedFiles(destinationsNode: ConfigValue?, rejectsNode: ConfigValue?, root: ConfigValue, _ reader: inout ConfigReader) {
-        var outputs: [(what: String, name: String, template: PathTemplate, node: ConfigValue)] = []
-        for settings in destinations {
-            guard case let .files(template) = settings.target else { continue }
-            let node = destinationsNode?.mapping?[settings.name]
-            outputs.append(("destination '\(settings.name)'", settings.name, template,
-                            node?.mapping?["path"] ?? node ?? destinationsNode ?? root))
-        }
-        outputs.append(("the rejects output", "rejects", rejects.template,
-                        rejectsNode?.mapping?["path"] ?? rejectsNode ?? root))
+    private func checkSharedFiles(_ reader: inout ConfigReader) {
+        let outputs = fileOutputs
         for later in outputs.indices {
             for earlier in outputs.indices where earlier < later {
                 let (a, b) = (outputs[earlier], outputs[later])
-                guard b.template.mayShareFiles(dest: b.name, with: a.template, otherDest: a.name) else { continue }
-                reader.error(b.node, "\(b.what) can write the same files as \(a.what) (path \"\(b.template)\" and \"\(a.template)\" "
+                guard b.template.mayShareFiles(dest: b.dest, with: a.template, otherDest: a.dest) else { continue }
+                reader.error(line: b.location.line, column: b.location.column,
+                             "\(b.label) can write the same files as \(a.label) (path \"\(b.template)\" and \"\(a.template)\" "
                     + "can give the same name); give each output its own path, e.g. with {dest}")
             }
         }

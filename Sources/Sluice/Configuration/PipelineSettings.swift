@@ -41,6 +41,8 @@ public struct DestinationSettings {
     public var consentCategory: String?
     /// The configured adapter.
     public var destination: any Destination
+    /// Its type's side outputs (`outputs:`), in the type's order.
+    public var sideOutputs: [SideOutputSettings] = []
 }
 
 /// `rejects:` settings.

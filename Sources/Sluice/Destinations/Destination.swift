@@ -22,6 +22,15 @@ public protocol Destination {
     /// What this provider would predictably refuse, leave out or rename in a
     /// planned message routed here, for `sluice validate` (default: nothing).
     func lint(_ message: PlannedMessage) -> [LintFinding]
+    /// The message types `encodeProfile` takes instead of `encode` (identify,
+    /// group, alias: profiles and identities, see `SideOutputs.swift`); default
+    /// none. They are types `skipReason(for:)` turns away as events (not in
+    /// `supportedTypes`): the fan-out asks for them only then.
+    var profileTypes: MessageTypes { get }
+    /// Encodes a message of one of `profileTypes`: records for the events'
+    /// file set into `out`, records for the type's side outputs into `side`.
+    mutating func encodeProfile(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer,
+                                side: inout SideRecords) -> ProfileOutcome
 }
 
 extension Destination {
@@ -45,6 +54,11 @@ extension Destination {
     mutating func skipReasonInPlace(for event: Event) -> String? { skipReason(for: event) }
     public var changes: [(name: String, value: Int)] { [] }
     public func lint(_ message: PlannedMessage) -> [LintFinding] { [] }
+    public var profileTypes: MessageTypes { [] }
+    public mutating func encodeProfile(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer,
+                                       side: inout SideRecords) -> ProfileOutcome {
+        .notTaken("unsupported_type")
+    }
 }
 
 /// A set of message types as bits: asked once per event per destination, so no hashing.
@@ -96,18 +110,21 @@ public struct DestinationType {
     /// `consent_category` says otherwise (Segment's category names: `Analytics`,
     /// `Advertising`, ...); nil: not subject to category preferences.
     public let defaultConsentCategory: String?
+    /// The file sets its adapter writes besides the events (`SideOutputKind`), in the order of `SideRecords`.
+    public let sideOutputs: [SideOutputKind]
     /// Builds the adapter from the destination's name and its keys beyond the
     /// common ones, as written (reporting errors with locations).
     public let make: (_ name: String, _ options: [String: ConfigValue], inout ConfigReader) -> (any Destination)?
 
     public init(name: String, extraKeys: [String] = [], defaultRotation: RotationPolicy = RotationPolicy(),
-                rejectReasons: [RejectReason] = [], defaultConsentCategory: String? = nil,
+                rejectReasons: [RejectReason] = [], defaultConsentCategory: String? = nil, sideOutputs: [SideOutputKind] = [],
                 make: @escaping (_ name: String, _ options: [String: ConfigValue], inout ConfigReader) -> (any Destination)?) {
         self.name = name
         self.extraKeys = extraKeys
         self.defaultRotation = defaultRotation
         self.rejectReasons = rejectReasons
         self.defaultConsentCategory = defaultConsentCategory
+        self.sideOutputs = sideOutputs
         self.make = make
     }
 }

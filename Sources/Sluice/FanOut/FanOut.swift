@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// Hands each event that came through the stages to every destination that
 /// takes it, in the pipeline's order, and keeps each destination's counts.
 ///
@@ -13,6 +15,12 @@
 /// refusal, else dropped (withheld by a stage, or routed nowhere). Every
 /// refusal is a reject record naming its destination, even when another
 /// destination took the event.
+///
+/// Identify, group and alias messages a destination encodes as profiles
+/// (its `profileTypes`) go through `offerProfile`: their records may go to the
+/// destination's side outputs as well (see `SideOutputs.swift`). A
+/// destination's profile types are types it does not take as events, so an
+/// event it takes is never tested for them.
 ///
 /// Stdout is the one output a reader can close early: what it never got
 /// leaves the counts again (see `absorbStdoutLoss`).
@@ -31,6 +39,14 @@ final class FanOut {
     }
 
     private var destinations: [any Destination]
+    /// Each destination's `profileTypes`, read once.
+    private let profileTypes: [MessageTypes]
+    /// Each destination's side outputs (`OutputSet.sides`), their kinds, and the records one message makes for them.
+    private let sides: [[DestinationOutput]]
+    private let sideKinds: [[SideOutputKind]]
+    private var sideRecords: [SideRecords]
+    /// The records a profile message makes for a destination's events' file set, before they are handed to it.
+    private var profileRecords = ByteBuffer(capacity: 1024)
     private var routes: [RoutingRules]
     private let renames: [[[UInt8]: String]]
     private let outputs: [DestinationOutput]
@@ -51,6 +67,10 @@ final class FanOut {
     ///   - rejects: where destinations' refusals are written.
     init(destinations settings: [DestinationSettings], outputs: OutputSet, rejects: RejectWriter) {
         destinations = settings.map(\.destination)
+        profileTypes = settings.map(\.destination.profileTypes)
+        sides = outputs.sides
+        sideKinds = settings.map { $0.sideOutputs.map(\.kind) }
+        sideRecords = settings.map { SideRecords(count: $0.sideOutputs.count) }
         routes = settings.map {
             RoutingRules(patterns: $0.events, destinationName: $0.name, destinationType: $0.type.name)
         }
@@ -59,7 +79,11 @@ final class FanOut {
         stdout = outputs.stdout
         stdoutIndex = outputs.stdoutIndex
         self.rejects = rejects
-        counts = settings.map { RunSummary.DestinationCounts(name: $0.name, type: $0.type.name) }
+        counts = settings.map { settings in
+            var counts = RunSummary.DestinationCounts(name: settings.name, type: settings.type.name)
+            counts.outputs = settings.sideOutputs.map { RunSummary.OutputCounts(name: $0.kind.name) }
+            return counts
+        }
         if let stdoutIndex { counts[stdoutIndex].toStdout = true }
         notTaken = Array(repeating: ReasonTally(), count: settings.count)
     }
@@ -118,6 +142,9 @@ final class FanOut {
     /// Encodes the event for the destination at `index` and counts what it made of it.
     private func offer(_ event: Event, to index: Int, context: inout EncodingContext) throws -> Offer {
         if let reason = destinations[index].skipReasonInPlace(for: event) {
+            // A destination's profile types are ones it does not take as events: asked
+            // only here, so an event the destination takes is not tested for them.
+            if profileTypes[index].contains(event.type) { return try offerProfile(event, to: index, context: &context) }
             notTaken[index].add(reason)
             return .notTaken
         }
@@ -142,6 +169,49 @@ final class FanOut {
         }
     }
 
+    /// An identify, group or alias message for a destination that encodes it
+    /// as profiles: its records for the events' file set are appended like an
+    /// event's, those for the side outputs only once the message is taken.
+    private func offerProfile(_ event: Event, to index: Int, context: inout EncodingContext) throws -> Offer {
+        sideRecords[index].reset()
+        profileRecords.removeAll()
+        // Encoded apart, then handed to the output only when there are records for it: most
+        // such messages make none there (GA4 remembers, Mixpanel's profiles go to side outputs).
+        let outcome = destinations[index].encodeProfile(event, context: &context, into: &profileRecords, side: &sideRecords[index])
+        var written = 0
+        if case let .records(count) = outcome, count > 0 {
+            written = try outputs[index].append(time: event.time, now: clock, records: profileRecords, count: count)
+        }
+        switch outcome {
+        case .records:
+            let records = sideRecords[index]
+            guard written + records.total > 0 else {
+                notTaken[index].add("nothing_to_send")
+                return .notTaken
+            }
+            for side in sides[index].indices where records.counts[side] > 0 {
+                let count = try sides[index][side].append(time: event.time, now: clock, records: records.buffers[side],
+                                                         count: records.counts[side], weight: records.weights[side],
+                                                         limit: sideKinds[index][side].perFileLimit?.max)
+                counts[index].outputs[side].records += count
+            }
+            counts[index].events += 1
+            counts[index].records += written
+            return .delivered
+        case .remembered:
+            counts[index].events += 1
+            return .delivered
+        case let .notTaken(reason):
+            notTaken[index].add(reason)
+            return .notTaken
+        case let .refused(rejection):
+            counts[index].refused[rejection.reason.rawValue, default: 0] += 1
+            try rejects.write(line: event.document.bytes, origin: event.origin, stage: "destination",
+                              destination: counts[index].name, rejection: rejection)
+            return .refused(rejection)
+        }
+    }
+
     /// Each destination's counts so far, with what its output wrote and what its adapter changed.
     func destinationCounts(outputs: OutputSet) -> [RunSummary.DestinationCounts] {
         var result = counts
@@ -151,6 +221,12 @@ final class FanOut {
             result[index].uncompressedBytes = report.uncompressedBytes
             result[index].compressedBytes = report.compressedBytes
             result[index].changes = destinations[index].changes
+            for side in result[index].outputs.indices {
+                let report = outputs.report(destination: index, side: side)
+                result[index].outputs[side].files = report.fileCount
+                result[index].outputs[side].uncompressedBytes = report.uncompressedBytes
+                result[index].outputs[side].compressedBytes = report.compressedBytes
+            }
             for (reason, count) in notTaken[index].entries { result[index].notTaken[reason, default: 0] += count }
         }
         return result

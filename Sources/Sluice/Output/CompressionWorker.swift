@@ -43,6 +43,8 @@ final class CompressionWorker: @unchecked Sendable {
     }
 
     let name: String
+    /// The side output of destination `name` these files are (`profiles`), nil for its events and the rejects.
+    let output: String?
     private let root: String
     private let level: Int32
     private let maxAgeNanos: UInt64?
@@ -78,11 +80,12 @@ final class CompressionWorker: @unchecked Sendable {
     ///     output fell behind in bursts, its queue filled, and the reader
     ///     waited while the other compressors had nothing to do (full
     ///     pipeline 8.0 s -> 7.7 s wall for 4 MiB more per destination).
-    init(name: String, root: String, level: Int, maxAge: Duration?, flushInterval: Duration,
+    init(name: String, output: String? = nil, root: String, level: Int, maxAge: Duration?, flushInterval: Duration,
          finisher: FileFinisher, openParts: OpenPartFiles = OpenPartFiles(), queueDepth: Int = 32) {
         self.finisher = finisher
         self.openParts = openParts
         self.name = name
+        self.output = output
         self.root = root
         self.level = Int32(level)
         self.maxAgeNanos = maxAge.map { UInt64($0.nanoseconds) }
@@ -90,7 +93,7 @@ final class CompressionWorker: @unchecked Sendable {
         self.queue = WorkQueue(capacity: queueDepth)
         self.maxSpares = queueDepth + 2
         let thread = Thread { [self] in run() }
-        thread.name = "sluice-gzip-\(name)"
+        thread.name = "sluice-gzip-\(name)" + (output.map { ".\($0)" } ?? "")
         thread.start()
     }
 
@@ -282,8 +285,9 @@ final class CompressionWorker: @unchecked Sendable {
             case .success:
                 openParts.remove(writer.partPath)
                 // The name is known only now: another file may have taken the one asked for.
-                let done = FinishedFile(destination: name, path: String(writer.path.utf8.dropFirst(prefix))!, records: records,
-                                        uncompressedBytes: writer.uncompressedBytes, compressedBytes: writer.compressedBytes)
+                let done = FinishedFile(destination: name, output: output, path: String(writer.path.utf8.dropFirst(prefix))!,
+                                        records: records, uncompressedBytes: writer.uncompressedBytes,
+                                        compressedBytes: writer.compressedBytes)
                 failureLock.lock()
                 report.fileCount += 1
                 finished.append(done)

@@ -51,6 +51,27 @@ final class DestinationOutput {
         return written.records
     }
 
+    /// Appends records made apart (a side output's, `SideRecords`): `count`
+    /// records in `records`, for an event at `time`. When the records hold
+    /// `weight` of a limit per file (`SideOutputKind.perFileLimit`) that they
+    /// would take the current file past, they start the next file.
+    func append(time: EventTime, now clock: UInt64?, records: ByteBuffer, count: Int, weight: Int = 0, limit: Int? = nil) throws -> Int {
+        if let limit, weight > 0 {
+            let batch = batch(for: time)
+            if batch.weightInFile > 0 && batch.weightInFile + weight > limit {
+                try send(batch)
+                rotate(batch)
+            }
+        }
+        let written = try append(time: time, now: clock) { buffer in
+            buffer.append(raw: records.bytes)
+            return count
+        }
+        // After any rotation the append made: the weight is the new file's.
+        batch(for: time).weightInFile += weight
+        return written
+    }
+
     /// Hands every pending record on (before the reader blocks, and at the
     /// end); throws the first error the sink met so far.
     func handOver() throws {

@@ -3,6 +3,8 @@
 public struct FinishedFile: Sendable, Equatable {
     /// The destination's name, or `rejects`.
     public var destination: String
+    /// The destination's side output the file is of (`profiles`), nil for its events and the rejects.
+    public var output: String? = nil
     /// Relative to the directory the run writes under (`--out`, or the
     /// `--staging` directory), or absolute when the path template is.
     public var path: String

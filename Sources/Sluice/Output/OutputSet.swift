@@ -16,6 +16,8 @@ import Darwin
 final class OutputSet {
     /// One per destination, in the pipeline's order.
     let destinations: [DestinationOutput]
+    /// Per destination, one per side output of its type (`SideOutputKind`), in the type's order.
+    let sides: [[DestinationOutput]]
     let rejects: DestinationOutput
     /// The sink of the destination that writes to stdout, if any, and the destination's index.
     let stdout: StdoutSink?
@@ -24,6 +26,7 @@ final class OutputSet {
     private let finisher: FileFinisher
     /// What each output wrote, kept once `finish` has ended the outputs (their workers are gone then).
     private var finalReports: [CompressionWorker.Report]?
+    private var finalSideReports: [[CompressionWorker.Report]] = []
     private var finalRejectsReport = CompressionWorker.Report()
 
     /// Checks `--stdout` against the pipeline, creates the output directory and starts a compression thread per file output.
@@ -45,29 +48,29 @@ final class OutputSet {
             destinations = settings.map {
                 DestinationOutput(name: $0.name, sink: MemorySink(name: $0.name, memory: memory), rotation: $0.rotation)
             }
+            sides = settings.map { settings in
+                settings.sideOutputs.map { side in
+                    let name = SideOutputKind.outputName(destination: settings.name, kind: side.kind.name)
+                    return DestinationOutput(name: settings.name, sink: MemorySink(name: name, memory: memory), rotation: side.rotation)
+                }
+            }
             rejects = DestinationOutput(name: "rejects", sink: MemorySink(name: "rejects", memory: memory),
                                         rotation: configuration.rejects.rotation)
             stdout = nil
             stdoutIndex = nil
             return
         }
-        if options.stagingDirectory != nil {
-            let absolute = settings.compactMap { settings -> (String, PathTemplate)? in
-                guard case let .files(template) = settings.target, template.isAbsolute else { return nil }
-                return ("destinations.\(settings.name).path", template)
-            } + (configuration.rejects.template.isAbsolute ? [("rejects.path", configuration.rejects.template)] : [])
-            if let (what, template) = absolute.first {
-                throw UsageError("--staging covers the files under --out, and \(what) \"\(template)\" is absolute: "
-                    + "make it relative to --out, or run without --staging")
-            }
+        if options.stagingDirectory != nil, let absolute = configuration.fileOutputs.first(where: \.template.isAbsolute) {
+            throw UsageError("--staging covers the files under --out, and \(absolute.field) \"\(absolute.template)\" is absolute: "
+                + "make it relative to --out, or run without --staging")
         }
         let root = options.writeRoot
         try FileSystem.makeDirectories(root)
         if access(root, W_OK) != 0 { throw OutputError.cannotCreate(path: root, errno: errno) }
         let shard = options.shard ?? .unsharded
-        func files(_ template: PathTemplate, _ name: String, level: Int, rotation: RotationPolicy) -> FileSink {
+        func files(_ template: PathTemplate, _ name: String, output: String? = nil, level: Int, rotation: RotationPolicy) -> FileSink {
             FileSink(template: template.filling(shard: shard), worker: CompressionWorker(
-                name: name, root: root, level: level, maxAge: rotation.maxAge,
+                name: name, output: output, root: root, level: level, maxAge: rotation.maxAge,
                 flushInterval: options.flushInterval, finisher: finisher, openParts: openParts))
         }
         var outputs: [DestinationOutput] = []
@@ -85,6 +88,14 @@ final class OutputSet {
             outputs.append(DestinationOutput(name: settings.name, sink: sink, rotation: settings.rotation))
         }
         destinations = outputs
+        // Side outputs write files, also when their destination's events go to stdout.
+        sides = settings.map { settings in
+            settings.sideOutputs.map { side in
+                DestinationOutput(name: settings.name, sink: files(side.template, settings.name, output: side.kind.name,
+                                                                   level: side.gzipLevel, rotation: side.rotation),
+                                  rotation: side.rotation)
+            }
+        }
         self.stdout = stdout
         self.stdoutIndex = stdoutIndex
         let rejects = configuration.rejects
@@ -99,13 +110,15 @@ final class OutputSet {
     /// Hands every output's pending records on (before the reader blocks).
     func handOver() throws {
         for output in destinations { try output.handOver() }
+        for outputs in sides { for output in outputs { try output.handOver() } }
         try rejects.handOver()
     }
 
-    /// Closes and renames every file of every destination and the rejects
-    /// (SIGHUP); the next records start new files.
+    /// Closes and renames every file of every destination, its side outputs
+    /// and the rejects (SIGHUP); the next records start new files.
     func rotateAll() throws {
         for output in destinations { try output.rotateAll() }
+        for outputs in sides { for output in outputs { try output.rotateAll() } }
         try rejects.rotateAll()
     }
 
@@ -115,14 +128,16 @@ final class OutputSet {
         guard finalReports == nil else { return }
         var firstError: Error?
         var reports: [CompressionWorker.Report] = []
-        for output in destinations {
+        func finished(_ output: DestinationOutput) -> CompressionWorker.Report {
             do {
-                reports.append(try output.finish())
+                return try output.finish()
             } catch {
-                reports.append(output.report)
                 if firstError == nil { firstError = error }
+                return output.report
             }
         }
+        for output in destinations { reports.append(finished(output)) }
+        finalSideReports = sides.map { $0.map(finished) }
         do {
             finalRejectsReport = try rejects.finish()
         } catch {
@@ -139,12 +154,18 @@ final class OutputSet {
         finalReports?[index] ?? destinations[index].report
     }
 
-    /// The files finished so far: each destination's in the pipeline's order,
-    /// then the rejects', each output's by path; and how many more were only counted.
+    /// What side output `side` of the destination at `index` wrote so far (all of it once finished).
+    func report(destination index: Int, side: Int) -> CompressionWorker.Report {
+        finalReports == nil ? sides[index][side].report : finalSideReports[index][side]
+    }
+
+    /// The files finished so far: each destination's in the pipeline's order
+    /// (its events', then each side output's), then the rejects', each output's
+    /// by path; and how many more were only counted.
     var finishedFiles: (listed: [FinishedFile], notListed: Int) {
         var listed: [FinishedFile] = []
         var notListed = 0
-        for output in destinations + [rejects] {
+        for output in zip(destinations, sides).flatMap({ [$0.0] + $0.1 }) + [rejects] {
             let files = output.sink.finishedFiles
             listed += files.listed.sorted { $0.path < $1.path }
             notListed += files.notListed

@@ -20,6 +20,8 @@ final class RecordBatch {
     /// What the current file holds, handed on or not: the rotation limits count these.
     private(set) var recordsInFile = 0
     private(set) var bytesInFile = 0
+    /// What the current file's records hold of a side output's `perFileLimit` (Amplitude's group properties).
+    var weightInFile = 0
     /// When the file's first record was appended (monotonic ns), for `max_age`.
     private(set) var openedAt: UInt64 = 0
     /// A use stamp, so a file output can close the least recently used of its files.
@@ -84,5 +86,6 @@ final class RecordBatch {
     func fileStarted() {
         recordsInFile = 0
         bytesInFile = 0
+        weightInFile = 0
     }
 }

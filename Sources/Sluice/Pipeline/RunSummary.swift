@@ -30,6 +30,21 @@ public struct RunSummary: Sendable {
         /// Record bytes handed to the files (or stdout) so far, and their gzip size.
         public var uncompressedBytes = 0
         public var compressedBytes = 0
+        /// Its side outputs (profiles, groups, user mappings), in its type's order: the
+        /// records above are its events' file set's, these the others'.
+        public var outputs: [OutputCounts] = []
+    }
+
+    /// One side output of a destination (`mixpanel.profiles`): its records, files and bytes.
+    public struct OutputCounts: Sendable {
+        /// The kind: `profiles`, `groups`, `user_mappings`.
+        public var name: String
+        public var records = 0
+        public var files = 0
+        public var uncompressedBytes = 0
+        public var compressedBytes = 0
+
+        public init(name: String) { self.name = name }
     }
 
     public struct InputCounts: Sendable {
@@ -117,9 +132,12 @@ public struct RunSummary: Sendable {
         var parts = ["\(linesIn) lines in: \(emitted) emitted, \(merged) merged, \(rejectedTotal) rejected, \(droppedTotal) dropped"]
         if usesState { parts[0] += ", \(carried) carried to the state (\(carriedIn) carried in)" }
         if blankLines > 0 { parts.append("\(blankLines) blank skipped") }
-        let outputs = destinations.map {
-            $0.toStdout ? "\($0.name) \($0.records) records to stdout"
-                : "\($0.name) \($0.records) records in \($0.files) file\($0.files == 1 ? "" : "s")"
+        func files(_ count: Int) -> String { "\(count) file\(count == 1 ? "" : "s")" }
+        let outputs = destinations.map { destination in
+            let sides = destination.outputs.filter { $0.records > 0 || $0.files > 0 }.map { "\($0.name) \($0.records) in \(files($0.files))" }
+            return (destination.toStdout ? "\(destination.name) \(destination.records) records to stdout"
+                : "\(destination.name) \(destination.records) records in \(files(destination.files))")
+                + (sides.isEmpty ? "" : " (" + sides.joined(separator: ", ") + ")")
         }
         if !outputs.isEmpty { parts.append(outputs.joined(separator: ", ")) }
         if elapsedSeconds > 0 {
@@ -157,6 +175,17 @@ public struct RunSummary: Sendable {
             if destination.toStdout { d.field("stdout", true) }
             d.field("uncompressed_bytes", destination.uncompressedBytes)
             d.field("compressed_bytes", destination.compressedBytes)
+            if !destination.outputs.isEmpty {
+                d.raw("outputs", "[" + destination.outputs.map { output in
+                    var o = JSONObjectWriter()
+                    o.field("name", output.name)
+                    o.field("records", output.records)
+                    o.field("files", output.files)
+                    o.field("uncompressed_bytes", output.uncompressedBytes)
+                    o.field("compressed_bytes", output.compressedBytes)
+                    return o.text
+                }.joined(separator: ",") + "]")
+            }
             destinationsJSON.append(d.text)
         }
         var stagesJSON: [String] = []
@@ -206,6 +235,7 @@ public struct RunSummary: Sendable {
         for file in files {
             var f = JSONObjectWriter()
             f.field("destination", file.destination)
+            if let output = file.output { f.field("output", output) }
             f.field("path", file.path(under: filesRoot))
             f.field("records", file.records)
             f.field("uncompressed_bytes", file.uncompressedBytes)

@@ -48,6 +48,16 @@ public enum PrometheusTextfile {
         out.metric("sluice_destination_files_total", .counter, "Files completed and renamed.", perDestination(\.files))
         out.metric("sluice_destination_uncompressed_bytes_total", .counter, "Record bytes written.", perDestination(\.uncompressedBytes))
         out.metric("sluice_destination_compressed_bytes_total", .counter, "Gzip bytes written.", perDestination(\.compressedBytes))
+        func perOutput(_ value: (RunSummary.OutputCounts) -> Int) -> [([(String, String)], Int)] {
+            destinations.flatMap { d in d.outputs.map { ([("destination", d.name), ("output", $0.name)], value($0)) } }
+        }
+        out.metric("sluice_destination_output_records_total", .counter,
+                   "Records written to a destination's side output (profiles, groups, user mappings).", perOutput(\.records))
+        out.metric("sluice_destination_output_files_total", .counter, "Files of a side output completed and renamed.", perOutput(\.files))
+        out.metric("sluice_destination_output_uncompressed_bytes_total", .counter, "Record bytes written to a side output.",
+                   perOutput(\.uncompressedBytes))
+        out.metric("sluice_destination_output_compressed_bytes_total", .counter, "Gzip bytes written to a side output.",
+                   perOutput(\.compressedBytes))
         out.metric("sluice_reject_files_total", .counter, "Rejects files completed and renamed.", [([], summary.rejectFiles)])
 
         out.metric("sluice_stage_counter_total", .counter, "Each stage's own counters.",

@@ -9,24 +9,18 @@
 ///   becomes (`all`).
 extension PipelineConfiguration {
     public func shardLint(shard: ShardID?) -> [LintDiagnostic] {
-        var outputs: [(what: String, template: PathTemplate, at: (line: Int, column: Int))] = []
-        for settings in destinations {
-            guard case let .files(template) = settings.target else { continue }
-            outputs.append(("destinations.\(settings.name).path", template, settings.pathLocation))
-        }
-        outputs.append(("rejects.path", rejects.template, rejects.pathLocation))
         var found: [LintDiagnostic] = []
-        for output in outputs {
-            let path = "\(output.what) \"\(output.template)\""
+        for output in fileOutputs {
+            let path = "\(output.field) \"\(output.template)\""
             if let shard, !output.template.usesShard {
                 found.append(LintDiagnostic(
-                    file: file, line: output.at.line, column: output.at.column, severity: .warning,
+                    file: file, line: output.location.line, column: output.location.column, severity: .warning,
                     message: "\(path) has no {shard}: with --shard \(shard), the shards that share --out write the same names, "
                         + "and which one's file gets which {seq} depends on timing (with --staging the later one is refused); "
                         + "put {shard} in it, e.g. \"\(output.template.description.replacingAll("{seq}", with: "{shard}-{seq}"))\""))
             } else if shard == nil && output.template.usesShard {
                 found.append(LintDiagnostic(
-                    file: file, line: output.at.line, column: output.at.column, severity: .note,
+                    file: file, line: output.location.line, column: output.location.column, severity: .note,
                     message: "\(path): {shard} becomes \"\(ShardID.unsharded)\" in a run without --shard "
                         + "(or \(ShardID.environmentVariable))"))
             }

@@ -207,9 +207,36 @@ private struct StatsJSONReader {
             case "stdout": counts.toStdout = try bool(node, field)
             case "uncompressed_bytes": counts.uncompressedBytes = try int(node, field)
             case "compressed_bytes": counts.compressedBytes = try int(node, field)
+            case "outputs":
+                for (index, output) in try elements(of: node, field).enumerated() {
+                    counts.outputs.append(try self.output(output, "\(field)[\(index)]"))
+                }
             default: throw problem("unknown key '\(field)' (written by another version of sluice?)")
             }
         }
+        return counts
+    }
+
+    /// A destination's side output (`"outputs"`): its name, records, files and bytes.
+    func output(_ node: Int, _ what: String) throws(StatsFileError) -> RunSummary.OutputCounts {
+        var counts: RunSummary.OutputCounts?
+        var numbers = (records: 0, files: 0, uncompressed: 0, compressed: 0)
+        for (key, value) in try members(of: node, what) {
+            let field = "\(what).\(key)"
+            switch key {
+            case "name": counts = RunSummary.OutputCounts(name: try string(value, field))
+            case "records": numbers.records = try int(value, field)
+            case "files": numbers.files = try int(value, field)
+            case "uncompressed_bytes": numbers.uncompressed = try int(value, field)
+            case "compressed_bytes": numbers.compressed = try int(value, field)
+            default: throw problem("unknown key '\(field)' (written by another version of sluice?)")
+            }
+        }
+        guard var counts else { throw problem("\(what) has no 'name'") }
+        counts.records = numbers.records
+        counts.files = numbers.files
+        counts.uncompressedBytes = numbers.uncompressed
+        counts.compressedBytes = numbers.compressed
         return counts
     }
 
@@ -260,6 +287,7 @@ private struct StatsJSONReader {
             seen.insert(key)
             switch key {
             case "destination": file.destination = try string(value, field)
+            case "output": file.output = try string(value, field)
             case "path": file.path = try string(value, field)
             case "records": file.records = try int(value, field)
             case "uncompressed_bytes": file.uncompressedBytes = try int(value, field)

@@ -57,8 +57,12 @@ public enum StatsMerge {
             throw .differentPipelines(detail: "\(firstPath) has the stages [\(firstStages.joined(separator: ", "))], "
                 + "\(path) [\(stages.joined(separator: ", "))]")
         }
-        let destinations = shard.destinations.map { "\($0.name) (\($0.type)\($0.toStdout ? ", stdout" : ""))" }
-        let firstDestinations = first.destinations.map { "\($0.name) (\($0.type)\($0.toStdout ? ", stdout" : ""))" }
+        func described(_ destination: RunSummary.DestinationCounts) -> String {
+            "\(destination.name) (\(destination.type)\(destination.toStdout ? ", stdout" : "")"
+                + destination.outputs.map { ", \($0.name)" }.joined() + ")"
+        }
+        let destinations = shard.destinations.map(described)
+        let firstDestinations = first.destinations.map(described)
         if destinations != firstDestinations {
             throw .differentPipelines(detail: "\(firstPath) has the destinations [\(firstDestinations.joined(separator: ", "))], "
                 + "\(path) [\(destinations.joined(separator: ", "))]")
@@ -173,5 +177,11 @@ extension RunSummary.DestinationCounts {
         files += shard.files
         uncompressedBytes += shard.uncompressedBytes
         compressedBytes += shard.compressedBytes
+        for index in outputs.indices {
+            outputs[index].records += shard.outputs[index].records
+            outputs[index].files += shard.outputs[index].files
+            outputs[index].uncompressedBytes += shard.outputs[index].uncompressedBytes
+            outputs[index].compressedBytes += shard.outputs[index].compressedBytes
+        }
     }
 }

@@ -14,6 +14,7 @@ import SluiceJSON
 ///       archive:                           # records, in order, each matched as a subset
 ///         - {event: movie_tapped, properties: {movie_id: 5, movie_slug: !absent}}
 ///       mixpanel: []                       # receives nothing
+///       mixpanel.profiles: [{$distinct_id: u1}]   # a side output, by its own name
 ///       rejects: [plan_violation]          # reasons, or subsets of reject records
 ///     counts: {emitted: 1, rejected: 1, plan_violation: 1}
 /// ```
@@ -191,7 +192,11 @@ extension PipelineConfiguration {
     public func testCases() throws(ConfigurationError) -> [PipelineTestCase] {
         guard let testsNode else { return [] }
         var reader = ConfigReader(file: file)
-        let cases = PipelineTestCase.readAll(testsNode, destinations: destinations.map(\.name), &reader)
+        // A destination's side outputs are checked by their own names (`mixpanel.profiles`).
+        let outputs = destinations.flatMap { settings in
+            [settings.name] + settings.sideOutputs.map { SideOutputKind.outputName(destination: settings.name, kind: $0.kind.name) }
+        }
+        let cases = PipelineTestCase.readAll(testsNode, destinations: outputs, &reader)
         if !reader.diagnostics.isEmpty { throw ConfigurationError(diagnostics: reader.diagnostics) }
         return cases
     }

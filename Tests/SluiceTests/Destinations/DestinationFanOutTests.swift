@@ -108,7 +108,7 @@ import SluiceTestSupport
                 == ["mixpanel", "amplitude"])
     }
 
-    @Test func typesAProviderCannotTakeAreCountedPerDestinationAndTheLineIsUnrouted() throws {
+    @Test func messagesAProviderDoesNotTakeAreCountedPerDestinationUnderTheirReasonAndTheLineIsUnrouted() throws {
         let outcome = try run("""
           mixpanel: {type: mixpanel}
           ga4: {type: ga4}
@@ -119,9 +119,12 @@ import SluiceTestSupport
             #"{"type":"alias","previousId":"dev-000001","userId":"user-12345","timestamp":"2026-11-20T08:00:00Z"}"#,
             #"{"type":"identify","userId":"user-12345","timestamp":"2026-11-20T08:00:00Z","traits":{"plan":"pro"}}"#,
         ])
-        #expect(outcome.destination("mixpanel").notTaken == ["unsupported_type": 3])
-        #expect(outcome.destination("ga4").notTaken == ["unsupported_type": 3])
-        #expect(outcome.destination("amplitude").notTaken == ["unsupported_type": 2])
+        // Mixpanel: no alias is needed in Simplified ID Merge, no profile without the project token;
+        // GA4 keeps the identify's traits for later events; Amplitude maps no alias by default.
+        #expect(outcome.destination("mixpanel").notTaken == ["unsupported_type": 1, "alias_not_needed": 1, "no_project_token": 1])
+        #expect(outcome.destination("ga4").notTaken == ["unsupported_type": 2])
+        #expect(outcome.destination("ga4").events == 1 && outcome.destination("ga4").records == 0)
+        #expect(outcome.destination("amplitude").notTaken == ["unsupported_type": 1, "user_mapping_off": 1])
         #expect(outcome.destination("segment").notTaken == ["unsupported_type": 1])
         #expect(outcome.records["amplitude"]?.count == 1 && outcome.records["segment"]?.count == 2)
         #expect(outcome.summary.emitted == 2 && outcome.summary.dropped == [.unrouted: 1])

@@ -5,6 +5,8 @@
 struct DestinationHarness {
     var destination: any Destination
 
+    init(destination: any Destination) { self.destination = destination }
+
     init(_ yaml: String) throws {
         let configuration = try PipelineConfiguration.load(yaml: "version: 1\ndestinations:\n  d: " + yaml + "\n", file: "test.yaml")
         destination = configuration.destinations[0].destination

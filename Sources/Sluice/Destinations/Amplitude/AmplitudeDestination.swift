@@ -9,8 +9,9 @@ import SluiceJSON
 /// - [batch]: amplitude.com/docs/apis/analytics/batch-event-upload
 /// - [identify]: amplitude.com/docs/apis/analytics/identify
 ///
-/// Takes `track`, `screen`, `page` and `identify`; `group`, `alias` and
-/// `session` are not routed here (counted `unsupported_type`).
+/// Takes `track`, `screen`, `page` and `identify`; `group` and `alias` become
+/// a `$identify` with the group, group identifications and user mappings
+/// (`AmplitudeIdentify.swift`); `session` is not routed here (counted `unsupported_type`).
 ///
 /// Screens and pages are named by `screen_event` / `page_event` (default
 /// `Viewed {name} Screen` / `Viewed {name} Page`); `{name}` is the message's
@@ -18,7 +19,8 @@ import SluiceJSON
 /// (default `Unknown`, counted `screen_name_defaulted` / `page_name_defaulted`).
 public struct AmplitudeDestination: Destination {
     public static let type = DestinationType(
-        name: "amplitude", extraKeys: ["min_id_length", "screen_event", "page_event", "unnamed_screen", "unnamed_page"]
+        name: "amplitude", extraKeys: ["min_id_length", "screen_event", "page_event", "unnamed_screen", "unnamed_page",
+                                       "set_once", "group_type_trait", "group_value_trait", "user_mapping"]
             + AmplitudeDestination.revenueKeys + EcommerceSettings.keys,
         defaultRotation: {
             // [v2] "Keep request sizes under 1 MB with fewer than 2000 events per
@@ -30,9 +32,10 @@ public struct AmplitudeDestination: Destination {
             rotation.maxBytes = AmplitudeDestination.maxRequestBytes
             return rotation
         }(),
-        rejectReasons: [.missingUserOrDeviceID],
+        rejectReasons: [.missingUserOrDeviceID, .invalidAlias],
         // Product analytics: Segment's "Analytics" consent category.
-        defaultConsentCategory: "Analytics"
+        defaultConsentCategory: "Analytics",
+        sideOutputs: AmplitudeDestination.sideOutputKinds
     ) { name, options, reader in
         var minimum = 5
         if let node = options["min_id_length"],
@@ -42,7 +45,8 @@ public struct AmplitudeDestination: Destination {
         let (revenue, productEvent) = AmplitudeDestination.readRevenueOptions(options, destination: name, &reader)
         return AmplitudeDestination(minIDLength: minimum, naming: ScreenNaming(options: options, destination: name, &reader),
                                     ecommerce: EcommerceSettings(options: options, destination: name, &reader),
-                                    revenue: revenue, productEvent: productEvent)
+                                    revenue: revenue, productEvent: productEvent,
+                                    identity: AmplitudeIdentitySettings(options: options, destination: name, &reader))
     }
 
     /// [v2] "Invalid IDs that result in a 400 error"; compared case-insensitively
@@ -64,6 +68,12 @@ public struct AmplitudeDestination: Destination {
 
     let minIDLength: Int
     let naming: ScreenNaming
+    /// `set_once`, `group_type_trait`, `group_value_trait`, `user_mapping` (`AmplitudeIdentify.swift`).
+    let identity: AmplitudeIdentitySettings
+    var setOnce: [[UInt8]] { identity.setOnce }
+    var groupTypeTrait: [UInt8]? { identity.groupTypeTrait }
+    var groupValueTrait: [UInt8]? { identity.groupValueTrait }
+    var userMapping: Bool { identity.userMapping }
     var counts = ChangeCounts()
     private var name: [UInt8] = []
     /// Spec ecommerce events and their revenue fields (`AmplitudeRevenue.swift`).
@@ -82,12 +92,14 @@ public struct AmplitudeDestination: Destination {
     public var changes: [(name: String, value: Int)] { counts.entries }
 
     init(minIDLength: Int, naming: ScreenNaming, ecommerce: EcommerceSettings = EcommerceSettings(),
-         revenue: RevenueMode = .perProduct, productEvent: String = AmplitudeDestination.defaultProductEvent) {
+         revenue: RevenueMode = .perProduct, productEvent: String = AmplitudeDestination.defaultProductEvent,
+         identity: AmplitudeIdentitySettings = AmplitudeIdentitySettings()) {
         self.minIDLength = minIDLength
         self.naming = naming
         self.ecommerce = ecommerce
         self.revenue = revenue
         self.productEvent = Array(productEvent.utf8)
+        self.identity = identity
     }
 
     /// Whether an id is one Amplitude keeps: [v2] "Device IDs and User IDs must
@@ -106,22 +118,7 @@ public struct AmplitudeDestination: Destination {
 
     public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
         let fields = context.fields(of: event)
-        let minimum = minIDLength
-        var user = fields.userIdNode
-        var device = fields.anonymousIdNode
-        if let node = user, !fields.withID(node, { AmplitudeDestination.isUsableID($0, minIDLength: minimum) }) {
-            user = nil
-            counts.add("user_id_left_out")
-        }
-        if let node = device, !fields.withID(node, { AmplitudeDestination.isUsableID($0, minIDLength: minimum) }) {
-            device = nil
-            counts.add("device_id_left_out")
-        }
-        // [v2] "If the event doesn't have a user_id or device_id value, Amplitude can reject the with a 400 status."
-        if user == nil && device == nil {
-            return .refused(Rejection(.missingUserOrDeviceID,
-                                      "neither user_id nor device_id is an id Amplitude keeps (at least \(minIDLength) characters, not a placeholder)"))
-        }
+        guard let (user, device) = usableIDs(fields) else { return .refused(missingIDs) }
         if event.type == .identify {
             // [identify] / [v2]: user property operations ride on the `$identify` event.
             name.removeAll(keepingCapacity: true)
@@ -153,15 +150,7 @@ public struct AmplitudeDestination: Destination {
         if let device { record.id("device_id", document, node: device, &out) }
         // [v2] "You must send the time parameter in each event as millisecond since epoch."
         record.integer("time", fields.time.milliseconds, &out)
-        // [v2] session_id: the session's start time in ms; -1 sends the event out of
-        // session. Never a session that began after the event (an upstream
-        // `context.session` saying so is not believed: counted, sent out of session).
-        var sessionID = fields.session?.startMs ?? -1
-        if sessionID > fields.time.milliseconds {
-            sessionID = -1
-            counts.add("session_after_event")
-        }
-        record.integer("session_id", sessionID, &out)
+        record.integer("session_id", sessionID(fields), &out)
         // [v2] "Event deduplication": the same insert_id on the same device within 7 days is ignored.
         record.key("insert_id", &out)
         if let product {
@@ -171,10 +160,7 @@ public struct AmplitudeDestination: Destination {
         }
         if event.type == .identify {
             record.key("user_properties", &out)
-            var operations = JSONObjectEncoder()
-            operations.key("$set", &out)
-            appendObject(document, fields.traits, &out)
-            operations.close(&out)
+            appendIdentifyOperations(document, fields.traits, &out)
         } else {
             record.key("event_properties", &out)
             if let product {

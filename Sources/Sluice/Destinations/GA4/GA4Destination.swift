@@ -13,10 +13,11 @@ import SluiceJSON
 /// - [limits]: support.google.com/analytics/answer/9267744 (collection limits)
 /// - naming rules: see `GA4Names`.
 ///
-/// Takes `track`, `screen` and `page`; the rest are not routed here (counted
-/// `unsupported_type`). GA4 has no timed events: `timed: split` sends
-/// `NAME_start` and `NAME_stop` (the stop with `duration_ms`), `timed: duration`
-/// one `NAME` with `duration_ms`.
+/// Takes `track`, `screen` and `page`, and `identify`, whose traits become
+/// user properties of the device's later events (`GA4UserMemory.swift`); the
+/// rest are not routed here (counted `unsupported_type`). GA4 has no timed
+/// events: `timed: split` sends `NAME_start` and `NAME_stop` (the stop with
+/// `duration_ms`), `timed: duration` one `NAME` with `duration_ms`.
 ///
 /// A screen becomes `screen_view` with `screen_name`, a page `page_view` with
 /// `page_title`: the message's `name`, else `properties.name`, else
@@ -29,7 +30,8 @@ public struct GA4Destination: Destination {
     public enum TimedMode: String { case split, duration }
 
     public static let type = DestinationType(
-        name: "ga4", extraKeys: ["stream", "names", "timed", "app_instance_id_field", "unnamed_screen", "unnamed_page"] + EcommerceSettings.keys,
+        name: "ga4", extraKeys: ["stream", "names", "timed", "app_instance_id_field", "unnamed_screen", "unnamed_page", "device_memory"]
+            + EcommerceSettings.keys,
         defaultRotation: {
             // [mp-send] "Requests can have a maximum of 25 events" and a body under
             // 130 kB: each line is one request body of one or two events, far below
@@ -65,7 +67,8 @@ public struct GA4Destination: Destination {
                               timed: choice("timed", TimedMode.split, [.split, .duration]),
                               appInstanceIDField: appInstanceIDField,
                               unnamed: UnnamedNames(options: options, destination: name, allowEmpty: true, &reader),
-                              ecommerce: EcommerceSettings(options: options, destination: name, &reader))
+                              ecommerce: EcommerceSettings(options: options, destination: name, &reader),
+                              deviceMemory: DeviceMemory.maxBytes(options: options, destination: name, &reader))
     }
 
     /// [mp-send] "Events can have a maximum of 25 parameters."
@@ -98,6 +101,10 @@ public struct GA4Destination: Destination {
     /// The message being encoded, when it is one of those, and where its line starts in the output.
     var ecommerceEvent: (EcommerceEvent, GA4EcommerceMapping)?
     var recordStart = 0
+    /// The user properties each device's identify messages set, for its later events (`GA4UserMemory.swift`).
+    let userMemory: DeviceMemory
+    /// Events that got remembered user properties (counted per event: not a `ChangeCounts` look-up).
+    var rememberedPropertiesAdded = 0
     var counts = ChangeCounts()
     private var eventNames = GA4NameCache()
     private var timedEventNames = GA4NameCache()
@@ -111,11 +118,15 @@ public struct GA4Destination: Destination {
 
     static let takes = MessageTypes(.track, .screen, .page)
     public var supportedTypes: MessageTypes { GA4Destination.takes }
-    public var changes: [(name: String, value: Int)] { counts.entries }
+    public var changes: [(name: String, value: Int)] {
+        counts.entries + (rememberedPropertiesAdded > 0 ? [("remembered_user_properties_added", rememberedPropertiesAdded)] : [])
+    }
 
     init(stream: Stream, names: NameMode, timed: TimedMode, appInstanceIDField: String = GA4Destination.defaultAppInstanceIDField,
-         unnamed: UnnamedNames = UnnamedNames(), ecommerce: EcommerceSettings = EcommerceSettings()) {
+         unnamed: UnnamedNames = UnnamedNames(), ecommerce: EcommerceSettings = EcommerceSettings(),
+         deviceMemory: Int = DeviceMemory.defaultMaxBytes) {
         self.stream = stream
+        userMemory = DeviceMemory(maxBytes: deviceMemory)
         self.appInstanceIDField = JSONPath(appInstanceIDField)
         self.names = names
         self.timed = timed
@@ -202,9 +213,10 @@ public struct GA4Destination: Destination {
         }
         // [mp-ref] timestamp_micros: the request's time; an event may override it.
         request.integer("timestamp_micros", fields.time.microseconds, &out)
-        if let traits = fields.contextTraits {
+        let remembered = rememberedUserProperties(fields)
+        if fields.contextTraits != nil || remembered != nil {
             request.key("user_properties", &out)
-            appendUserProperties(document, traits, &out)
+            appendUserProperties(document, fields.contextTraits, remembered: remembered, &out)
         }
         request.key("events", &out)
         out.append(UInt8(ascii: "["))

@@ -119,11 +119,21 @@ extension GA4Destination {
 
     // MARK: - User properties
 
-    /// [mp-user] `user_properties: {"name": {"value": ...}}` from `context.traits`:
+    /// [mp-user] `user_properties: {"name": {"value": ...}}` from `context.traits`
+    /// (or an identify's `traits`), then what the device's identify messages set
+    /// (`remembered`, see `GA4UserMemory.swift`; a name both have is the event's):
     /// at most 25, names 24 characters, values 36, strings or numbers.
-    mutating func appendUserProperties<Out: ByteSink>(_ document: JSONDocument, _ traits: Int, _ out: inout Out) {
+    mutating func appendUserProperties<Out: ByteSink>(_ document: JSONDocument, _ traits: Int?, remembered: [UInt8]? = nil,
+                                                      _ out: inout Out) {
         var object = JSONObjectEncoder()
         written.removeAll(keepingCapacity: true)
+        if let traits { appendTraits(document, traits, &object, &out) }
+        if let remembered { appendRemembered(remembered, &object, &out) }
+        object.close(&out)
+    }
+
+    private mutating func appendTraits<Out: ByteSink>(_ document: JSONDocument, _ traits: Int, _ object: inout JSONObjectEncoder,
+                                                      _ out: inout Out) {
         document.forEachMember(of: traits) { key, value in
             let kind = document.kind(value)
             guard kind == .string || kind == .number || kind == .true || kind == .false else {
@@ -159,7 +169,6 @@ extension GA4Destination {
             }
             wrapper.close(&out)
         }
-        object.close(&out)
     }
 
     // MARK: - Names written
@@ -182,7 +191,7 @@ extension GA4Destination {
     }
 
     /// Whether a key equal to `candidate` was already written into the current object.
-    func isWritten<Out: ByteSink>(_ candidate: [UInt8], in out: Out) -> Bool {
+    func isWritten<Name: Collection, Out: ByteSink>(_ candidate: Name, in out: Out) -> Bool where Name.Element == UInt8 {
         let count = candidate.count
         return out.withBytes { bytes in
             for entry in written where entry.count == count {

@@ -10,8 +10,10 @@ import SluiceJSON
 /// - [reserved]: docs.mixpanel.com/docs/data-structure/property-reference/reserved-properties
 /// - [default]: docs.mixpanel.com/docs/data-structure/property-reference/default-properties
 ///
-/// Only events: `identify`, `group`, `alias` and `session` messages are not
-/// routed here (counted `unsupported_type`); profiles go through `/engage`.
+/// Events here; `identify`, `group` and `alias` become profile and group
+/// profile updates in side outputs of their own, and `$merge` /
+/// `$create_alias` events (`MixpanelProfiles.swift`); `session` messages are
+/// not routed here (counted `unsupported_type`).
 ///
 /// Screens and pages are named by `screen_event` / `page_event` (default
 /// `Viewed {name} Screen` / `Viewed {name} Page`); `{name}` is the message's
@@ -19,7 +21,8 @@ import SluiceJSON
 /// (default `Unknown`, counted `screen_name_defaulted` / `page_name_defaulted`).
 public struct MixpanelDestination: Destination {
     public static let type = DestinationType(
-        name: "mixpanel", extraKeys: ["screen_event", "page_event", "unnamed_screen", "unnamed_page", "revenue_property"]
+        name: "mixpanel", extraKeys: ["screen_event", "page_event", "unnamed_screen", "unnamed_page", "revenue_property",
+                                      "token", "identity", "set_once", "group_keys", "device_memory"]
             + EcommerceSettings.keys,
         defaultRotation: {
             // [import] "up to 2000 events and 2MB uncompressed per request" (the
@@ -30,13 +33,16 @@ public struct MixpanelDestination: Destination {
             rotation.maxBytes = 2_000_000
             return rotation
         }(),
-        rejectReasons: [.invalidDistinctID, .timeOutOfRange],
+        rejectReasons: [.invalidDistinctID, .timeOutOfRange, .invalidAlias],
         // Product analytics: Segment's "Analytics" consent category.
-        defaultConsentCategory: "Analytics"
+        defaultConsentCategory: "Analytics",
+        sideOutputs: MixpanelDestination.sideOutputKinds
     ) { name, options, reader in
         MixpanelDestination(naming: ScreenNaming(options: options, destination: name, &reader),
                             ecommerce: EcommerceSettings(options: options, destination: name, &reader),
-                            revenueProperty: MixpanelDestination.readRevenueProperty(options, destination: name, &reader))
+                            revenueProperty: MixpanelDestination.readRevenueProperty(options, destination: name, &reader),
+                            identity: MixpanelIdentitySettings(options: options, destination: name, &reader),
+                            deviceMemory: DeviceMemory.maxBytes(options: options, destination: name, &reader))
     }
 
     /// [import] "distinct_id": the placeholder values Mixpanel refuses with a 400
@@ -87,18 +93,29 @@ public struct MixpanelDestination: Destination {
     /// Spec money events and the property their amount goes in (`MixpanelRevenue.swift`).
     let ecommerce: EcommerceSettings
     let revenueProperty: [UInt8]
+    /// `token`, `identity`, `set_once`, `group_keys` (`MixpanelIdentitySettings`).
+    let identity: MixpanelIdentitySettings
+    /// The groups each device joined, for its later events (`MixpanelProfileProperties.swift`).
+    let groupMemory: DeviceMemory
+    /// Events that got the device's groups (counted per event: not a `ChangeCounts` look-up).
+    var groupsAddedToEvents = 0
     var counts = ChangeCounts()
     private var name: [UInt8] = []
 
     static let takes = MessageTypes(.track, .screen, .page)
     public var supportedTypes: MessageTypes { MixpanelDestination.takes }
-    public var changes: [(name: String, value: Int)] { counts.entries }
+    public var changes: [(name: String, value: Int)] {
+        counts.entries + (groupsAddedToEvents > 0 ? [("groups_added_to_events", groupsAddedToEvents)] : [])
+    }
 
     init(naming: ScreenNaming, ecommerce: EcommerceSettings = EcommerceSettings(),
-         revenueProperty: [UInt8] = Array(MixpanelDestination.defaultRevenueProperty.utf8)) {
+         revenueProperty: [UInt8] = Array(MixpanelDestination.defaultRevenueProperty.utf8),
+         identity: MixpanelIdentitySettings = MixpanelIdentitySettings(), deviceMemory: Int = DeviceMemory.defaultMaxBytes) {
         self.naming = naming
         self.ecommerce = ecommerce
         self.revenueProperty = revenueProperty
+        self.identity = identity
+        groupMemory = DeviceMemory(maxBytes: deviceMemory)
     }
 
     public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
@@ -172,6 +189,7 @@ public struct MixpanelDestination: Destination {
         if !revenueProperty.isEmpty, ecommerce.event(event)?.money != nil {
             count += appendRevenueProperty(fields, count: count, &properties, &out)
         }
+        if !groupMemory.isEmpty { count += appendRememberedGroups(fields, count: count, &properties, &out) }
         if let node = fields.properties {
             appendEventProperties(document, node, count: count, &properties, &out)
         }

@@ -15,24 +15,12 @@ extension SessionTracking {
     /// The deepest a trait's value may nest: one level more holds it (`context.session.traits`).
     static let traitDepthLimit = JSONDocument.maxDepth - 4
 
-    /// Seeds that keep an `anonymousId` and a `userId` with the same text apart.
-    private static let userKeyTweak: UInt64 = 0x243f_6a88_85a3_08d3
     private static let userHashSeed: UInt64 = 0x1319_8a2e_0370_7344
 
-    /// The device key's two hashes: `anonymousId`, else `userId` (decoding guarantees one is an id
-    /// by `MessageIdentity`'s rule; a number and the string of its text are the same device).
+    /// The device key's two hashes (`DeviceKey`: `anonymousId`, else `userId`; decoding guarantees one is an id).
     static func deviceKey(_ document: JSONDocument) -> (a: UInt64, b: UInt64) {
-        if let node = MessageIdentity.member(document, MessageIdentity.anonymousID) {
-            return MessageIdentity.withText(document, node) {
-                (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
-            }
-        }
-        if let node = MessageIdentity.member(document, MessageIdentity.userID) {
-            return MessageIdentity.withText(document, node) {
-                (StableHash.hash($0, seed: StableHash.seedA ^ userKeyTweak), StableHash.hash($0, seed: StableHash.seedB ^ userKeyTweak))
-            }
-        }
-        return (0, 0)
+        let key = DeviceKey.of(document)
+        return (key.a, key.b)
     }
 
     /// The hash of the message's `userId` (never 0), or 0 when it has none (absent, or no id: null, "", blank).

@@ -1,0 +1,205 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import SluiceJSON
+
+/// What a destination remembers of a device for the device's later events:
+/// GA4 the user properties its `identify` messages set, Mixpanel the groups
+/// its `group` messages joined. Per device (`DeviceKey`), as every stage's
+/// state is, so a device's records are the same whichever shard it lands in.
+///
+/// Each device has one value: name and JSON pairs (`Pairs`), the
+/// destination's own. The memory is bounded: entries take at most `maxBytes`
+/// as counted (a value's and the id's bytes plus `entryOverhead`); beyond it the least
+/// recently used device is forgotten (counted in `forgotten`). A look-up is
+/// one hash of the device's id, a probe and a comparison of the id, and none
+/// at all while the memory is empty. It lasts for the run: it is not in the
+/// `--state` file.
+final class DeviceMemory {
+    /// What an entry costs besides its value's and its id's bytes: its record
+    /// and arrays' headers (80 bytes) and its share of the index (4-byte buckets at ≤ 50% load).
+    static let entryOverhead = 96
+
+    private struct Entry {
+        /// `DeviceKey.hash` of the id, and the id: whether it is a `userId`, and its text.
+        var hash: UInt64
+        var isUser: Bool
+        var id: [UInt8]
+        var value: [UInt8]
+        /// Neighbours in recency order (-1 at the ends).
+        var newer: Int32
+        var older: Int32
+
+        var size: Int { id.count + value.count + DeviceMemory.entryOverhead }
+    }
+
+    let maxBytes: Int
+    private var entries: [Entry] = []
+    /// Slots of forgotten entries, reused first.
+    private var free: [Int32] = []
+    private var index = LinearProbingIndex<UInt32>(bucketCount: 64)
+    private var oldest: Int32 = -1
+    private var newest: Int32 = -1
+    /// Bytes as counted, of the entries held now.
+    private(set) var bytes = 0
+    /// Devices held now.
+    private(set) var count = 0
+    /// Devices forgotten to stay within `maxBytes`, so far.
+    private(set) var forgotten = 0
+
+    init(maxBytes: Int) { self.maxBytes = maxBytes }
+
+    @inline(__always)
+    var isEmpty: Bool { count == 0 }
+
+    /// The value remembered for the device of a message whose ids are at these
+    /// nodes (`DeviceKey`'s rule), if any; it becomes the most recently used.
+    func value(_ document: JSONDocument, anonymousId: Int?, userId: Int?) -> [UInt8]? {
+        DeviceKey.withID(document, anonymousId: anonymousId, userId: userId) { isUser, text in
+            value(isUser: isUser, text)
+        } ?? nil
+    }
+
+    /// Remembers `value` for the device of a message, in place of what it had;
+    /// forgets the least recently used devices while the entries take more
+    /// than `maxBytes`. A value too large for the whole bound is not kept (false).
+    @discardableResult
+    func set(_ value: [UInt8], _ document: JSONDocument, anonymousId: Int?, userId: Int?) -> Bool {
+        DeviceKey.withID(document, anonymousId: anonymousId, userId: userId) { isUser, text in
+            set(value, isUser: isUser, text)
+        } ?? false
+    }
+
+    func value(isUser: Bool, _ id: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard let slot = find(DeviceKey.hash(isUser: isUser, id), isUser, id) else { return nil }
+        touch(slot)
+        return entries[Int(slot)].value
+    }
+
+    @discardableResult
+    func set(_ value: [UInt8], isUser: Bool, _ id: UnsafeRawBufferPointer) -> Bool {
+        let hash = DeviceKey.hash(isUser: isUser, id)
+        if let slot = find(hash, isUser, id) {
+            bytes += value.count - entries[Int(slot)].value.count
+            entries[Int(slot)].value = value
+            touch(slot)
+        } else {
+            let entry = Entry(hash: hash, isUser: isUser, id: Array(id), value: value, newer: -1, older: -1)
+            guard entry.size <= maxBytes else { return false }
+            let slot: Int32
+            if let reused = free.popLast() {
+                slot = reused
+                entries[Int(slot)] = entry
+            } else {
+                slot = Int32(entries.count)
+                entries.append(entry)
+            }
+            count += 1
+            bytes += entry.size
+            index.growIfNeeded(count: count) { entries[Int($0) - 1].hash }
+            index.insert(UInt32(slot + 1), hash: hash)
+            linkNewest(slot)
+        }
+        while bytes > maxBytes, oldest >= 0 { forget(oldest) }
+        return find(hash, isUser, id) != nil
+    }
+
+    private func find(_ hash: UInt64, _ isUser: Bool, _ id: UnsafeRawBufferPointer) -> Int32? {
+        index.first(hash: hash) { bucket in
+            let entry = entries[Int(bucket) - 1]
+            return entry.hash == hash && entry.isUser == isUser && entry.id.count == id.count
+                && entry.id.withUnsafeBytes { id.count == 0 || memcmp($0.baseAddress!, id.baseAddress!, id.count) == 0 }
+        }.map { Int32(Int($0) - 1) }
+    }
+
+    private func forget(_ slot: Int32) {
+        let entry = entries[Int(slot)]
+        index.remove(UInt32(slot + 1), hash: entry.hash) { entries[Int($0) - 1].hash }
+        unlink(slot)
+        bytes -= entry.size
+        count -= 1
+        forgotten += 1
+        entries[Int(slot)].value = []
+        entries[Int(slot)].id = []
+        free.append(slot)
+    }
+
+    private func touch(_ slot: Int32) {
+        guard slot != newest else { return }
+        unlink(slot)
+        linkNewest(slot)
+    }
+
+    private func linkNewest(_ slot: Int32) {
+        entries[Int(slot)].newer = -1
+        entries[Int(slot)].older = newest
+        if newest >= 0 { entries[Int(newest)].newer = slot } else { oldest = slot }
+        newest = slot
+    }
+
+    private func unlink(_ slot: Int32) {
+        let entry = entries[Int(slot)]
+        if entry.older >= 0 { entries[Int(entry.older)].newer = entry.newer } else { oldest = entry.newer }
+        if entry.newer >= 0 { entries[Int(entry.newer)].older = entry.older } else { newest = entry.older }
+    }
+}
+
+extension DeviceMemory {
+    /// A remembered value: name and JSON pairs, each a 16-bit little-endian
+    /// length and its bytes (GA4: a user property's name and `{"value":…}`;
+    /// Mixpanel: a group key and its list of group ids).
+    enum Pairs {
+        static func encode(_ pairs: [(name: [UInt8], json: [UInt8])]) -> [UInt8] {
+            var out: [UInt8] = []
+            for (name, json) in pairs {
+                append(name, to: &out)
+                append(json, to: &out)
+            }
+            return out
+        }
+
+        /// Calls `body` with each pair, in order.
+        static func forEach(_ value: [UInt8], _ body: (_ name: ArraySlice<UInt8>, _ json: ArraySlice<UInt8>) -> Void) {
+            var position = 0
+            while position < value.count {
+                let name = next(value, &position)
+                let json = next(value, &position)
+                body(name, json)
+            }
+        }
+
+        static func decode(_ value: [UInt8]) -> [(name: [UInt8], json: [UInt8])] {
+            var pairs: [(name: [UInt8], json: [UInt8])] = []
+            forEach(value) { pairs.append((Array($0), Array($1))) }
+            return pairs
+        }
+
+        private static func append(_ bytes: [UInt8], to out: inout [UInt8]) {
+            precondition(bytes.count <= Int(UInt16.max), "a remembered name or value is at most 65535 bytes")
+            out.append(UInt8(truncatingIfNeeded: bytes.count))
+            out.append(UInt8(truncatingIfNeeded: bytes.count >> 8))
+            out.append(contentsOf: bytes)
+        }
+
+        private static func next(_ value: [UInt8], _ position: inout Int) -> ArraySlice<UInt8> {
+            let length = Int(value[position]) | Int(value[position + 1]) << 8
+            let start = position + 2
+            position = start + length
+            return value[start..<position]
+        }
+    }
+}
+
+extension DeviceMemory {
+    /// `device_memory` when the pipeline file does not say (a size; `0` remembers nothing).
+    static let defaultMaxBytes = 16 << 20
+
+    /// Reads a destination's `device_memory` (a size such as `16MiB`, `0` for none).
+    static func maxBytes(options: [String: ConfigValue], destination: String, _ reader: inout ConfigReader) -> Int {
+        guard let node = options["device_memory"] else { return defaultMaxBytes }
+        if node.scalar?.text == "0" { return 0 }
+        return reader.size(node, what: "destinations.\(destination).device_memory") ?? defaultMaxBytes
+    }
+}
