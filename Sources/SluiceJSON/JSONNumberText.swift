@@ -4,6 +4,35 @@ public enum JSONNumberText {
     private static let maxInt64Digits = Array("9223372036854775807".utf8)
     private static let minInt64Digits = Array("9223372036854775808".utf8)
 
+    /// Whether `text` is a number as JSON (RFC 8259 §6) spells it:
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, nothing before or after.
+    public static func isNumber(_ text: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        let count = text.count
+        @inline(__always) func isDigit(_ at: Int) -> Bool { at < count && text[at] >= 0x30 && text[at] <= 0x39 }
+        @inline(__always) func digits() -> Bool {
+            guard isDigit(index) else { return false }
+            while isDigit(index) { index += 1 }
+            return true
+        }
+        if index < count && text[index] == UInt8(ascii: "-") { index += 1 }
+        if index < count && text[index] == UInt8(ascii: "0") {
+            index += 1
+        } else if !digits() {
+            return false
+        }
+        if index < count && text[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() else { return false }
+        }
+        if index < count && (text[index] | 0x20) == UInt8(ascii: "e") {
+            index += 1
+            if index < count && (text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-")) { index += 1 }
+            guard digits() else { return false }
+        }
+        return index == count
+    }
+
     /// Whether `text` (a valid JSON number) is an integer the plan's `integer`
     /// type accepts: no fraction and no exponent (`1.0` and `1e3` are numbers,
     /// not integers), within the signed 64-bit range (2^63 is not one: typed

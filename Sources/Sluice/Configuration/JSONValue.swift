@@ -88,39 +88,12 @@ public indirect enum JSONValue: Sendable {
                 return nil
             }
         case .integer, .float:
-            if isJSONNumber(Array(text.utf8)) { return .number(text) }
+            if Array(text.utf8).withUnsafeBytes(JSONNumberText.isNumber) { return .number(text) }
             reader.error(node, "'\(text)' in \(what) is a YAML number JSON cannot hold as written; write it as a JSON number, or quote it for a string")
             return nil
         case .string, .other:
             return .string(text)
         }
-    }
-
-    /// RFC 8259's number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-    static func isJSONNumber(_ text: [UInt8]) -> Bool {
-        var index = 0
-        func digits() -> Int {
-            let start = index
-            while index < text.count, text[index] >= 0x30, text[index] <= 0x39 { index += 1 }
-            return index - start
-        }
-        if index < text.count, text[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < text.count else { return false }
-        if text[index] == UInt8(ascii: "0") {
-            index += 1
-        } else if digits() == 0 {
-            return false
-        }
-        if index < text.count, text[index] == UInt8(ascii: ".") {
-            index += 1
-            if digits() == 0 { return false }
-        }
-        if index < text.count, text[index] == UInt8(ascii: "e") || text[index] == UInt8(ascii: "E") {
-            index += 1
-            if index < text.count, text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") { index += 1 }
-            if digits() == 0 { return false }
-        }
-        return index == text.count
     }
 
     /// The value of the JSON at `node` of a parsed document (for expectations written as inline JSON).

@@ -30,7 +30,7 @@ enum MoneyAmount {
             // Only strings that hold a number pay for the conversion.
             guard let parsed = document.withString(node, { text -> Amount in
                 if text.isEmpty { return .absent }
-                guard isJSONNumber(text) else { return .invalid }
+                guard JSONNumberText.isNumber(text) else { return .invalid }
                 return Double(String(decoding: text, as: UTF8.self)).map(Amount.value) ?? .invalid
             }) else { return .invalid }
             guard case .value(let number) = parsed else { return parsed }
@@ -65,35 +65,6 @@ enum MoneyAmount {
         out.append(UInt8(ascii: "\""))
         document.withString(node) { for byte in $0 { out.append(byte >= 97 ? byte - 32 : byte) } }
         out.append(UInt8(ascii: "\""))
-    }
-
-    /// Whether `text` is a number as JSON (RFC 8259 §6) spells it: `-`? then `0` or
-    /// digits not starting with `0`, then `.` and digits?, then `e`/`E`, `+`/`-`? and digits?.
-    static func isJSONNumber(_ text: UnsafeRawBufferPointer) -> Bool {
-        var index = 0
-        let count = text.count
-        @inline(__always) func isDigit(_ at: Int) -> Bool { at < count && text[at] >= 0x30 && text[at] <= 0x39 }
-        @inline(__always) func digits() -> Bool {
-            guard isDigit(index) else { return false }
-            while isDigit(index) { index += 1 }
-            return true
-        }
-        if index < count && text[index] == UInt8(ascii: "-") { index += 1 }
-        if index < count && text[index] == UInt8(ascii: "0") {
-            index += 1
-        } else if !digits() {
-            return false
-        }
-        if index < count && text[index] == UInt8(ascii: ".") {
-            index += 1
-            guard digits() else { return false }
-        }
-        if index < count && (text[index] | 0x20) == UInt8(ascii: "e") {
-            index += 1
-            if index < count && (text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-")) { index += 1 }
-            guard digits() else { return false }
-        }
-        return index == count
     }
 
     /// Up to 4 decimals, no exponent, no trailing zeros (an amount Sluice computed, `price` × `quantity`).

@@ -359,8 +359,8 @@ enum PhoneDetection {
     /// A valid North American number written 3-3-4 (`1` optional): `753-775-4223`, `1-800-555-0199`.
     private static func isNorthAmericanGrouped(_ groups: [Group], _ digits: UnsafeBufferPointer<UInt8>,
                                                scratch: inout PatternProgram.Scratch) -> Bool {
-        let sizes = groups.map(\.digits)
-        guard sizes == [3, 3, 4] || (sizes == [1, 3, 3, 4] && digits[0] == UInt8(ascii: "1")),
+        let first = groups.count == 4 && groups[0].digits == 1 && digits[0] == UInt8(ascii: "1") ? 1 : 0
+        guard groups.count - first == 3, groups[first].digits == 3, groups[first + 1].digits == 3, groups[first + 2].digits == 4,
               let nanp = PhoneNumberingPlan.codes[1] else { return false }
         return PhoneNumberingPlan.isValid(UnsafeBufferPointer(rebasing: digits[(digits.count - 10)...]), in: nanp, scratch: &scratch)
     }

@@ -141,8 +141,6 @@ enum TextBytes {
     ].map { Array($0.utf8) }
 
     private static func isFileExtension(_ label: UnsafeBufferPointer<UInt8>) -> Bool {
-        fileExtensions.contains { candidate in
-            candidate.count == label.count && zip(candidate, label).allSatisfy { $0 == $1 | 0x20 }
-        }
+        fileExtensions.contains { equalsFolded(label, $0) }
     }
 }

@@ -26,19 +26,24 @@ enum VersionWords {
     /// most 99 (`16.4.27.43`, `12.20.51.10`), but not in 10.0.0.0/8; about one
     /// address in 250 is too.
     static func hasVersionShape(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
-        var parts = [0, 0, 0]
+        var first = 0, second = 0, third = 0
         var part = 0
         for position in start..<end {
             let byte = text[position]
             if byte == UInt8(ascii: ".") {
                 part += 1
                 if part == 3 { break }
-            } else {
-                parts[part] = parts[part] * 10 + Int(byte &- 0x30)
+                continue
+            }
+            let digit = Int(byte &- 0x30)
+            switch part {
+            case 0: first = first * 10 + digit
+            case 1: second = second * 10 + digit
+            default: third = third * 10 + digit
             }
         }
         // 10.x.x.x is the private network of most servers' logs: an address whatever its shape.
-        return parts[0] <= 30 && parts[0] != 10 && parts[1] <= 20 && parts[2] <= 99
+        return first <= 30 && first != 10 && second <= 20 && third <= 99
     }
 
     /// Whether what surrounds a dotted quad says it is an address: a word such
