@@ -105,8 +105,11 @@ enum NumberDetection {
             digits += 1
         }
         guard digits >= 12 && digits <= 19, CardIssuers.accepts(prefix: prefix, length: digits) else { return false }
-        // A 13- or 14-digit number whose last digit is a GTIN check digit (EAN-13, GTIN-14) is a barcode.
-        if (digits == 13 || digits == 14) && isGTIN(text, start, end) { return false }
+        // A 13- or 14-digit number whose last digit is a GTIN check digit (EAN-13, GTIN-14) is a barcode, but
+        // for the lengths only cards have there: Visa's 13 digits and Diners Club's 14 (`30`, `36`, `38`, `39`).
+        if (digits == 13 && prefix / 100_000 != 4) || (digits == 14 && !isDiners(prefix)) {
+            if isGTIN(text, start, end) { return false }
+        }
         var sum = 0
         var double = false
         var position = end - 1
@@ -124,6 +127,12 @@ enum NumberDetection {
             position -= 1
         }
         return sum % 10 == 0
+    }
+
+    /// Whether six digits are in a Diners Club range (`300`-`305`, `3095`, `36`, `38`, `39`).
+    private static func isDiners(_ prefix: Int) -> Bool {
+        (300_000...305_999).contains(prefix) || (309_500...309_599).contains(prefix) || (360_000...369_999).contains(prefix)
+            || (380_000...399_999).contains(prefix)
     }
 
     /// Whether the digits in `text[start..<end]` end in a GS1 check digit (weights 3 and 1 from the right).
