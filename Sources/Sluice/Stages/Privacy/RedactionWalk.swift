@@ -55,6 +55,9 @@ struct RedactionWalk {
     private let phonesInNumbers: Bool
     private var numberDigits: [UInt8] = []
     private var numberFieldHints = PhoneHintCache()
+    /// The event's region for national phone numbers (`PhoneRegion`): -1 none, -2 not read yet.
+    private var eventRegion = -1
+    private var regions = PhoneRegion.Cache()
     private var phoneScratch = PatternProgram.Scratch()
     private let exemptKeys: ExemptKeys
     /// The exemptions with wildcards, checked on a hit.
@@ -104,6 +107,11 @@ struct RedactionWalk {
     mutating func run(_ document: JSONDocument, handled: [Int], splice: inout JSONSplice) -> [Hit] {
         if !hits.isEmpty { hits.removeAll(keepingCapacity: true) }
         keyNames.reset()
+        if phonesInNumbers {
+            eventRegion = -2
+            text.phoneEvent = document
+        }
+        defer { if phonesInNumbers { text.phoneEvent = nil } }
         document.withUnsafeView { json in
             let view = View(document: document, json: json, handled: handled)
             if let scope = scopeKeys {
@@ -248,8 +256,9 @@ struct RedactionWalk {
     /// a card when they are one (an issuer's range and length, Luhn), a phone
     /// when the field's name says phone (`"phone": 4155550100`) or, in a field
     /// not named for something else, when the digits are a calling code and a
-    /// valid national number of it (`4915123456789`): a count, an id or a time
-    /// of ten digits is a number, not a phone. A hit replaces the whole number
+    /// valid national number of it (`4915123456789`; from eight digits when
+    /// the code is that of the country the event's `context.locale` names):
+    /// a count, an id or a time of ten digits is a number, not a phone. A hit replaces the whole number
     /// by the token, as a string.
     private mutating func scanNumber(_ node: Int, field: Int, _ view: View, checkScope: Bool, _ splice: inout JSONSplice) {
         let start = view.json.start(node), end = view.json.end(node)
@@ -261,7 +270,8 @@ struct RedactionWalk {
                 detector = .card
             } else if phonesInNumbers && digits.count <= 15 {
                 let hint = field >= 0 ? numberFieldHints.hint(forKey: view.json.rawStringBody(field)) : .none
-                if hint == .phone || (hint == .none && PhoneDetection.isInternationalNumber(digits, scratch: &phoneScratch)) {
+                if hint == .phone || (hint == .none && (PhoneDetection.isInternationalNumber(digits, scratch: &phoneScratch)
+                                                        || isInternationalInRegion(digits, view.document))) {
                     detector = .phone
                 }
             }
@@ -275,6 +285,15 @@ struct RedactionWalk {
         if exemptPatterns.contains(where: { $0.covers(path, in: document) }) { return }
         splice.replaceString(node: node, start: start, end: end, body: text.escapedTokens[detector.rawValue])
         hits.append(Hit(detector: detector.rawValue, keys: path, isKey: false))
+    }
+
+    /// Whether the digits are the event's country's calling code and a number of
+    /// it (`PhoneRegion.isInternational`): `8222125341` in a Korean event.
+    private mutating func isInternationalInRegion(_ digits: UnsafeBufferPointer<UInt8>, _ document: JSONDocument) -> Bool {
+        guard digits.count >= 8 else { return false }
+        if eventRegion == -2 { eventRegion = PhoneRegion.ofEvent(document) ?? -1 }
+        guard eventRegion >= 0 else { return false }
+        return regions.region(eventRegion).isInternational(digits, scratch: &phoneScratch)
     }
 
     /// The decimal digits of the JSON number `text` when its value is an

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// The built-in detectors of the `privacy` stage, in the order they claim text:
 /// an email is claimed before the digits in it can look like a phone, an IP
 /// before its octets can look like a phone.
@@ -53,6 +55,17 @@ struct PIIScanner {
     private var claims = MatchClaims()
     /// Matches read while settling detectors' claims (`MatchClaims.steps`).
     var claimSteps: Int { claims.steps }
+    /// The event whose `context.locale` national phone numbers are read in
+    /// (`PhoneRegion`), read the first time a run needs it; nil: none. Set it
+    /// back to nil once the event is scanned, so the scanner holds no reference
+    /// to a document about to change.
+    var phoneEvent: JSONDocument? {
+        get { phoneScratch.event }
+        set {
+            phoneScratch.event = newValue
+            phoneScratch.region = newValue == nil ? -1 : -2
+        }
+    }
 
     init(enabled: Set<PIIDetector>, patterns: [PatternProgram]) {
         self.enabled = enabled

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// Finds phone numbers: digit groups joined by spaces, dashes, dots, slashes or
 /// parentheses, standing alone as a token, with an extension if one follows
 /// (`x65859`, `ext. 12`, `#7`), checked against the numbering plans of the
@@ -16,7 +18,10 @@
 ///   and any number with an extension.
 /// Any other run of 7-12 digits (`612345678`, `4155550123`, `1234-5678`,
 /// `612 345 678`) is a phone only when the field's name or the words just
-/// before it say so (`PhoneContext`).
+/// before it say so (`PhoneContext`), or when it is a fixed-line or mobile
+/// number of the country the event's `context.locale` names, written as
+/// people there write it (`PhoneRegion`: `612 345 678` in `es-ES`,
+/// `030 1234567` in `de-DE`, `420601123456` in `cs-CZ`).
 ///
 /// Never phones: dates, times and their fractions, year ranges, decimals and
 /// prices (`12 345,50`, `€ 1 234 567`), negative numbers and coordinates
@@ -34,6 +39,11 @@ enum PhoneDetection {
         var groups: [Group] = []
         var digits: [UInt8] = []
         var pattern = PatternProgram.Scratch()
+        /// The event's region (an index into `PhoneNumberingPlan.regionTable`), -1 for none, -2 when it is
+        /// yet to be read from `event` (the first ambiguous run of an event reads it).
+        var region = -1
+        var event: JSONDocument?
+        var regions = PhoneRegion.Cache()
     }
 
     static func scan(_ text: UnsafeBufferPointer<UInt8>, fieldHint: () -> PhoneContext.Hint, scratch: inout Scratch,
@@ -273,9 +283,13 @@ enum PhoneDetection {
                 if oneDigitGroup { return false }
                 return isInternational(digits, from: 0, grouped: groups.count > 1, scratch: &scratch.pattern)
             }
+            // `00` and a calling code: `00420 601 123 456`, `001-415-555-0123`; not a UPC-A written solid
+            // (`004892737150`, its check digit valid) nor in a field named for something else (`ean`).
             if digitCount >= 10 && digits[0] == UInt8(ascii: "0") && digits[1] == UInt8(ascii: "0")
-                && isInternational(digits, from: 2, grouped: groups.count > 1, scratch: &scratch.pattern) {
-                return true  // `00` and a calling code: `00420 601 123 456`, `001-415-555-0123`
+                && isInternational(digits, from: 2, grouped: groups.count > 1, scratch: &scratch.pattern)
+                && !(groups.count == 1 && digitCount >= 12 && NumberDetection.isGTIN(digits, 0, digitCount))
+                && fieldHint() != .notPhone {
+                return true
             }
             guard digitCount >= 7 && digitCount <= 12 else { return false }
             if groups.count == 2 && separators & 3 != 0 && groups.allSatisfy({ $0.digits == 4 && isYear(text, $0.start) }) {
@@ -293,19 +307,31 @@ enum PhoneDetection {
             if oneDigitGroup { return false }
             // Without context, a shape only phone numbers have.
             if candidate.hasExtension || hasTrunkPrefix(digits, grouped: groups.count > 1, scratch: &scratch.pattern) { return true }
-            if groups.count == 1 { return isChineseMobile(digits, scratch: &scratch.pattern) }  // else a bare run: `612345678`
-            if thousands { return false }
+            // The last resort for a run no shape says is a phone: a person's number in the event's own country.
+            func regional() -> Bool {
+                if scratch.region == -2 { scratch.region = scratch.event.flatMap(PhoneRegion.ofEvent) ?? -1 }
+                guard scratch.region >= 0, hint != .notPhone, separators & 4 == 0 else { return false }
+                if groups.count == 1 && ((digitCount == 10 && isISBN10(digits))
+                                         || ((digitCount == 8 || digitCount >= 12) && NumberDetection.isGTIN(digits, 0, digitCount))) {
+                    return false  // written solid with a check digit: a barcode or an ISBN
+                }
+                let region = scratch.regions.region(scratch.region)
+                return region.isNational(digits, scratch: &scratch.pattern) || region.isInternational(digits, scratch: &scratch.pattern)
+            }
+            if groups.count == 1 { return isChineseMobile(digits, scratch: &scratch.pattern) || regional() }  // `612345678`
+            if thousands { return regional() }  // `601 461 055`
             // An area code in parentheses (`(0113) 496 0123`, `8 (912) 345-67-89`) is how phone numbers are written.
             if groups.indices.contains(where: { groups[$0].parenthesized && $0 != candidate.trunkGroup }) { return true }
             if isNorthAmericanGrouped(groups, digits, scratch: &scratch.pattern) { return true }
             // Three or more groups of 2-4 digits (`090-1234-5678`, `12 34 56 78`) joined by spaces or dashes, not
             // ending in a short group after a long one (`2790-7742-16`), in a field not named for something else:
             // not ids like `30-89837-14828`, nor versions `12.20.51.10`.
-            guard hint != .notPhone, separators & 4 == 0, groups.count >= 3 && digitCount >= 8,
-                  groups.dropFirst().allSatisfy({ $0.digits >= 2 && $0.digits <= 4 }) else {
-                return false
+            guard hint != .notPhone, separators & 4 == 0 else { return false }
+            if groups.count >= 3 && groups[groups.count - 1].digits < 3 && groups[groups.count - 2].digits >= 4 { return false }
+            if groups.count >= 3 && digitCount >= 8 && groups.dropFirst().allSatisfy({ $0.digits >= 2 && $0.digits <= 4 }) {
+                return true
             }
-            return !(groups[groups.count - 1].digits < 3 && groups[groups.count - 2].digits >= 4)
+            return regional()
         }
     }
 

@@ -17,6 +17,17 @@ enum PhoneNumberingPlan {
         let pattern: String
     }
 
+    /// A region's people's numbers (`PhoneRegion`): the patterns of its
+    /// fixed-line and mobile numbers written without the trunk prefix in
+    /// national format, and of those written with it ("" for none).
+    struct RegionEntry {
+        let region: String
+        let code: Int
+        let trunk: String
+        let bare: String
+        let trunked: String
+    }
+
     /// One calling code, ready to check digits against.
     struct Code: Sendable {
         let code: Int

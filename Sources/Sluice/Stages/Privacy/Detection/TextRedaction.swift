@@ -35,6 +35,12 @@ struct TextRedaction {
     /// Whether no detector and no pattern is on.
     var isEmpty: Bool { scanner.isEmpty }
 
+    /// The event national phone numbers are read for (`PIIScanner.phoneEvent`).
+    var phoneEvent: JSONDocument? {
+        get { scanner.phoneEvent }
+        set { scanner.phoneEvent = newValue }
+    }
+
     /// Appends the matches in `text` to `matches` (`PIIScanner.scan`).
     mutating func scan(_ text: UnsafeBufferPointer<UInt8>, fieldName: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0),
                        into matches: inout [PIIMatch]) {
