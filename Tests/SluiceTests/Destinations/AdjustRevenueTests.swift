@@ -99,12 +99,20 @@ import Testing
         (#"{"revenue":"-0","currency":"EUR"}"#, "revenue_below_minimum"),
         (#"{"revenue":"0","currency":"EUR"}"#, "revenue_below_minimum"),
         (#"{"revenue":"20.37566"}"#, "revenue_without_currency"),
-        (#"{"revenue":"20.37566","currency":"eur"}"#, "revenue_without_currency"),
+        (#"{"revenue":"20.37566","currency":"EURO"}"#, "revenue_without_currency"),
+        (#"{"revenue":"20.37566","currency":"€"}"#, "revenue_without_currency"),
     ])
     func stringRevenueMeetsTheSameMinimumAndCurrencyRulesAsNumbers(_ properties: String, _ counter: String) throws {
         let result = try revenue(properties)
         #expect(result.revenue == nil && result.currency == nil)
         #expect(result.counted == [counter])
+    }
+
+    /// ISO 4217 codes are capitals; `eur` is the same code, sent `EUR` as GA4 and Amplitude send it.
+    @Test func aLowercaseCurrencyIsSentUppercase() throws {
+        let result = try revenue(#"{"revenue":"20.5","currency":"eur"}"#)
+        #expect(result.revenue == "20.5" && result.currency == "EUR")
+        #expect(result.counted.isEmpty)
     }
 
     @Test(arguments: [

@@ -188,10 +188,8 @@ public struct AdjustDestination: Destination {
             counts.add("revenue_invalid")
             return
         }
-        let currency = document.member("currency", of: properties).flatMap { node -> [UInt8]? in
-            document.withString(node) { $0.count == 3 && $0.allSatisfy { $0 >= 65 && $0 <= 90 } ? Array($0) : nil } ?? nil
-        }
-        guard let currency else {
+        // `eur` is taken and written `EUR`, as GA4 and Amplitude take it (`MoneyAmount.isCurrency`).
+        guard let currency = document.member("currency", of: properties), MoneyAmount.isCurrency(document, currency) else {
             counts.add("revenue_without_currency")
             return
         }
@@ -201,7 +199,8 @@ public struct AdjustDestination: Destination {
         }
         record.key("revenue", &out)
         out.append(contentsOf: MoneyAmount.formatAmount(revenue).utf8)
-        record.string("currency", bytes: currency, &out)
+        record.key("currency", &out)
+        MoneyAmount.appendCurrency(document, currency, to: &out)
     }
 
     /// The device's tracking consent, where the event has it:

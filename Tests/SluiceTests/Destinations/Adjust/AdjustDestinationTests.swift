@@ -50,7 +50,8 @@ import Testing
         (#"{"revenue":0.001,"currency":"EUR"}"#, "0.001", nil),
         (#"{"revenue":0.0009,"currency":"EUR"}"#, nil, "revenue_below_minimum"),
         (#"{"revenue":5}"#, nil, "revenue_without_currency"),
-        (#"{"revenue":5,"currency":"usd"}"#, nil, "revenue_without_currency"),
+        (#"{"revenue":5,"currency":"usd"}"#, "5", nil),
+        (#"{"revenue":5,"currency":"US"}"#, nil, "revenue_without_currency"),
         (#"{"price":2.5,"currency":"GBP"}"#, "2.5", nil),
     ] as [(String, String?, String?)])
     func revenueNeedsACurrencyAndAtLeastOneThousandth(_ properties: String, _ revenue: String?, _ change: String?) throws {
