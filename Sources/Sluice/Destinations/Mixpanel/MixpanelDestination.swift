@@ -241,7 +241,9 @@ public struct MixpanelDestination: Destination {
                 }
                 counts.add("property_name_cut")
             }
-            counts.add("string_cut", TextLimit.appendValue(document, value, maxBytes: MixpanelDestination.maxStringBytes, to: &out))
+            let cuts = MixpanelPropertyValue.event.append(document, value, to: &out)
+            counts.add("string_cut", cuts.strings)
+            counts.add("collection_cut", cuts.collections)
             count += 1
         }
     }

@@ -56,7 +56,9 @@ extension MixpanelDestination {
             }
             names.append(name)
             object.key(bytes: name, &out)
-            counts.add("profile_string_cut", TextLimit.appendValue(document, value, maxBytes: MixpanelDestination.maxStringBytes, to: &out))
+            let cuts = MixpanelPropertyValue.profile.append(document, value, to: &out)
+            counts.add("profile_string_cut", cuts.strings)
+            counts.add("profile_collection_cut", cuts.collections)
         }
         object.close(&out)
         return names.count
