@@ -10,7 +10,9 @@
 /// - every string decodes (escapes, surrogate pairs);
 /// - the canonical text parses again to the same canonical text (a fixed point);
 /// - `Event.decode` either accepts it or rejects it with a reason, and an
-///   accepted event goes through every provider's encoder.
+///   accepted event goes through every provider's encoder: an identify, a
+///   group or an alias through the profile encoders too, and every record
+///   they write (events' file set and side outputs) is one JSON object.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let line = UnsafeBufferPointer(start: data, count: size)
@@ -42,8 +44,9 @@ private func check(_ document: JSONDocument, _ line: UnsafeBufferPointer<UInt8>)
     precondition(again.canonicalJSON == canonical, "the canonical text is not a fixed point")
 }
 
-/// Every provider adapter, configured once as `pipelines/providers.yaml` does.
-private let destinations: [any Destination] = {
+/// Every provider adapter, configured once as `pipelines/providers.yaml` does,
+/// with the side outputs each has.
+private let destinations: [DestinationSettings] = {
     let yaml = """
         version: 1
         destinations:
@@ -54,19 +57,32 @@ private let destinations: [any Destination] = {
           adjust: {type: adjust, app_token: 4w565xzmb54d, tokens: {purchase_completed: f0ob4r, tap: abc123}}
           segment: {type: segment}
         """
-    return try! PipelineConfiguration.load(yaml: yaml, file: "fuzz.yaml").destinations.map(\.destination)
+    return try! PipelineConfiguration.load(yaml: yaml, file: "fuzz.yaml").destinations
 }()
 
 private func encodeEverywhere(_ event: Event) {
     var buffer: [UInt8] = []
-    for var destination in destinations {
+    for settings in destinations {
+        var destination = settings.destination
+        if destination.profileTypes.contains(event.type) {
+            var context = EncodingContext()
+            var records = ByteBuffer()
+            var side = SideRecords(count: settings.sideOutputs.count)
+            if case .records = destination.encodeProfile(event, context: &context, into: &records, side: &side) {
+                checkRecords(records.array)
+                for index in side.buffers.indices { checkRecords(side.buffers[index].array) }
+            }
+            continue
+        }
         if destination.skipReason(for: event) != nil { continue }
         buffer.removeAll(keepingCapacity: true)
-        if case .records = destination.encode(event, into: &buffer) {
-            // Each record is one JSON line.
-            for record in buffer.split(separator: 0x0A) {
-                precondition((try? JSONDocument.parse(Array(record))) != nil, "a record is not a JSON object")
-            }
-        }
+        if case .records = destination.encode(event, into: &buffer) { checkRecords(buffer) }
+    }
+}
+
+/// Each record is one JSON line.
+private func checkRecords(_ bytes: [UInt8]) {
+    for record in bytes.split(separator: 0x0A) {
+        precondition((try? JSONDocument.parse(Array(record))) != nil, "a record is not a JSON object")
     }
 }
