@@ -22,7 +22,7 @@ final class DeviceMemory {
     /// and arrays' headers (80 bytes) and its share of the index (4-byte buckets at ≤ 50% load).
     static let entryOverhead = 96
 
-    private struct Entry {
+    private struct Entry: RecencyLinked {
         /// `DeviceKey.hash` of the id, and the id: whether it is a `userId`, and its text.
         var hash: UInt64
         var isUser: Bool
@@ -40,8 +40,7 @@ final class DeviceMemory {
     /// Slots of forgotten entries, reused first.
     private var free: [Int32] = []
     private var index = LinearProbingIndex<UInt32>(bucketCount: 64)
-    private var oldest: Int32 = -1
-    private var newest: Int32 = -1
+    private var recency = RecencyList()
     /// Bytes as counted, of the entries held now.
     private(set) var bytes = 0
     /// Devices held now.
@@ -100,9 +99,9 @@ final class DeviceMemory {
             bytes += entry.size
             index.growIfNeeded(count: count) { entries[Int($0) - 1].hash }
             index.insert(UInt32(slot + 1), hash: hash)
-            linkNewest(slot)
+            recency.linkNewest(slot, in: &entries)
         }
-        while bytes > maxBytes, oldest >= 0 { forget(oldest) }
+        while bytes > maxBytes, recency.oldest >= 0 { forget(recency.oldest) }
         return find(hash, isUser, id) != nil
     }
 
@@ -117,7 +116,7 @@ final class DeviceMemory {
     private func forget(_ slot: Int32) {
         let entry = entries[Int(slot)]
         index.remove(UInt32(slot + 1), hash: entry.hash) { entries[Int($0) - 1].hash }
-        unlink(slot)
+        recency.unlink(slot, in: &entries)
         bytes -= entry.size
         count -= 1
         forgotten += 1
@@ -126,24 +125,7 @@ final class DeviceMemory {
         free.append(slot)
     }
 
-    private func touch(_ slot: Int32) {
-        guard slot != newest else { return }
-        unlink(slot)
-        linkNewest(slot)
-    }
-
-    private func linkNewest(_ slot: Int32) {
-        entries[Int(slot)].newer = -1
-        entries[Int(slot)].older = newest
-        if newest >= 0 { entries[Int(newest)].newer = slot } else { oldest = slot }
-        newest = slot
-    }
-
-    private func unlink(_ slot: Int32) {
-        let entry = entries[Int(slot)]
-        if entry.older >= 0 { entries[Int(entry.older)].newer = entry.newer } else { oldest = entry.newer }
-        if entry.newer >= 0 { entries[Int(entry.newer)].older = entry.older } else { newest = entry.older }
-    }
+    private func touch(_ slot: Int32) { recency.touch(slot, in: &entries) }
 }
 
 extension DeviceMemory {

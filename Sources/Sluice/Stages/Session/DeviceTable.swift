@@ -5,7 +5,7 @@ import SluiceJSON
 /// 72 bytes (stride). The device is known by a 128-bit hash of its key
 /// (`anonymousId`, else `userId`), never by the string; settings and traits are
 /// ids into `InternedJSON` pools, so equal values are stored once.
-struct DeviceRecord {
+struct DeviceRecord: RecencyLinked {
     /// The device key's two independent 64-bit hashes.
     var keyA: UInt64
     var keyB: UInt64
@@ -42,9 +42,9 @@ struct DeviceRecord {
 struct DeviceTable {
     private(set) var records: [DeviceRecord] = []
     private var index = LinearProbingIndex<UInt32>(bucketCount: 1024)
-    /// Least and most recently touched slots, -1 when empty.
-    private(set) var oldest: Int32 = -1
-    private var newest: Int32 = -1
+    private var recency = RecencyList()
+    /// The least recently touched slot, -1 when empty.
+    var oldest: Int32 { recency.oldest }
 
     init(reserving capacity: Int) {
         // Address space only: pages are touched as devices arrive, and filling it never copies.
@@ -79,53 +79,25 @@ struct DeviceTable {
         records.append(record)
         index.growIfNeeded(count: records.count) { records[Int($0) - 1].keyA }
         addToIndex(slot)
-        linkNewest(slot)
+        recency.linkNewest(slot, in: &records)
         return slot
     }
 
     /// Gives the slot of a tracked device to another one (the caller has let go of what it referenced).
     mutating func replace(_ slot: Int32, with record: DeviceRecord) {
         removeFromIndex(slot)
-        unlink(slot)
+        recency.unlink(slot, in: &records)
         records[Int(slot)] = record
         addToIndex(slot)
-        linkNewest(slot)
+        recency.linkNewest(slot, in: &records)
     }
 
     /// Every slot from the least to the most recently touched: adding the
     /// records in this order to an empty table rebuilds the same recency order.
-    var slotsByRecency: [Int32] {
-        var slots: [Int32] = []
-        slots.reserveCapacity(records.count)
-        var slot = oldest
-        while slot >= 0 {
-            slots.append(slot)
-            slot = records[Int(slot)].newer
-        }
-        return slots
-    }
+    var slotsByRecency: [Int32] { recency.slotsByRecency(records, count: records.count) }
 
     /// Makes `slot` the most recently touched device.
-    mutating func touch(_ slot: Int32) {
-        guard slot != newest else { return }
-        unlink(slot)
-        linkNewest(slot)
-    }
-
-    // MARK: - Recency list
-
-    private mutating func linkNewest(_ slot: Int32) {
-        records[Int(slot)].newer = -1
-        records[Int(slot)].older = newest
-        if newest >= 0 { records[Int(newest)].newer = slot } else { oldest = slot }
-        newest = slot
-    }
-
-    private mutating func unlink(_ slot: Int32) {
-        let record = records[Int(slot)]
-        if record.older >= 0 { records[Int(record.older)].newer = record.newer } else { oldest = record.newer }
-        if record.newer >= 0 { records[Int(record.newer)].older = record.older } else { newest = record.older }
-    }
+    mutating func touch(_ slot: Int32) { recency.touch(slot, in: &records) }
 
     // MARK: - Index
 

@@ -23,7 +23,7 @@ struct OpenTimerTable {
     }
 
     /// One open start or held stop (96 bytes: keep new fields small).
-    struct Entry {
+    struct Entry: RecencyLinked {
         /// The key, then the payload (see `TimedEventPairing` for what the payload holds).
         var bytes: [UInt8]
         /// The entry's event time: the start's or the stop's.
@@ -69,9 +69,7 @@ struct OpenTimerTable {
     /// 0 is an empty bucket; otherwise `hash << 32 | (slot + 1)`.
     private var index: LinearProbingIndex<UInt64>
     private var heap: [HeapItem] = []
-    /// Least recently touched (`oldest`) to most recently touched (`newest`), -1 when empty.
-    private var oldest: Int32 = -1
-    private var newest: Int32 = -1
+    private var recency = RecencyList()
     /// Live entries (open starts and held stops).
     private(set) var count = 0
     /// What the live entries take, as `max_open_bytes` counts it: each one's
@@ -124,9 +122,6 @@ struct OpenTimerTable {
     /// Adds an entry (its `bytes` start with the key), due at `deadline`, as the most recently touched.
     @discardableResult
     mutating func insert(_ entry: Entry, deadline: Int64) -> Int32 {
-        var entry = entry
-        entry.newer = -1
-        entry.older = newest
         let slot: Int32
         if let reused = freeSlots.popLast() {
             slot = reused
@@ -135,8 +130,7 @@ struct OpenTimerTable {
             slot = Int32(entries.count)
             entries.append(entry)
         }
-        if newest >= 0 { entries[Int(newest)].newer = slot } else { oldest = slot }
-        newest = slot
+        recency.linkNewest(slot, in: &entries)
         count += 1
         footprint += Self.footprint(ofBytes: entry.bytes.count)
         index.growIfNeeded(count: count) { $0 >> 32 }
@@ -151,9 +145,7 @@ struct OpenTimerTable {
     mutating func remove(_ slot: Int32) -> Entry {
         let entry = entries[Int(slot)]
         precondition(entry.kind != .free, "removing a free timer slot")
-        // Recency list.
-        if entry.older >= 0 { entries[Int(entry.older)].newer = entry.newer } else { oldest = entry.newer }
-        if entry.newer >= 0 { entries[Int(entry.newer)].older = entry.older } else { newest = entry.older }
+        recency.unlink(slot, in: &entries)
         // Heap: move the last item into the hole, then restore order.
         let hole = Int(entry.heapIndex)
         let last = heap.removeLast()
@@ -172,16 +164,7 @@ struct OpenTimerTable {
     }
 
     /// Makes `slot` the most recently touched entry.
-    mutating func touch(_ slot: Int32) {
-        guard slot != newest else { return }
-        let entry = entries[Int(slot)]
-        if entry.older >= 0 { entries[Int(entry.older)].newer = entry.newer } else { oldest = entry.newer }
-        entries[Int(entry.newer)].older = entry.older
-        entries[Int(slot)].older = newest
-        entries[Int(slot)].newer = -1
-        entries[Int(newest)].newer = slot
-        newest = slot
-    }
+    mutating func touch(_ slot: Int32) { recency.touch(slot, in: &entries) }
 
     // MARK: - Order
 
@@ -192,23 +175,14 @@ struct OpenTimerTable {
     }
 
     /// The least recently touched slot.
-    var leastRecentlyTouched: Int32? { oldest >= 0 ? oldest : nil }
+    var leastRecentlyTouched: Int32? { recency.oldest >= 0 ? recency.oldest : nil }
 
     /// Every live slot, in no particular order.
     var liveSlots: [Int32] { heap.map(\.slot) }
 
     /// Every live slot from the least to the most recently touched: inserting
     /// them in this order into an empty table rebuilds the same recency order.
-    var slotsByRecency: [Int32] {
-        var slots: [Int32] = []
-        slots.reserveCapacity(count)
-        var slot = oldest
-        while slot >= 0 {
-            slots.append(slot)
-            slot = entries[Int(slot)].newer
-        }
-        return slots
-    }
+    var slotsByRecency: [Int32] { recency.slotsByRecency(entries, count: count) }
 
     /// Drops every entry and gives the memory back.
     mutating func removeAll() {
