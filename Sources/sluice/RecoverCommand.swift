@@ -41,6 +41,7 @@ struct RecoverCommand: ParsableCommand {
         options.dryRun = dryRun
         let report = PartFileRecovery.run(options, logger: .sluiceStderr(console: StderrConsole(), quiet: false))
         for file in report.files { print(file.line) }
+        try StandardOutput.finish()
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
     }
 }

@@ -38,7 +38,8 @@ struct ShardOfCommand: ParsableCommand {
         """
     )
 
-    @Option(help: ArgumentHelp("How many shards (1 to \(ShardFunction.maxShards)).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How many shards (1 to \(ShardFunction.maxShards)).", valueName: "n"),
+            transform: { try CountArgument.parse($0) })
     var shards: Int
 
     @Option(name: .customLong("max-line-bytes"),

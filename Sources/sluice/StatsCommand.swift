@@ -24,7 +24,8 @@ struct StatsMergeCommand: ParsableCommand {
 
         Examples:
           sluice stats merge shard-*.json --out job.json
-          sluice stats merge s0.json s1.json --metrics /var/lib/node_exporter/textfile/job.prom
+          sluice stats merge s0.json s1.json \\
+              --metrics /var/lib/node_exporter/textfile/job.prom
 
         Exit codes: 0 merged; 65 a file is not --stats JSON or the files are of
         different pipelines (nothing written), or a shard's lines do not add up or

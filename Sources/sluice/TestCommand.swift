@@ -53,12 +53,14 @@ struct TestCommand: ParsableCommand {
                 if result.passed { passed += 1 } else { failed += 1 }
             }
         }
+        try StandardOutput.finish()
         if passed + failed == 0 {
-            Diagnostics.error("sluice test: no test case ran" + (filter.map { " (none matches --filter \"\($0)\")" } ?? ""))
+            Diagnostics.error("no test case ran" + (filter.map { " (none matches --filter \"\($0)\")" } ?? ""))
             throw ExitCode(ExitStatus.testFailure)
         }
         let total = passed + failed
         print("sluice test: \(total) case\(total == 1 ? "" : "s"), \(passed) passed, \(failed) failed")
+        try StandardOutput.finish()
         if failed > 0 { throw ExitCode(ExitStatus.testFailure) }
     }
 }

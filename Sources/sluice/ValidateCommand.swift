@@ -54,7 +54,7 @@ struct ValidateCommand: ParsableCommand {
                 let configuration = try PipelineConfiguration.load(path: file)
                 _ = try configuration.testCases()
                 let findings = configuration.lint() + configuration.shardLint(shard: shard)
-                for finding in findings { Diagnostics.error(finding.description) }
+                for finding in findings { Diagnostics.finding(finding.description) }
                 let warnings = findings.filter { $0.severity == .warning }.count
                 if findings.contains(where: { $0.severity == .error }) || (strict && warnings > 0) {
                     failed = true

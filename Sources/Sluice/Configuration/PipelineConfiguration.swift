@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A pipeline file, checked and resolved: what the runner runs.
 public struct PipelineConfiguration {
     public static let supportedVersion = 1
@@ -26,6 +32,12 @@ public struct PipelineConfiguration {
         let text: String
         do {
             text = try readFile(path)
+        } catch let error as InputError {
+            guard case let .cannotOpen(_, code) = error else {
+                throw ConfigurationError(diagnostics: [ConfigDiagnostic(file: path, line: 1, column: 1, message: "\(error)")])
+            }
+            throw ConfigurationError(diagnostics: [ConfigDiagnostic(file: path, line: 1, column: 1,
+                message: "cannot open the pipeline file: \(String(cString: strerror(code)))")])
         } catch {
             throw ConfigurationError(diagnostics: [ConfigDiagnostic(file: path, line: 1, column: 1, message: "\(error)")])
         }
