@@ -147,3 +147,40 @@ extension CommandLineTests {
         #expect(!result.stderr.contains("input"), "\(result.stderr)")
     }
 }
+
+extension CommandLineTests {
+    static let environmentPipeline = """
+        version: 1
+        destinations:
+          archive:
+            type: ndjson
+            path: "${SLUICE_TEST_ENV:-dev}/{dest}-{seq}.ndjson.gz"
+          mixpanel:
+            type: mixpanel
+            token: ${SLUICE_TEST_TOKEN}
+        """
+
+    @Test func pipelineFilesReadEnvironmentVariablesAndValidateHidesSecrets() throws {
+        let directory = TemporaryDirectory()
+        _ = directory.write("p.yaml", Self.environmentPipeline)
+        _ = directory.write("in.ndjson", #"{"type":"track","event":"e","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"# + "\n")
+        let environment = ["SLUICE_TEST_ENV": "prod", "SLUICE_TEST_TOKEN": "s3cr3t-t0ken"]
+        let validate = try SluiceBinary.shell("\"$SLUICE\" validate p.yaml", in: directory.path, environment: environment)
+        #expect(validate.status == 0, "\(validate.stderr)")
+        #expect(validate.stdoutText.contains(#"p.yaml:5:11: destinations.archive.path = "prod/{dest}-{seq}.ndjson.gz" from ${SLUICE_TEST_ENV:-dev}/{dest}-{seq}.ndjson.gz"#),
+                "\(validate.stdoutText)")
+        #expect(validate.stdoutText.contains("p.yaml:8:12: destinations.mixpanel.token = (secret, not shown) from ${SLUICE_TEST_TOKEN}"))
+        #expect(!(validate.stdoutText + validate.stderr).contains("s3cr3t"))
+
+        let run = try SluiceBinary.shell("\"$SLUICE\" run --quiet --pipeline p.yaml in.ndjson", in: directory.path, environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(FileManager.default.fileExists(atPath: directory.file("out/prod/archive-0000.ndjson.gz")), "\(directory.files())")
+
+        // Unset without a default: exit 78 naming the variable at its place, nothing written.
+        let unset = try SluiceBinary.shell("unset SLUICE_TEST_TOKEN; \"$SLUICE\" run --pipeline p.yaml --out out2 in.ndjson", in: directory.path)
+        #expect(unset.status == 78)
+        #expect(unset.stderr.hasPrefix("sluice: error: p.yaml:8:12: destinations.mixpanel.token: environment variable SLUICE_TEST_TOKEN is not set"),
+                "\(unset.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("out2")))
+    }
+}
