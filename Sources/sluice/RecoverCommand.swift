@@ -26,10 +26,11 @@ struct RecoverCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: ArgumentHelp("The output directory to scan.", valueName: "dir"))
+    @Argument(help: ArgumentHelp("The output directory to scan.", valueName: "dir"), completion: .directory)
     var directory: String
 
-    @Option(help: ArgumentHelp("Where damaged originals go (default: DIR/.quarantine, same filesystem).", valueName: "dir"))
+    @Option(help: ArgumentHelp("Where damaged originals go (default: DIR/.quarantine, same filesystem).", valueName: "dir"),
+            completion: .directory)
     var quarantine: String?
 
     @Flag(name: .customLong("dry-run"), help: "Report what would be done; change nothing.")

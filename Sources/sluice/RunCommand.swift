@@ -71,10 +71,12 @@ struct RunCommand: ParsableCommand {
         """
     )
 
-    @Option(name: .long, help: ArgumentHelp("The pipeline file (YAML; default: the built-in pipelines/default.yaml).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("The pipeline file (YAML; default: the built-in pipelines/default.yaml).", valueName: "file"),
+            completion: .file(extensions: ["yaml", "yml"]))
     var pipeline: String?
 
-    @Option(name: .long, help: ArgumentHelp("The root that relative output paths are under (default: out).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("The root that relative output paths are under (default: out).", valueName: "dir"),
+            completion: .directory)
     var out: String?
 
     /// A list only so that a second `--stdout` is caught (exit 64) instead of silently replacing the first.
@@ -86,11 +88,13 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Exit 65 if any line was rejected.")
     var strict = false
 
-    @Option(name: .long, help: ArgumentHelp("Write the accounting as JSON to this file.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Write the accounting as JSON to this file (- for stdout), on every exit.", valueName: "file"),
+            completion: .file())
     var stats: String?
 
-    @Option(name: .long, help: ArgumentHelp("Write the accounting as a Prometheus textfile, every flush interval and at the end.",
-                                            valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Write the accounting as a Prometheus textfile, every flush interval and on every exit.",
+                                            valueName: "file"),
+            completion: .file())
     var metrics: String?
 
     @Flag(inversion: .prefixedNo, help: "Show a progress line on stderr (default: only when stderr is a terminal).")
@@ -109,7 +113,8 @@ struct RunCommand: ParsableCommand {
     var shutdownTimeout: DurationArgument = DurationArgument(.seconds(30))
 
     @Option(name: .long, help: ArgumentHelp("Carry open timers, sessions and the dedupe window from run to run in this file.",
-                                            valueName: "file"))
+                                            valueName: "file"),
+            completion: .file())
     var state: String?
 
     @Flag(help: ArgumentHelp("With --state: the last run of a series; let out what is still open instead of carrying it."))
@@ -131,7 +136,8 @@ struct RunCommand: ParsableCommand {
     var shard: String?
 
     @Option(help: ArgumentHelp("Write the files here and move them under --out only when the run ends with exit 0 "
-                               + "(same filesystem as --out).", valueName: "dir"))
+                               + "(same filesystem as --out).", valueName: "dir"),
+            completion: .directory)
     var staging: String?
 
     @Flag(help: "Print nothing on stderr but errors.")
@@ -148,7 +154,8 @@ struct RunCommand: ParsableCommand {
     var concat = false
 
     @Argument(help: ArgumentHelp("Input files, directories (their files in name order) or - for stdin; gzip is gunzipped.",
-                                 valueName: "input"))
+                                 valueName: "input"),
+              completion: .file())
     var inputs: [String] = []
 
     func validate() throws {

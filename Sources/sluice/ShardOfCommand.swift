@@ -47,7 +47,7 @@ struct ShardOfCommand: ParsableCommand {
                                valueName: "size"))
     var maxLineBytes: String = "1MiB"
 
-    @Argument(help: ArgumentHelp("Input files (- for stdin); .gz files are gunzipped.", valueName: "input"))
+    @Argument(help: ArgumentHelp("Input files (- for stdin); .gz files are gunzipped.", valueName: "input"), completion: .file())
     var inputs: [String] = []
 
     func validate() throws {

@@ -35,13 +35,15 @@ struct StatsMergeCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: ArgumentHelp("The shards' --stats files.", valueName: "file"))
+    @Argument(help: ArgumentHelp("The shards' --stats files.", valueName: "file"), completion: .file(extensions: ["json"]))
     var files: [String] = []
 
-    @Option(help: ArgumentHelp("Write the merged JSON to this file (atomically) instead of stdout.", valueName: "file"))
+    @Option(help: ArgumentHelp("Write the merged JSON to this file (atomically) instead of stdout.", valueName: "file"),
+            completion: .file())
     var out: String?
 
-    @Option(help: ArgumentHelp("Also write the merged stats as a Prometheus textfile (atomically).", valueName: "file"))
+    @Option(help: ArgumentHelp("Also write the merged stats as a Prometheus textfile (atomically).", valueName: "file"),
+            completion: .file())
     var metrics: String?
 
     func validate() throws {

@@ -23,7 +23,7 @@ struct TestCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Run only the cases whose name contains this text (case-insensitive).", valueName: "name"))
     var filter: String?
 
-    @Argument(help: "Pipeline files whose tests to run.")
+    @Argument(help: "Pipeline files whose tests to run.", completion: .file(extensions: ["yaml", "yml"]))
     var files: [String]
 
     func validate() throws {

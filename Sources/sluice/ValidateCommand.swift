@@ -33,7 +33,7 @@ struct ValidateCommand: ParsableCommand {
                                valueName: "id"))
     var shard: String?
 
-    @Argument(help: "Pipeline files to check.")
+    @Argument(help: "Pipeline files to check.", completion: .file(extensions: ["yaml", "yml"]))
     var files: [String]
 
     func validate() throws {
