@@ -44,16 +44,16 @@ struct GenerateCommand: ParsableCommand {
     var devices: Int?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Share of broken lines (0 to 1; default: 0).", valueName: "rate"),
-            transform: ShareArgument.parse)
+            transform: { try ShareArgument.parse($0) })
     var malformed: Double = 0
 
     @Option(parsing: .unconditional,
             help: ArgumentHelp("Share of events sent twice with the same messageId (0 to 1; default: 0.005).", valueName: "rate"),
-            transform: ShareArgument.parse)
+            transform: { try ShareArgument.parse($0) })
     var duplicates: Double = 0.005
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Share of events delivered late (0 to 1; default: 0.01).", valueName: "rate"),
-            transform: ShareArgument.parse)
+            transform: { try ShareArgument.parse($0) })
     var late: Double = 0.01
 
     @Option(help: ArgumentHelp("Event time of the first event (ISO 8601, UTC).", valueName: "time"))

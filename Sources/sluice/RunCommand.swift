@@ -120,7 +120,7 @@ struct RunCommand: ParsableCommand {
     @Flag(help: ArgumentHelp("With --state: the last run of a series; let out what is still open instead of carrying it."))
     var final = false
 
-    @Option(name: .customLong("watermark-end"),
+    @Option(name: .customLong("watermark-end"), parsing: .unconditional,
             help: ArgumentHelp("The event time every shard treats as the end of input (RFC 3339, or epoch milliseconds): "
                                + "timers expire as if an event at TIME had been read.", valueName: "time"),
             transform: { text in

@@ -42,7 +42,7 @@ struct ShardOfCommand: ParsableCommand {
             transform: { try CountArgument.parse($0) })
     var shards: Int
 
-    @Option(name: .customLong("max-line-bytes"),
+    @Option(name: .customLong("max-line-bytes"), parsing: .unconditional,
             help: ArgumentHelp("Longer lines count as invalid: the pipeline's input.max_line_bytes (e.g. 4MiB).",
                                valueName: "size"))
     var maxLineBytes: String = "1MiB"
@@ -55,7 +55,8 @@ struct ShardOfCommand: ParsableCommand {
             throw ValidationError("--shards \(shards): give 1 to \(ShardFunction.maxShards)")
         }
         guard let size = ConfigReader.parseSize(maxLineBytes), (1...InputSettings.maxLineBytesLimit).contains(size) else {
-            throw ValidationError("--max-line-bytes \(maxLineBytes): give a size from 1 byte to 1GiB, such as 1MiB")
+            throw ValidationError("--max-line-bytes \(maxLineBytes): " + (maxLineBytes.hasPrefix("-") ? "must be positive: " : "")
+                + "give a size from 1 byte to 1GiB, such as 1MiB")
         }
     }
 

@@ -81,7 +81,7 @@ import Testing
         ["run", "--flush-interval", "-5s"], ["run", "--shutdown-timeout", "-1m"], ["run", "--reorder-window", "-30s"],
         ["generate", "--events", "-5"], ["generate", "--events", "five"], ["generate", "--devices", "-1"],
         ["generate", "--malformed", "-0.1"], ["generate", "--seed", "-3"], ["shard-of", "--shards", "-3"],
-        ["shard-of", "--shards", "x"],
+        ["shard-of", "--shards", "x"], ["shard-of", "--shards", "2", "--max-line-bytes", "-5"],
     ])
     func negativeOrMalformedCountsAndDurationsMustBePositive(_ arguments: [String]) throws {
         let directory = TemporaryDirectory()
