@@ -10,6 +10,11 @@ struct GenerateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate",
         abstract: "Write a realistic stream of app analytics events (NDJSON) to stdout.",
+        usage: """
+        sluice generate [--events <n>] [--seed <s>] [--devices <d>]
+                        [--malformed <rate>] [--duplicates <rate>]
+                        [--late <rate>] [--start <time>]
+        """,
         discussion: """
         Many devices interleaved, each living through sessions: launches, sign-ins,
         screens, taps, timed flows (some abandoned, some stops without a start),
@@ -18,38 +23,45 @@ struct GenerateCommand: ParsableCommand {
 
         Examples:
           sluice generate --events 100000 | sluice run
-          sluice generate --events 20000 --malformed 0.01 | gzip > day.ndjson.gz
+          sluice generate --events 20000 --malformed 0.01 | gzip > day.gz
         """
     )
 
-    @Option(help: "How many lines to write.")
+    @Option(parsing: .unconditional, help: ArgumentHelp("How many lines to write (default: 100000).", valueName: "n"),
+            transform: { try CountArgument.parse($0, minimum: 0) })
     var events: Int = 100_000
 
-    @Option(help: "Random seed: the same seed gives the same bytes.")
+    @Option(parsing: .unconditional, help: ArgumentHelp("Random seed: the same seed gives the same bytes (default: 1).", valueName: "s"),
+            transform: { text in
+                guard let seed = UInt64(text) else { throw ValidationError("must be positive (or 0): a whole number such as 7") }
+                return seed
+            })
     var seed: UInt64 = 1
 
-    @Option(help: "Concurrent devices (default: events / 50, at least 10, at most 10000000).")
-    var devices: Int = 0
+    @Option(parsing: .unconditional, help: ArgumentHelp("Concurrent devices (default: events / 50, at least 10, at most \(GeneratorOptions.maxDevices)).",
+                               valueName: "d"),
+            transform: { try CountArgument.parse($0) })
+    var devices: Int?
 
-    @Option(help: "Share of broken lines (0 to 1).")
+    @Option(parsing: .unconditional, help: ArgumentHelp("Share of broken lines (0 to 1; default: 0).", valueName: "rate"),
+            transform: { try ShareArgument.parse($0) })
     var malformed: Double = 0
 
-    @Option(help: "Share of events sent twice with the same messageId (0 to 1).")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Share of events sent twice with the same messageId (0 to 1; default: 0.005).", valueName: "rate"),
+            transform: { try ShareArgument.parse($0) })
     var duplicates: Double = 0.005
 
-    @Option(help: "Share of events delivered late (0 to 1).")
+    @Option(parsing: .unconditional, help: ArgumentHelp("Share of events delivered late (0 to 1; default: 0.01).", valueName: "rate"),
+            transform: { try ShareArgument.parse($0) })
     var late: Double = 0.01
 
-    @Option(help: "Event time of the first event (ISO 8601, UTC).")
+    @Option(help: ArgumentHelp("Event time of the first event (ISO 8601, UTC).", valueName: "time"))
     var start: String = "2026-11-20T08:00:00Z"
 
     func validate() throws {
-        if events < 0 { throw ValidationError("--events must be 0 or more") }
-        if !(0...GeneratorOptions.maxDevices).contains(devices) {
-            throw ValidationError("--devices must be between 0 and \(GeneratorOptions.maxDevices), not \(devices)")
-        }
-        for (name, value) in [("--malformed", malformed), ("--duplicates", duplicates), ("--late", late)] where !(0...1).contains(value) {
-            throw ValidationError("\(name) must be between 0 and 1")
+        if let devices, devices > GeneratorOptions.maxDevices {
+            throw ValidationError("--devices must be between 1 and \(GeneratorOptions.maxDevices), not \(devices)")
         }
         if EventTime.parseISO8601(start) == nil { throw ValidationError("--start must be ISO 8601 with a zone, e.g. 2026-11-20T08:00:00Z") }
     }
@@ -59,7 +71,7 @@ struct GenerateCommand: ParsableCommand {
         var options = GeneratorOptions()
         options.events = events
         options.seed = seed
-        options.devices = devices
+        options.devices = devices ?? 0
         options.malformed = malformed
         options.duplicates = duplicates
         options.late = late
@@ -72,7 +84,8 @@ struct GenerateCommand: ParsableCommand {
                     let n = write(STDOUT_FILENO, chunk.baseAddress! + written, chunk.count - written)
                     if n < 0 {
                         if errno == EINTR { continue }
-                        throw StdoutClosed()
+                        if errno == EPIPE { throw StdoutClosed() }
+                        StandardOutput.fail(errno)
                     }
                     written += n
                 }

@@ -26,10 +26,11 @@ struct RecoverCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: ArgumentHelp("The output directory to scan.", valueName: "dir"))
+    @Argument(help: ArgumentHelp("The output directory to scan.", valueName: "dir"), completion: .directory)
     var directory: String
 
-    @Option(help: ArgumentHelp("Where damaged originals go (default: DIR/.quarantine, same filesystem).", valueName: "dir"))
+    @Option(help: ArgumentHelp("Where damaged originals go (default: DIR/.quarantine, same filesystem).", valueName: "dir"),
+            completion: .directory)
     var quarantine: String?
 
     @Flag(name: .customLong("dry-run"), help: "Report what would be done; change nothing.")
@@ -41,6 +42,7 @@ struct RecoverCommand: ParsableCommand {
         options.dryRun = dryRun
         let report = PartFileRecovery.run(options, logger: .sluiceStderr(console: StderrConsole(), quiet: false))
         for file in report.files { print(file.line) }
+        try StandardOutput.finish()
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
     }
 }

@@ -22,12 +22,16 @@ struct RunCommand: ParsableCommand {
 
         Examples:
           sluice generate --events 100000 | sluice run
-          sluice run --pipeline pipelines/default.yaml --out /data/out logs/*.ndjson.gz
+          sluice run --pipeline app.yaml --out /data/out logs/*.ndjson.gz
           sluice run --stdout archive < events.ndjson | jq -c .event | head
-          tail -F app.log | sluice run --flush-interval 5s --metrics /var/lib/node_exporter/sluice.prom
-          sluice run --pipeline app.yaml --state /var/lib/sluice/app.state logs/hour-09.ndjson.gz
-          sluice run --pipeline app.yaml --watermark-end 2026-11-20T23:59:58.874Z --stats part-3.json part-3.ndjson.gz
-          sluice run --pipeline app.yaml --shard 3 --staging /data/staging/3 --out /data/out part-3.ndjson
+          tail -F app.log | sluice run --flush-interval 5s \\
+              --metrics /var/lib/node_exporter/textfile/sluice.prom
+          sluice run --pipeline app.yaml --state /var/lib/sluice/app.state \\
+              logs/hour-09.ndjson.gz
+          sluice run --pipeline app.yaml --stats part-3.json \\
+              --watermark-end 2026-11-20T23:59:58.874Z part-3.ndjson.gz
+          sluice run --pipeline app.yaml --shard 3 --staging /data/staging/3 \\
+              --out /data/out part-3.ndjson
           sluice run --pipeline app.yaml --stats day.json /var/log/app/2026-11-20/
 
         With --state FILE, open timers, sessions and the dedupe window are restored
@@ -67,11 +71,13 @@ struct RunCommand: ParsableCommand {
         """
     )
 
-    @Option(name: .long, help: ArgumentHelp("The pipeline file (YAML).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("The pipeline file (YAML; default: the built-in pipelines/default.yaml).", valueName: "file"),
+            completion: .file(extensions: ["yaml", "yml"]))
     var pipeline: String?
 
-    @Option(name: .long, help: ArgumentHelp("The root that relative output paths are under.", valueName: "dir"))
-    var out: String = "out"
+    @Option(name: .long, help: ArgumentHelp("The root that relative output paths are under (default: out).", valueName: "dir"),
+            completion: .directory)
+    var out: String?
 
     /// A list only so that a second `--stdout` is caught (exit 64) instead of silently replacing the first.
     @Option(name: .customLong("stdout"),
@@ -82,34 +88,39 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Exit 65 if any line was rejected.")
     var strict = false
 
-    @Option(name: .long, help: ArgumentHelp("Write the accounting as JSON to this file.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Write the accounting as JSON to this file (- for stdout), on every exit.", valueName: "file"),
+            completion: .file())
     var stats: String?
 
-    @Option(name: .long, help: ArgumentHelp("Write the accounting as a Prometheus textfile, every flush interval and at the end.",
-                                            valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Write the accounting as a Prometheus textfile, every flush interval and on every exit.",
+                                            valueName: "file"),
+            completion: .file())
     var metrics: String?
 
     @Flag(inversion: .prefixedNo, help: "Show a progress line on stderr (default: only when stderr is a terminal).")
     var progress: Bool?
 
-    @Option(name: .customLong("flush-interval"),
-            help: ArgumentHelp("How stale finished data in an open .part file may get (e.g. 500ms, 5s).", valueName: "duration"),
+    @Option(name: .customLong("flush-interval"), parsing: .unconditional,
+            help: ArgumentHelp("How stale finished data in an open .part file may get (e.g. 500ms, 5s, 1.5s; default: 5s).",
+                               valueName: "duration"),
             transform: { try DurationArgument.parse($0) })
     var flushInterval: DurationArgument = DurationArgument(.seconds(5))
 
-    @Option(name: .customLong("shutdown-timeout"),
-            help: ArgumentHelp("How long the drain after SIGTERM/SIGINT may take before exiting 75.", valueName: "duration"),
+    @Option(name: .customLong("shutdown-timeout"), parsing: .unconditional,
+            help: ArgumentHelp("How long the drain after SIGTERM/SIGINT may take before exiting 75 (default: 30s).",
+                               valueName: "duration"),
             transform: { try DurationArgument.parse($0) })
     var shutdownTimeout: DurationArgument = DurationArgument(.seconds(30))
 
     @Option(name: .long, help: ArgumentHelp("Carry open timers, sessions and the dedupe window from run to run in this file.",
-                                            valueName: "file"))
+                                            valueName: "file"),
+            completion: .file())
     var state: String?
 
     @Flag(help: ArgumentHelp("With --state: the last run of a series; let out what is still open instead of carrying it."))
     var final = false
 
-    @Option(name: .customLong("watermark-end"),
+    @Option(name: .customLong("watermark-end"), parsing: .unconditional,
             help: ArgumentHelp("The event time every shard treats as the end of input (RFC 3339, or epoch milliseconds): "
                                + "timers expire as if an event at TIME had been read.", valueName: "time"),
             transform: { text in
@@ -125,13 +136,14 @@ struct RunCommand: ParsableCommand {
     var shard: String?
 
     @Option(help: ArgumentHelp("Write the files here and move them under --out only when the run ends with exit 0 "
-                               + "(same filesystem as --out).", valueName: "dir"))
+                               + "(same filesystem as --out).", valueName: "dir"),
+            completion: .directory)
     var staging: String?
 
     @Flag(help: "Print nothing on stderr but errors.")
     var quiet = false
 
-    @Option(name: .customLong("reorder-window"),
+    @Option(name: .customLong("reorder-window"), parsing: .unconditional,
             help: ArgumentHelp("Merging several inputs: how far behind its input's latest event time a line may be and still be put in order "
                                + "(e.g. 0, 30s, 5m; default: the largest lateness of the pipeline's stages, 5m without).",
                                valueName: "duration"),
@@ -142,7 +154,8 @@ struct RunCommand: ParsableCommand {
     var concat = false
 
     @Argument(help: ArgumentHelp("Input files, directories (their files in name order) or - for stdin; gzip is gunzipped.",
-                                 valueName: "input"))
+                                 valueName: "input"),
+              completion: .file())
     var inputs: [String] = []
 
     func validate() throws {
@@ -172,7 +185,7 @@ struct RunCommand: ParsableCommand {
         request.options.stagingDirectory = staging
         request.pipelinePath = pipeline
         request.inputs = inputs
-        request.options.outDirectory = out
+        request.options.outDirectory = out ?? "out"
         request.options.stdoutDestination = stdoutDestinations.first
         request.options.flushInterval = flushInterval.value
         request.options.statePath = state
@@ -203,17 +216,11 @@ struct DurationArgument: ExpressibleByArgument {
         self.value = value
     }
 
-    /// Reads an option's text, with a message that says what is wrong (exit 64).
+    /// Reads an option's text, with a message that says what is wrong (exit 64):
+    /// "must be positive" for a negative one, taken as the option's value
+    /// (`parsing: .unconditional`), not as another option.
     static func parse(_ text: String) throws -> DurationArgument {
-        switch ConfigReader.readDuration(text) {
-        case .value(let value): return DurationArgument(value)
-        case .tooLarge: throw ValidationError("'\(text)' is too long: at most \(ConfigReader.maxDurationText) (100 years)")
-        case .invalid: throw ValidationError("'\(text)' is not a duration such as 500ms, 30s, 5m or 1h")
-        }
-    }
-
-    var defaultValueDescription: String {
-        let (seconds, _) = value.components
-        return "\(seconds)s"
+        guard let value = ConfigReader.parseDuration(text) else { throw ValidationError(ConfigReader.durationProblem(text)) }
+        return DurationArgument(value)
     }
 }

@@ -38,15 +38,16 @@ struct ShardOfCommand: ParsableCommand {
         """
     )
 
-    @Option(help: ArgumentHelp("How many shards (1 to \(ShardFunction.maxShards)).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How many shards (1 to \(ShardFunction.maxShards)).", valueName: "n"),
+            transform: { try CountArgument.parse($0) })
     var shards: Int
 
-    @Option(name: .customLong("max-line-bytes"),
+    @Option(name: .customLong("max-line-bytes"), parsing: .unconditional,
             help: ArgumentHelp("Longer lines count as invalid: the pipeline's input.max_line_bytes (e.g. 4MiB).",
                                valueName: "size"))
     var maxLineBytes: String = "1MiB"
 
-    @Argument(help: ArgumentHelp("Input files (- for stdin); .gz files are gunzipped.", valueName: "input"))
+    @Argument(help: ArgumentHelp("Input files (- for stdin); .gz files are gunzipped.", valueName: "input"), completion: .file())
     var inputs: [String] = []
 
     func validate() throws {
@@ -54,7 +55,8 @@ struct ShardOfCommand: ParsableCommand {
             throw ValidationError("--shards \(shards): give 1 to \(ShardFunction.maxShards)")
         }
         guard let size = ConfigReader.parseSize(maxLineBytes), (1...InputSettings.maxLineBytesLimit).contains(size) else {
-            throw ValidationError("--max-line-bytes \(maxLineBytes): give a size from 1 byte to 1GiB, such as 1MiB")
+            throw ValidationError("--max-line-bytes \(maxLineBytes): " + (maxLineBytes.hasPrefix("-") ? "must be positive: " : "")
+                + "give a size from 1 byte to 1GiB, such as 1MiB")
         }
     }
 

@@ -24,7 +24,8 @@ struct StatsMergeCommand: ParsableCommand {
 
         Examples:
           sluice stats merge shard-*.json --out job.json
-          sluice stats merge s0.json s1.json --metrics /var/lib/node_exporter/textfile/job.prom
+          sluice stats merge s0.json s1.json \\
+              --metrics /var/lib/node_exporter/textfile/job.prom
 
         Exit codes: 0 merged; 65 a file is not --stats JSON or the files are of
         different pipelines (nothing written), or a shard's lines do not add up or
@@ -34,13 +35,15 @@ struct StatsMergeCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: ArgumentHelp("The shards' --stats files.", valueName: "file"))
+    @Argument(help: ArgumentHelp("The shards' --stats files.", valueName: "file"), completion: .file(extensions: ["json"]))
     var files: [String] = []
 
-    @Option(help: ArgumentHelp("Write the merged JSON to this file (atomically) instead of stdout.", valueName: "file"))
+    @Option(help: ArgumentHelp("Write the merged JSON to this file (atomically) instead of stdout.", valueName: "file"),
+            completion: .file())
     var out: String?
 
-    @Option(help: ArgumentHelp("Also write the merged stats as a Prometheus textfile (atomically).", valueName: "file"))
+    @Option(help: ArgumentHelp("Also write the merged stats as a Prometheus textfile (atomically).", valueName: "file"),
+            completion: .file())
     var metrics: String?
 
     func validate() throws {

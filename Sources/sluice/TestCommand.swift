@@ -23,7 +23,7 @@ struct TestCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Run only the cases whose name contains this text (case-insensitive).", valueName: "name"))
     var filter: String?
 
-    @Argument(help: "Pipeline files whose tests to run.")
+    @Argument(help: "Pipeline files whose tests to run.", completion: .file(extensions: ["yaml", "yml"]))
     var files: [String]
 
     func validate() throws {
@@ -53,12 +53,14 @@ struct TestCommand: ParsableCommand {
                 if result.passed { passed += 1 } else { failed += 1 }
             }
         }
+        try StandardOutput.finish()
         if passed + failed == 0 {
-            Diagnostics.error("sluice test: no test case ran" + (filter.map { " (none matches --filter \"\($0)\")" } ?? ""))
+            Diagnostics.error("no test case ran" + (filter.map { " (none matches --filter \"\($0)\")" } ?? ""))
             throw ExitCode(ExitStatus.testFailure)
         }
         let total = passed + failed
         print("sluice test: \(total) case\(total == 1 ? "" : "s"), \(passed) passed, \(failed) failed")
+        try StandardOutput.finish()
         if failed > 0 { throw ExitCode(ExitStatus.testFailure) }
     }
 }

@@ -12,6 +12,10 @@ struct ValidateCommand: ParsableCommand {
         destination would refuse is an error; one it would rename, flatten or
         leave out (in part) is a warning (an error with --strict).
 
+        Values may use ${VAR} and ${VAR:-default} ($$ for a `$`); each value so
+        written is printed with what it resolved to, except a secret's (a key
+        naming a token, secret, key or password): an unset VAR is an error.
+
         With --shard (or SLUICE_SHARD), the file is checked for a sharded run: an
         output path without {shard} is a warning. Without it, a path with {shard}
         gets a note saying what {shard} becomes ("all").
@@ -29,7 +33,7 @@ struct ValidateCommand: ParsableCommand {
                                valueName: "id"))
     var shard: String?
 
-    @Argument(help: "Pipeline files to check.")
+    @Argument(help: "Pipeline files to check.", completion: .file(extensions: ["yaml", "yml"]))
     var files: [String]
 
     func validate() throws {
@@ -54,11 +58,12 @@ struct ValidateCommand: ParsableCommand {
                 let configuration = try PipelineConfiguration.load(path: file)
                 _ = try configuration.testCases()
                 let findings = configuration.lint() + configuration.shardLint(shard: shard)
-                for finding in findings { Diagnostics.error(finding.description) }
+                for finding in findings { Diagnostics.finding(finding.description) }
                 let warnings = findings.filter { $0.severity == .warning }.count
                 if findings.contains(where: { $0.severity == .error }) || (strict && warnings > 0) {
                     failed = true
                 } else {
+                    for substitution in configuration.substitutions { print(substitution.description) }
                     print("\(file): ok" + (warnings == 0 ? "" : " (\(warnings) warning\(warnings == 1 ? "" : "s"))"))
                 }
             } catch let error as ConfigurationError {
@@ -66,6 +71,7 @@ struct ValidateCommand: ParsableCommand {
                 failed = true
             }
         }
+        try StandardOutput.finish()
         if failed { throw ExitCode(ExitStatus.config) }
     }
 }

@@ -34,8 +34,9 @@ import Testing
         let failed = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "app.state", "--out", "attempt-1",
                                            flag, "file/report", "hour-09.ndjson"], in: directory.path)
         #expect(failed.status == 73, "\(failed.stderr)")
-        #expect(failed.stderr.contains("--state app.state is left as it was, because --stats or --metrics could not be written"),
-                "\(failed.stderr)")
+        // Found at the start: nothing is read, so nothing is written but the message.
+        #expect(failed.stderr.contains("cannot write \(flag) file/report: Not a directory; nothing was read"), "\(failed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("attempt-1")))
         #expect(bytes(directory, "app.state") == saved, "the state is the one the run started from")
         #expect(!directory.files().contains { $0.contains(".tmp-") })
 

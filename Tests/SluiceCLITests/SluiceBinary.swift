@@ -29,8 +29,9 @@ enum SluiceBinary {
     }
 
     /// Runs a shell pipeline (bash -c, or another shell) with `$SLUICE` set to the binary.
-    static func shell(_ script: String, in directory: String, shell: String = "/bin/bash") throws -> Result {
-        try runProcess(shell, ["-c", script], in: directory, stdin: nil, environment: ["SLUICE": path])
+    static func shell(_ script: String, in directory: String, shell: String = "/bin/bash",
+                      environment: [String: String] = [:]) throws -> Result {
+        try runProcess(shell, ["-c", script], in: directory, stdin: nil, environment: environment.merging(["SLUICE": path]) { $1 })
     }
 
     private static func runProcess(_ executable: String, _ arguments: [String], in directory: String, stdin: String?,

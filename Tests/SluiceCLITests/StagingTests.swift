@@ -103,10 +103,10 @@ import Glibc
         #expect(!under(directory, "staging").isEmpty)
         #expect(FileManager.default.contents(atPath: directory.file("app.state")) == state)
 
-        // --stats cannot be written (its directory is a file): the files are moved back, exit 73.
+        // --stats cannot be written (its directory is a file): found at the start, exit 73, nothing read or moved.
         let reports = try SluiceBinary.run(base + ["--out", "out9", "--stats", "h8.ndjson/s.json", "h9.ndjson"], in: directory.path)
         #expect(reports.status == 73, "\(reports.stderr)")
-        #expect(reports.stderr.contains("the files were moved back under staging, as the reports could not be written"))
+        #expect(reports.stderr.contains("cannot write --stats h8.ndjson/s.json: Not a directory; nothing was read"), "\(reports.stderr)")
         #expect(under(directory, "out9").isEmpty)
         #expect(FileManager.default.contents(atPath: directory.file("app.state")) == state)
 
@@ -131,7 +131,10 @@ import Glibc
         #expect(run.status == 73)
         #expect(run.stderr.contains("--staging \(staging) is on another filesystem than --out out"))
         #expect(under(directory, "out").isEmpty)
-        #expect(!FileSystem.exists(directory.file("s.json")))
+        // The stats say why, as after every exit.
+        let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("s.json")))) as? [String: Any]
+        #expect(stats?["exit_code"] as? Int == 73 && stats?["lines_in"] as? Int == 0)
+        #expect((stats?["error"] as? String)?.contains("is on another filesystem") == true)
     }
 }
 

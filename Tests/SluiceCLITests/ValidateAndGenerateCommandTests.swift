@@ -41,10 +41,10 @@ import Testing
     }
 
     @Test(arguments: [
-        (["run", "--flush-interval", "9999999999999999d"], "'9999999999999999d' is too long: at most 36500d (100 years)"),
-        (["run", "--shutdown-timeout", "99999999999999999999ms"], "'99999999999999999999ms' is too long"),
-        (["run", "--flush-interval", "5 minutes"], "'5 minutes' is not a duration"),
-        (["generate", "--devices", "999999999999"], "--devices must be between 0 and 10000000"),
+        (["run", "--flush-interval", "9999999999999999d"], "'9999999999999999d' is invalid for '--flush-interval <duration>': is too long: at most 36500d (100 years)"),
+        (["run", "--shutdown-timeout", "99999999999999999999ms"], "'99999999999999999999ms' is invalid for '--shutdown-timeout <duration>': is too long"),
+        (["run", "--flush-interval", "5 minutes"], "'5 minutes' is invalid for '--flush-interval <duration>': is not a duration"),
+        (["generate", "--devices", "999999999999"], "--devices must be between 1 and 10000000"),
         (["generate", "--events", "99999999999999999999"], "--events"),
     ])
     func numericOptionsTooLargeAreUsageErrorsNotCrashes(_ arguments: [String], _ message: String) throws {

@@ -182,7 +182,7 @@ public struct ConfigReader {
         return result
     }
 
-    /// `500ms`, `30s`, `5m`, `1h`, `2d`; at most `maxDuration`.
+    /// `500ms`, `30s`, `1h30m`, `1.5s`, `2d`; at most `maxDuration`.
     public mutating func duration(_ node: ConfigValue, what: String) -> Duration? {
         let text = node.scalar?.text ?? ""
         switch ConfigReader.readDuration(text) {
@@ -192,7 +192,8 @@ public struct ConfigReader {
             error(node, "\(what) is too long: at most \(ConfigReader.maxDurationText) (100 years), not \(text)")
             return nil
         case .invalid:
-            error(node, "\(what) must be a duration such as 500ms, 30s, 5m or 1h")
+            error(node, text.hasPrefix("-") ? "\(what) must be positive: a duration such as 500ms, 30s, 1h30m or 1.5s"
+                : "\(what) must be a duration such as 500ms, 30s, 1h30m or 1.5s")
             return nil
         }
     }
@@ -218,33 +219,6 @@ public struct ConfigReader {
         /// Well formed, but beyond what the setting can hold.
         case tooLarge
         case invalid
-    }
-
-    /// The longest duration a setting takes: 100 years. Durations are added
-    /// to event times and clocks in micro- and nanoseconds; this keeps every
-    /// such sum far from overflowing 64 bits.
-    public static let maxDuration = Duration.seconds(36_500 * 86_400)
-    public static let maxDurationText = "36500d"
-
-    /// A duration, or nil when it is malformed or longer than `maxDuration`.
-    public static func parseDuration(_ text: String) -> Duration? {
-        if case .value(let value) = readDuration(text) { return value }
-        return nil
-    }
-
-    public static func readDuration(_ text: String) -> Reading<Duration> {
-        let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
-        for (suffix, millis) in units where text.hasSuffix(suffix) {
-            let number = String(text.dropLast(suffix.count))
-            // "5m" must not be read as "5" + "m" when the text is "5ms"; the order above tries "ms" first.
-            guard !number.hasPrefix("-"), isWholeNumber(number) else { continue }
-            guard let value = Int64(number) else { return .tooLarge }
-            let (product, overflow) = value.multipliedReportingOverflow(by: millis)
-            if overflow { return .tooLarge }
-            let duration = Duration.milliseconds(product)
-            return duration > maxDuration ? .tooLarge : .value(duration)
-        }
-        return .invalid
     }
 
     /// A size in bytes, or nil when it is malformed or beyond `Int.max`.

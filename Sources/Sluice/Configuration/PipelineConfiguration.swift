@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A pipeline file, checked and resolved: what the runner runs.
 public struct PipelineConfiguration {
     public static let supportedVersion = 1
@@ -13,6 +19,8 @@ public struct PipelineConfiguration {
     public var testsNode: ConfigValue?
     /// What is allowed but likely not meant, located (`validate` prints them with the lint, `run` logs them).
     public var warnings: [ConfigDiagnostic] = []
+    /// The values `${VAR}` references were replaced in, in file order (`validate` shows them, secrets hidden).
+    public var substitutions: [EnvironmentSubstitution] = []
 
     /// The built-in pipeline `sluice run` uses without `--pipeline`.
     public static func builtIn() -> PipelineConfiguration {
@@ -26,6 +34,12 @@ public struct PipelineConfiguration {
         let text: String
         do {
             text = try readFile(path)
+        } catch let error as InputError {
+            guard case let .cannotOpen(_, code) = error else {
+                throw ConfigurationError(diagnostics: [ConfigDiagnostic(file: path, line: 1, column: 1, message: "\(error)")])
+            }
+            throw ConfigurationError(diagnostics: [ConfigDiagnostic(file: path, line: 1, column: 1,
+                message: "cannot open the pipeline file: \(String(cString: strerror(code)))")])
         } catch {
             throw ConfigurationError(diagnostics: [ConfigDiagnostic(file: path, line: 1, column: 1, message: "\(error)")])
         }
@@ -36,18 +50,21 @@ public struct PipelineConfiguration {
                             environment: @escaping @Sendable (String) -> String? = ConfigReader.processEnvironment)
         throws(ConfigurationError) -> PipelineConfiguration {
         var reader = ConfigReader(file: file, environment: environment)
-        let root: ConfigValue?
+        let parsed: ConfigValue?
         do {
-            root = try ConfigValue.parse(yaml: yaml)
+            parsed = try ConfigValue.parse(yaml: yaml)
         } catch {
             reader.error(line: error.line, column: error.column, "invalid YAML: \(error.problem)")
             throw ConfigurationError(diagnostics: reader.diagnostics)
         }
-        guard let root else {
+        guard let written = parsed else {
             reader.error(line: 1, column: 1, "the pipeline file is empty; it needs at least `version: 1` and one destination")
             throw ConfigurationError(diagnostics: reader.diagnostics)
         }
         var configuration = PipelineConfiguration(file: file)
+        // ${VAR} first: a value left unresolved would only give the settings' errors after its own.
+        let root = written.substitutingEnvironment(&reader, key: "", into: &configuration.substitutions)
+        if !reader.diagnostics.isEmpty { throw ConfigurationError(diagnostics: reader.diagnostics) }
         configuration.read(root, &reader)
         if !reader.diagnostics.isEmpty { throw ConfigurationError(diagnostics: reader.diagnostics) }
         configuration.warnings = reader.warnings

@@ -54,6 +54,15 @@ final class FileByteSource: ByteSource {
     private let gate: InputGate?
     /// Whether a read may wait for data (a pipe, a terminal), unlike a regular file.
     private let mayBlock: Bool
+    /// Set once a read returned 0: the end stays the end. At a terminal the
+    /// end is one Ctrl-D, which read(2) reports once; reading again would wait
+    /// for more typing (the peek that sniffs gzip must not use it up).
+    private var ended = false
+    /// A terminal in canonical mode hands over a line at its newline, or what
+    /// was typed so far at a Ctrl-D: a read that ends without a newline (and
+    /// short of the terminal's line limit) was a Ctrl-D, so it ends the input
+    /// at once instead of waiting for a second one.
+    private let isTerminal: Bool
 
     init(path: String, fd: Int32, ownsDescriptor: Bool, gate: InputGate? = nil) {
         self.path = path
@@ -62,6 +71,7 @@ final class FileByteSource: ByteSource {
         self.gate = gate
         var info = stat()
         mayBlock = fstat(fd, &info) != 0 || info.st_mode & S_IFMT != S_IFREG
+        isTerminal = isatty(fd) == 1
     }
 
     /// Opens `path`, or stdin for `-`.
@@ -106,10 +116,13 @@ final class FileByteSource: ByteSource {
     }
 
     private func readDescriptor(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if ended { return 0 }
         try gate?.awaitReadable(fd: fd, mayBlock: mayBlock)
         while true {
             let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if n >= 0 {
+                if n == 0 { ended = true }
+                if isTerminal, n > 0, n < min(buffer.count, 4095), buffer[n - 1] != UInt8(ascii: "\n") { ended = true }
                 bytesConsumed += n
                 return n
             }

@@ -92,23 +92,34 @@ public enum RunProgram {
             return RunExitStatus.ioError
         }
 
+        // Stats or metrics written into the stream of records would corrupt it for its reader.
+        if request.metricsPath == "-" {
+            logger.error("--metrics - : the metrics file is rewritten while the run goes on; give it a file")
+            return RunExitStatus.usage
+        }
+        let reports = RunReports(statsPath: request.statsPath, metricsPath: request.metricsPath, interval: request.options.flushInterval)
+        // A report that cannot be written fails the run now, not after an hour of work.
+        if let problem = reports.problem() {
+            logger.error("\(problem)")
+            return RunExitStatus.cannotCreate
+        }
+
         let configuration: PipelineConfiguration
         do {
             configuration = try request.pipelinePath.map { try PipelineConfiguration.load(path: $0) } ?? PipelineConfiguration.builtIn()
         } catch let error as ConfigurationError {
             for line in error.description.split(separator: "\n") { logger.error("\(line)") }
-            return RunExitStatus.config
+            return reports.failed(RunExitStatus.config, error: error.description, logger: logger)
         } catch {
             logger.error("\(error)")
-            return RunExitStatus.config
+            return reports.failed(RunExitStatus.config, error: "\(error)", logger: logger)
         }
 
         for warning in configuration.warnings { logger.warning("\(warning)") }
 
-        // Stats or metrics written into the stream of records would corrupt it for its reader.
         if request.options.stdoutDestination != nil || configuration.destinations.contains(where: { $0.target == .stdout }) {
             for (flag, path) in [("--stats", request.statsPath), ("--metrics", request.metricsPath)] {
-                if let path, FileSystem.isOpen(path, as: STDOUT_FILENO) {
+                if let path, path == "-" || FileSystem.isOpen(path, as: STDOUT_FILENO) {
                     logger.error("\(flag) \(path) is the standard output, where the records go: give it a file")
                     return RunExitStatus.usage
                 }
@@ -119,17 +130,25 @@ public enum RunProgram {
             let text = "\(finding.file):\(finding.line):\(finding.column): \(finding.message)"
             if finding.severity == .note { logger.info("\(text)") } else { logger.warning("\(text)") }
         }
+        // A missing input fails the run before anything is created (no empty --out left behind).
+        do {
+            _ = try InputList.resolve(request.inputs)
+        } catch {
+            logger.error("\(error)")
+            return reports.failed(RunExitStatus.forInputError(error), error: "\(error)", logger: logger)
+        }
         var staging: StagingArea?
         if let directory = request.options.stagingDirectory {
             do {
                 staging = try StagingArea(directory: directory, outDirectory: request.options.outDirectory, logger: logger)
             } catch {
                 logger.error("\(error)")
-                return error.exitStatus
+                return reports.failed(error.exitStatus, error: "\(error)", logger: logger)
             }
         }
+        if StdinHint.applies(to: request.inputs), !request.quiet { logger.info("\(StdinHint.text)") }
 
-        let metrics = request.metricsPath.map { MetricsFileReporter(path: $0, interval: request.options.flushInterval) }
+        let metrics = reports.metrics
         let progress = (request.progress ?? (console.isTerminal && !request.quiet)) ? ProgressReporter(console: console) : nil
         var reporters: [any RunReporter] = []
         if let metrics { reporters.append(metrics) }
@@ -142,7 +161,7 @@ public enum RunProgram {
             runner = try PipelineRunner(configuration: configuration, options: request.options, logger: logger,
                                         control: control, reporters: reporters, openParts: openParts)
         } catch {
-            return exitStatus(for: error, logger: logger)
+            return reports.failed(exitStatus(for: error, logger: logger), error: "\(error)", logger: logger)
         }
         do {
             summary = try runner.run(inputs: request.inputs)
@@ -152,7 +171,7 @@ public enum RunProgram {
             // The runner logged input errors as they happened (the run went on past them).
             status = exitStatus(for: failure.error, logger: failure.error is InputError ? nil : logger)
         } catch {
-            return exitStatus(for: error, logger: logger)
+            return reports.failed(exitStatus(for: error, logger: logger), error: "\(error)", logger: logger)
         }
         progress?.finish()
 
@@ -164,15 +183,15 @@ public enum RunProgram {
             status = RunExitStatus.dataError
         }
         if let staging {
-            let reports = { (summary: RunSummary, status: Int32) -> Int32 in
-                let written = writeReports(summary, status: status, request, metrics: metrics, logger: logger)
+            let written = { (summary: RunSummary, status: Int32) -> Int32 in
+                let written = reports.write(summary, status: status, logger: logger)
                 return !written && status == RunExitStatus.ok ? RunExitStatus.cannotCreate : status
             }
             status = StagedRunEnd.finish(status: status, summary: &summary, staging: staging, runner: runner,
                                          statePath: request.options.statePath, control: control, logger: logger,
-                                         writeReports: reports)
+                                         writeReports: written)
         } else {
-            let reportsWritten = writeReports(summary, status: status, request, metrics: metrics, logger: logger)
+            let reportsWritten = reports.write(summary, status: status, logger: logger)
             if !reportsWritten && status == RunExitStatus.ok { status = RunExitStatus.cannotCreate }
             // The state goes in place last, so every code a retry is for (73, 74, 75)
             // leaves the state the run started from: the same inputs from it again are exact.
@@ -187,7 +206,7 @@ public enum RunProgram {
                         logger.error("\(error)")
                         status = RunExitStatus.ioError
                         summary.error = "\(error)"
-                        _ = writeReports(summary, status: status, request, metrics: metrics, logger: nil)
+                        _ = reports.write(summary, status: status, logger: nil)
                     }
                 }
             }
@@ -195,30 +214,6 @@ public enum RunProgram {
         logger.info("\(summary.summaryLine)")
         control.markFinished()
         return status
-    }
-
-    /// Writes `--stats` and the last `--metrics` (with `status`); false if one
-    /// could not be written (logged, unless `logger` is nil).
-    private static func writeReports(_ summary: RunSummary, status: Int32, _ request: RunRequest,
-                                     metrics: MetricsFileReporter?, logger: Logger?) -> Bool {
-        var written = true
-        if let path = request.statsPath {
-            do {
-                try AtomicFile.write(summary.json, to: path)
-            } catch {
-                logger?.error("\(error.report("--stats", path))")
-                written = false
-            }
-        }
-        if let metrics {
-            do {
-                try metrics.finish(summary, exitStatus: status)
-            } catch {
-                logger?.error("\(error.report("--metrics", metrics.path))")
-                written = false
-            }
-        }
-        return written
     }
 
     /// Logs an error (unless `logger` is nil) and gives its exit status.

@@ -45,6 +45,29 @@ public enum AtomicFile {
         }
     }
 
+    /// Checks that `write` could put a file at `given` (its directory made, a
+    /// file created and removed beside it; a device or FIFO must be writable),
+    /// so a run finds out at its start, not at its end, that a report cannot be written.
+    public static func checkWritable(_ given: String) throws(OutputError) {
+        let path = resolvingLinks(given)
+        var info = stat()
+        if stat(path, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: throw .cannotCreate(path: path, errno: EISDIR)
+            case S_IFREG: break
+            default:
+                if access(path, W_OK) != 0 { throw .cannotCreate(path: path, errno: errno) }
+                return
+            }
+        }
+        try FileSystem.makeDirectories(FileSystem.directory(of: path))
+        let probe = path + ".tmp-\(getpid())"
+        let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if fd < 0 { throw .cannotCreate(path: path, errno: errno) }
+        close(fd)
+        unlink(probe)
+    }
+
     /// The file a symbolic link leads to (the path itself when it is none, or a dangling one).
     static func resolvingLinks(_ path: String) -> String {
         var info = stat()

@@ -39,6 +39,6 @@ extension OutputError {
     /// The message for a report that could not be written (`--stats`, `--metrics`,
     /// `stats merge --out`): written whole or not at all, so no `.part` to recover.
     public func report(_ flag: String, _ path: String) -> String {
-        "cannot write \(flag) \(path): \(String(cString: strerror(errno)))"
+        "cannot write \(flag) \(path): \(String(cString: strerror(self.errno)))"
     }
 }

@@ -117,6 +117,8 @@ public struct RunSummary: Sendable {
     /// Whether a reader closed stdout early (`| head`): input stopped there.
     public var stdoutClosedEarly = false
     public var elapsedSeconds = 0.0
+    /// The run as a process (`sluice run`'s version, times, exit status); nil in a merge of shards.
+    public var process: RunProcess?
     /// The error that stopped the run or failed an input, if any (the counts
     /// are of what was processed; a destination that failed to write stops at its error).
     public var error: String?
@@ -149,6 +151,13 @@ public struct RunSummary: Sendable {
     /// The accounting as JSON (`--stats FILE`), keys in a fixed order.
     public var json: String {
         var out = JSONObjectWriter()
+        if let process {
+            out.field("version", process.version)
+            if let exitCode = process.exitCode { out.field("exit_code", Int(exitCode)) }
+            out.field("started_at", RunProcess.rfc3339(process.startedAt))
+            if let endedAt = process.endedAt { out.field("ended_at", RunProcess.rfc3339(endedAt)) }
+            if let last = process.lastSuccessAt { out.field("last_success_at", RunProcess.rfc3339(last)) }
+        }
         out.field("lines_in", linesIn)
         out.field("emitted", emitted)
         out.field("merged", merged)

@@ -2,8 +2,11 @@
 /// textfile collector (`--metrics FILE`, written atomically: a temp file and a
 /// rename, so the collector never reads half a file).
 ///
-/// Every name starts with `sluice_`; counters end in `_total`; reasons,
-/// destinations, stages and inputs are labels. The same numbers as `--stats`.
+/// Every name starts with `sluice_`; counters end in `_total`, levels are
+/// gauges with their unit last (`_bytes`, `_seconds`, `_devices`); reasons,
+/// destinations and stages are labels, each from a set the pipeline bounds
+/// (never an input's name: hourly logs would make a series each). The same
+/// numbers as `--stats`.
 public enum PrometheusTextfile {
     /// How the run ended, for the final write: `nil` while it is running.
     public struct Outcome: Sendable {
@@ -13,6 +16,8 @@ public enum PrometheusTextfile {
 
     public static func render(_ summary: RunSummary, outcome: Outcome? = nil) -> String {
         var out = Exposition()
+        out.metric("sluice_build_info", .gauge, "Always 1; the version of the sluice that wrote this file.",
+                   [([("version", summary.process?.version ?? SluiceVersion.text)], 1)])
         out.metric("sluice_lines_in_total", .counter, "Non-blank input lines read.", [([], summary.linesIn)])
         out.metric("sluice_lines_emitted_total", .counter, "Lines that reached at least one destination.", [([], summary.emitted)])
         out.metric("sluice_lines_merged_total", .counter, "Lines folded into another event by a stage.", [([], summary.merged)])
@@ -60,8 +65,20 @@ public enum PrometheusTextfile {
                    perOutput(\.compressedBytes))
         out.metric("sluice_reject_files_total", .counter, "Rejects files completed and renamed.", [([], summary.rejectFiles)])
 
-        out.metric("sluice_stage_counter_total", .counter, "Each stage's own counters.",
-                   summary.stages.flatMap { stage in stage.counters.map { ([("stage", stage.name), ("counter", $0.name)], $0.value) } })
+        let gauges = summary.stages.map { StageRegistry.type(key: $0.name)?.gauges ?? [] }
+        out.metric("sluice_stage_counter_total", .counter, "Each stage's own counters (its levels are gauges of their own).",
+                   zip(summary.stages, gauges).flatMap { stage, gauges in
+                       stage.counters.filter { counter in !gauges.contains { $0.counter == counter.name } }
+                           .map { ([("stage", stage.name), ("counter", $0.name)], $0.value) }
+                   })
+        for gauge in StageRegistry.types.flatMap(\.gauges) {
+            let samples = zip(summary.stages, gauges).compactMap { stage, gauges -> ([(String, String)], Int)? in
+                guard gauges.contains(where: { $0.metric == gauge.metric }),
+                      let counter = stage.counters.first(where: { $0.name == gauge.counter }) else { return nil }
+                return ([("stage", stage.name)], counter.value)
+            }
+            if !samples.isEmpty { out.metric("sluice_stage_" + gauge.metric, .gauge, gauge.help, samples) }
+        }
         var grouped: [([(String, String)], Int)] = []
         func flatten(_ group: CounterGroup, stage: String, path: String) {
             let name = path.isEmpty ? group.name : path + "/" + group.name
@@ -73,10 +90,14 @@ public enum PrometheusTextfile {
         }
         out.metric("sluice_stage_group_counter_total", .counter,
                    "A stage's nested counters (the plan's per-event counts), by group path (`events/NAME`).", grouped)
-        out.metric("sluice_input_lines_total", .counter, "Lines read from each input.",
-                   summary.inputs.map { ([("input", $0.path)], Int($0.lines)) })
-        out.metric("sluice_input_bytes_total", .counter, "Bytes read from each input (compressed bytes for gzip).",
-                   summary.inputs.map { ([("input", $0.path)], $0.bytes) })
+        // The inputs added up, unlabelled: their names (an hourly log each) are in --stats.
+        out.metric("sluice_inputs", .gauge, "Inputs the run reads (files, stdin).", [([], summary.inputs.count)])
+        out.metric("sluice_input_lines_total", .counter, "Lines read from the inputs.",
+                   [([], summary.inputs.reduce(0) { $0 + Int($1.lines) })])
+        out.metric("sluice_input_bytes_total", .counter, "Bytes read from the inputs (compressed bytes for gzip).",
+                   [([], summary.inputs.reduce(0) { $0 + $1.bytes })])
+        out.metric("sluice_input_errors_total", .counter, "Inputs that stopped early (a corrupt gzip, a read error).",
+                   [([], summary.inputs.filter { $0.error != nil }.count)])
         if let reorder = summary.reorder {
             out.metric("sluice_reorder_held_lines", .gauge, "Lines the merge of several inputs holds in its reorder buffer (part of in_flight).",
                        [([], reorder.held)])
@@ -90,6 +111,16 @@ public enum PrometheusTextfile {
                    [([], outcome == nil ? 0 : 1)])
         if let outcome {
             out.metric("sluice_run_exit_code", .gauge, "The run's exit status.", [([], Int(outcome.exitStatus))])
+        }
+        if let process = summary.process {
+            out.metric("sluice_run_start_timestamp_seconds", .gauge, "When the run started (Unix time).", [([], process.startedAt)])
+            if let ended = process.endedAt {
+                out.metric("sluice_run_end_timestamp_seconds", .gauge, "When the run ended (Unix time).", [([], ended)])
+            }
+            if let last = process.lastSuccessAt {
+                out.metric("sluice_last_success_timestamp_seconds", .gauge,
+                           "When the last run that exited 0 ended (Unix time), carried from run to run in this file.", [([], last)])
+            }
         }
         return out.text
     }
@@ -142,13 +173,18 @@ public enum PrometheusTextfile {
 public final class MetricsFileReporter: RunReporter {
     public let path: String
     public let interval: Duration
+    /// The run as a process (start, last success), put on every summary written.
+    let process: RunProcess?
 
-    public init(path: String, interval: Duration) {
+    public init(path: String, interval: Duration, process: RunProcess? = nil) {
         self.path = path
         self.interval = interval
+        self.process = process
     }
 
     public func report(_ summary: RunSummary) throws {
+        var summary = summary
+        if summary.process == nil { summary.process = process }
         try AtomicFile.write(PrometheusTextfile.render(summary), to: path)
     }
 

@@ -117,14 +117,32 @@ public struct StageType {
     public let rejectReasons: [RejectReason]
     /// The reasons the stage drops events with (declared in its folder).
     public let dropReasons: [DropReason]
+    /// Its counters that are levels, not counts (a high-water mark, devices
+    /// tracked now): `--metrics` types them `gauge`, each under a name of its own.
+    public let gauges: [StageGauge]
     public let make: (ConfigValue, inout ConfigReader) -> (any Stage)?
 
-    public init(key: String, rejectReasons: [RejectReason] = [], dropReasons: [DropReason] = [],
+    public init(key: String, rejectReasons: [RejectReason] = [], dropReasons: [DropReason] = [], gauges: [StageGauge] = [],
                 make: @escaping (ConfigValue, inout ConfigReader) -> (any Stage)?) {
         self.key = key
+        self.gauges = gauges
         self.rejectReasons = rejectReasons
         self.dropReasons = dropReasons
         self.make = make
+    }
+}
+
+/// A stage counter that is a level: its name in `--stats`, and its metric in
+/// `--metrics` (`sluice_stage_` + `metric`, the unit last: `_bytes`, `_devices`).
+public struct StageGauge: Sendable {
+    public let counter: String
+    public let metric: String
+    public let help: String
+
+    public init(counter: String, metric: String, help: String) {
+        self.counter = counter
+        self.metric = metric
+        self.help = help
     }
 }
 

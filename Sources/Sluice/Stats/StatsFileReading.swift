@@ -32,6 +32,7 @@ extension RunSummary {
         self.init()
         var written = (rejected: 0, dropped: 0, inFlight: 0, balanced: false)
         var seen = Set<String>()
+        var runProcess = RunProcess(startedAt: 0)
         for (key, value) in try reader.members(of: 0, "the file") {
             seen.insert(key)
             switch key {
@@ -78,6 +79,11 @@ extension RunSummary {
             case "stdout_closed_early": stdoutClosedEarly = try reader.bool(value, key)
             case "elapsed_seconds": elapsedSeconds = try reader.double(value, key)
             case "error": error = try reader.string(value, key)
+            case "version": runProcess.version = try reader.string(value, key)
+            case "exit_code": runProcess.exitCode = Int32(clamping: try reader.int(value, key))
+            case "started_at": runProcess.startedAt = try reader.time(value, key)
+            case "ended_at": runProcess.endedAt = try reader.time(value, key)
+            case "last_success_at": runProcess.lastSuccessAt = try reader.time(value, key)
             default: throw reader.problem("unknown key '\(key)' (written by another version of sluice?)")
             }
         }
@@ -85,6 +91,10 @@ extension RunSummary {
                         "in_flight", "balanced", "rejected_by_reason", "dropped_by_reason", "stages", "destinations",
                         "inputs", "reject_files", "stdout_closed_early", "elapsed_seconds"]
         if let missing = required.first(where: { !seen.contains($0) }) { throw reader.problem("no '\(missing)'") }
+        if seen.contains("version") {
+            guard seen.contains("started_at") else { throw reader.problem("no 'started_at'") }
+            process = runProcess
+        }
         if written.rejected != rejectedTotal {
             throw reader.problem("'rejected' is \(written.rejected) but rejected_by_reason adds up to \(rejectedTotal)")
         }
@@ -104,6 +114,13 @@ private struct StatsJSONReader {
     let path: String
 
     func problem(_ detail: String) -> StatsFileError { .notStats(path: path, detail: detail) }
+
+    /// An RFC 3339 time (`started_at`), as seconds since the epoch.
+    func time(_ node: Int, _ key: String) throws(StatsFileError) -> Double {
+        let text = try string(node, key)
+        guard let seconds = RunProcess.seconds(rfc3339: text) else { throw problem("'\(key)' is not an RFC 3339 time: \(text)") }
+        return seconds
+    }
 
     func members(of node: Int, _ what: String) throws(StatsFileError) -> [(key: String, value: Int)] {
         guard document.kind(node) == .object else { throw problem("\(what) is not an object") }

@@ -27,6 +27,8 @@ public enum StatsMerge {
     public static func merge(_ shards: [(path: String, summary: RunSummary)]) throws(StatsMergeError) -> RunSummary {
         guard let first = shards.first else { return RunSummary() }
         var merged = first.summary
+        // Times and exit codes are each shard's process's, not the job's.
+        merged.process = nil
         merged.error = first.summary.error.map { "\(first.path): \($0)" }
         for (path, shard) in shards.dropFirst() {
             try checkSamePipeline(shard, path: path, as: first.summary, firstPath: first.path)

@@ -208,8 +208,10 @@ import SluiceTestSupport
         #expect(second.mayShareFiles(dest: "e", with: first, otherDest: "d") == overlap)
     }
 
-    @Test(arguments: [("500ms", Duration.milliseconds(500)), ("30s", .seconds(30)), ("5m", .seconds(300)), ("1h", .seconds(3600)), ("2d", .seconds(172_800))])
-    func durationsParse(_ text: String, _ expected: Duration) {
+    @Test(arguments: [("500ms", Duration.milliseconds(500)), ("30s", .seconds(30)), ("5m", .seconds(300)), ("1h", .seconds(3600)), ("2d", .seconds(172_800)),
+                          ("1h30m", .seconds(5400)), ("1.5s", .milliseconds(1500)), ("2d12h", .seconds(216_000)),
+                          ("0.25h", .seconds(900)), ("1m0.5s", .milliseconds(60_500)), ("0.5ms", .microseconds(500))])
+    func durationsParseAloneCompoundAndWithFractions(_ text: String, _ expected: Duration) {
         #expect(ConfigReader.parseDuration(text) == expected)
     }
 
@@ -259,6 +261,11 @@ import SluiceTestSupport
     @Test func badDurationsAndSizesAreRefused() {
         #expect(ConfigReader.parseDuration("5 minutes") == nil)
         #expect(ConfigReader.parseDuration("-5s") == nil)
+        for text in ["", "5", "1h30", ".5s", "5.s", "1h-30m", "5 s", "5sec", "1x", "1.2.3s"] {
+            #expect(ConfigReader.parseDuration(text) == nil, "\(text)")
+        }
+        #expect(ConfigReader.durationProblem("-5s").hasPrefix("must be positive"))
+        #expect(ConfigReader.durationProblem("abc").hasPrefix("is not a duration"))
         #expect(ConfigReader.parseSize("1TB") == nil)
     }
 

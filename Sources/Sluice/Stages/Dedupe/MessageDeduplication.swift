@@ -20,7 +20,9 @@ import SluiceJSON
 /// duplicate arriving after more than `max_ids` other ids passes. The stage
 /// never holds an event, so `finish` has nothing to let out.
 public struct MessageDeduplication: Stage {
-    public static let type = StageType(key: "dedupe", dropReasons: [.duplicate]) { node, reader in
+    public static let type = StageType(key: "dedupe", dropReasons: [.duplicate], gauges: [
+        StageGauge(counter: "high_water", metric: "dedupe_high_water_ids", help: "The most message ids the dedupe stage remembered at once."),
+    ]) { node, reader in
         DedupeSettings.read(node, &reader).map { MessageDeduplication(settings: $0) }
     }
 

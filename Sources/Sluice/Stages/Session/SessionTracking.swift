@@ -35,7 +35,11 @@ import SluiceJSON
 /// traits value once. Time is event time only; the same input gives the same
 /// output however it is split into files.
 public struct SessionTracking: Stage {
-    public static let type = StageType(key: "session") { node, reader in
+    public static let type = StageType(key: "session", gauges: [
+        StageGauge(counter: "devices", metric: "session_tracked_devices", help: "Devices the session stage tracks now."),
+        StageGauge(counter: "devices_high_water", metric: "session_high_water_devices",
+                   help: "The most devices the session stage tracked at once."),
+    ]) { node, reader in
         SessionSettings.read(node, &reader).map { SessionTracking(settings: $0) }
     }
 

@@ -27,7 +27,12 @@ import SluiceJSON
 /// stop, its line. No parsed document is kept: a line let out is marked by splicing
 /// its text and parsed once.
 public struct TimedEventPairing: Stage {
-    public static let type = StageType(key: "timed", rejectReasons: [.orphanStop], dropReasons: [.abandonedTimer]) { node, reader in
+    public static let type = StageType(key: "timed", rejectReasons: [.orphanStop], dropReasons: [.abandonedTimer], gauges: [
+        StageGauge(counter: "open_high_water", metric: "timed_open_high_water_timers",
+                   help: "The most timers (starts and waiting stops) the timed stage held open at once."),
+        StageGauge(counter: "open_bytes_high_water", metric: "timed_open_high_water_bytes",
+                   help: "The most bytes the timed stage's open timers took at once."),
+    ]) { node, reader in
         TimedSettings.read(node, &reader).map { TimedEventPairing(settings: $0) }
     }
 

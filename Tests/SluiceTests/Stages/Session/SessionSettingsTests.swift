@@ -88,7 +88,7 @@ import Testing
     @Test func badValuesAreAllReportedWithTheirPlace() {
         #expect(errors("session: {inactivity: 0s, max_length: forever, max_devices: 0, attach: {settings: maybe, traits: [plan, plan]}}") == [
             "p.yaml:3:27: session.inactivity must be longer than 0",
-            "p.yaml:3:43: session.max_length must be a duration such as 500ms, 30s, 5m or 1h",
+            "p.yaml:3:43: session.max_length must be a duration such as 500ms, 30s, 1h30m or 1.5s",
             "p.yaml:3:65: session.max_devices must be between 1 and 100000000, not 0",
             "p.yaml:3:87: session.attach.settings must be true or false",
             "p.yaml:3:109: session.attach.traits names 'plan' twice",

@@ -1,0 +1,108 @@
+import Logging
+import SluiceJSON
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `--stats` and `--metrics` files of one `sluice run`: their paths are
+/// checked before anything is read, and both are written at every exit the
+/// run reaches, failures included (66, 73, 74, 75, 78), with the exit code,
+/// the error, the start and end times, and the time of the last run that
+/// exited 0, carried over from the files a previous run left. `--stats -`
+/// writes the JSON to stdout.
+final class RunReports {
+    let statsPath: String?
+    let metrics: MetricsFileReporter?
+    private(set) var process: RunProcess
+
+    init(statsPath: String?, metricsPath: String?, interval: Duration) {
+        var process = RunProcess(startedAt: RunProcess.now())
+        process.lastSuccessAt = [metricsPath.flatMap(Self.lastSuccess(metrics:)), statsPath.flatMap(Self.lastSuccess(stats:))]
+            .compactMap { $0 }.max()
+        self.process = process
+        self.statsPath = statsPath
+        metrics = metricsPath.map { MetricsFileReporter(path: $0, interval: interval, process: process) }
+    }
+
+    /// Why a report could not be written at the end, found now (exit 73
+    /// then, before anything is read), or nil.
+    func problem() -> String? {
+        for (flag, path) in [("--stats", statsPath), ("--metrics", metrics?.path)] {
+            guard let path, !(flag == "--stats" && path == "-") else { continue }
+            do {
+                try AtomicFile.checkWritable(path)
+            } catch {
+                return error.report(flag, path) + "; nothing was read"
+            }
+        }
+        return nil
+    }
+
+    /// Writes `--stats` and the last `--metrics` of a run that ended with
+    /// `status`; false if one could not be written (logged, unless `logger` is nil).
+    func write(_ summary: RunSummary, status: Int32, logger: Logger?) -> Bool {
+        var summary = summary
+        var ended = process
+        ended.end(exitCode: status)
+        summary.process = ended
+        var written = true
+        if let path = statsPath {
+            do {
+                if path == "-" {
+                    let bytes = Array((summary.json + "\n").utf8)
+                    let code = bytes.withUnsafeBytes { FileSystem.writeAll(STDOUT_FILENO, $0).errno }
+                    if code != 0 { throw OutputError.writeFailed(path: "<stdout>", errno: code) }
+                } else {
+                    try AtomicFile.write(summary.json, to: path)
+                }
+            } catch let error as OutputError {
+                logger?.error("\(error.report("--stats", path))")
+                written = false
+            } catch {}
+        }
+        if let metrics {
+            do {
+                try metrics.finish(summary, exitStatus: status)
+            } catch {
+                logger?.error("\(error.report("--metrics", metrics.path))")
+                written = false
+            }
+        }
+        return written
+    }
+
+    /// A run that stopped before it read anything: the reports say why, with
+    /// nothing counted. Returns `status`.
+    func failed(_ status: Int32, error: String, logger: Logger) -> Int32 {
+        var summary = RunSummary()
+        summary.error = error
+        _ = write(summary, status: status, logger: logger)
+        return status
+    }
+
+    /// Only a regular file is read back: a FIFO or a device is written to, never read.
+    private static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_size < 64 << 20
+    }
+
+    /// `sluice_last_success_timestamp_seconds` in a metrics file a run wrote.
+    private static func lastSuccess(metrics path: String) -> Double? {
+        guard isRegularFile(path), let text = try? readFile(path) else { return nil }
+        let name = "sluice_last_success_timestamp_seconds "
+        for line in text.split(separator: "\n") where line.hasPrefix(name) {
+            return Double(line.dropFirst(name.count)).flatMap { $0.isFinite ? $0 : nil }
+        }
+        return nil
+    }
+
+    /// `last_success_at` in a `--stats` file a run wrote.
+    private static func lastSuccess(stats path: String) -> Double? {
+        guard isRegularFile(path), let bytes = try? readFileBytes(path), let document = try? JSONDocument.parse(bytes),
+              document.kind(0) == .object, let node = document.member("last_success_at"),
+              let text = document.string(node) else { return nil }
+        return RunProcess.seconds(rfc3339: text)
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The examples under `integrations/` for the sidecar and cron users: the
+/// systemd units checked by `systemd-analyze verify`, the logrotate snippet by
+/// `logrotate -d`, the units' commands run for real (paths moved into a
+/// temporary directory), and the container file's sources.
+@Suite struct IntegrationExamplesTests {
+    static let integrations = repositoryRoot + "/integrations"
+
+    static func installed(_ tool: String) -> Bool {
+        (try? SluiceBinary.shell("command -v \(tool)", in: "/").status) == 0
+    }
+
+    private func text(_ path: String) throws -> String {
+        try String(contentsOfFile: Self.integrations + "/" + path, encoding: .utf8)
+    }
+
+    /// A unit's `ExecStart=/bin/bash -c '...'` command, its continuation lines joined, `%%` read as systemd reads it.
+    private func bashCommand(ofUnit path: String) throws -> String {
+        let unit = try text(path).replacingOccurrences(of: "\\\n", with: "")
+        let line = try #require(unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=/bin/bash -c '") })
+        return String(line.dropFirst("ExecStart=/bin/bash -c '".count).dropLast()).replacingOccurrences(of: "%%", with: "%")
+    }
+
+    @Test(.enabled(if: installed("systemd-analyze"), "needs systemd-analyze (apt-get install systemd; .ci/run installs it)"))
+    func theSystemdUnitsPassSystemdAnalyzeVerify() throws {
+        let directory = TemporaryDirectory()
+        for name in ["sluice-sidecar.service", "sluice-hourly.service", "sluice-hourly.timer"] {
+            // The binary named is the one built here, so verify finds it executable.
+            directory.write(name, try text("systemd/" + name).replacingOccurrences(of: "/usr/local/bin/sluice", with: SluiceBinary.path))
+        }
+        let verify = try SluiceBinary.shell("systemd-analyze verify --man=no ./sluice-sidecar.service ./sluice-hourly.service ./sluice-hourly.timer",
+                                            in: directory.path)
+        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(verify.stderr.isEmpty, "every warning is a mistake in an example: \(verify.stderr)")
+        // The check itself fails on a unit with a misspelt key.
+        directory.write("broken.service", "[Service]\nExecStrat=/bin/true\n")
+        let broken = try SluiceBinary.shell("systemd-analyze verify --man=no ./broken.service", in: directory.path)
+        #expect(broken.status != 0 && broken.stderr.contains("ExecStrat"))
+    }
+
+    @Test(.enabled(if: installed("logrotate"), "needs logrotate (apt-get install logrotate; .ci/run installs it)"))
+    func theLogrotateSnippetPassesLogrotatesCheck() throws {
+        let directory = TemporaryDirectory()
+        let check = try SluiceBinary.shell("logrotate -d -s state \(Self.integrations)/logrotate/sluice 2>&1", in: directory.path)
+        #expect(check.status == 0, "\(check.stdoutText)")
+        #expect(!check.stdoutText.contains("error:"), "\(check.stdoutText)")
+        #expect(check.stdoutText.contains("/var/log/app/events.log"), "the snippet was read: \(check.stdoutText)")
+    }
+
+    /// The sidecar unit's command, run as systemd would: sluice is the process
+    /// it starts (SIGHUP from `systemctl reload` reaches it), it follows the log
+    /// as lines are appended, and SIGTERM finishes every file, exit 143.
+    @Test func theSidecarUnitsCommandFollowsTheLogAndStopsCleanly() throws {
+        let directory = TemporaryDirectory()
+        directory.write("events.log", "")
+        let command = try bashCommand(ofUnit: "systemd/sluice-sidecar.service")
+            .replacingOccurrences(of: "/usr/local/bin/sluice", with: SluiceBinary.path)
+            .replacingOccurrences(of: "/etc/sluice/sidecar.yaml", with: repositoryRoot + "/pipelines/sidecar.yaml")
+            .replacingOccurrences(of: "/var/lib/sluice/out", with: directory.file("out"))
+            .replacingOccurrences(of: "/var/lib/node_exporter/textfile/sluice.prom", with: directory.file("sluice.prom"))
+            .replacingOccurrences(of: "/var/log/app/events.log", with: directory.file("events.log"))
+        #expect(!command.contains("/var/") && !command.contains("/etc/"), "a path left unmoved: \(command)")
+        let sidecar = try SluiceProcess(["-c", command], in: directory.path, executable: "/bin/bash")
+        let log = try #require(FileHandle(forWritingAtPath: directory.file("events.log")))
+        defer { try? log.close() }
+        let event = { (n: Int) in
+            #"{"type":"track","event":"e","anonymousId":"d\#(n)","messageId":"m\#(n)","timestamp":"2026-11-20T08:00:00Z"}"# + "\n"
+        }
+        // tail -n 0 starts at the end: wait for tail to be following before writing.
+        #expect(waitUntil(timeout: 60) { (try? String(contentsOfFile: "/proc/\(sidecar.pid)/comm", encoding: .utf8)) == "sluice\n" })
+        #expect(waitUntil(timeout: 60) { FileManager.default.fileExists(atPath: directory.file("sluice.prom")) })
+        // tail -n 0 starts at the end: write until a line got through (the first ones may come before tail follows).
+        var sent = 0
+        #expect(waitUntil(timeout: 60) {
+            log.write(Data(event(sent).utf8))
+            sent += 1
+            return linesIn(metrics: directory.file("sluice.prom")) > 0
+        })
+        let followed = linesIn(metrics: directory.file("sluice.prom"))
+        sidecar.signal(SIGHUP)
+        for _ in 0..<10 {
+            log.write(Data(event(sent).utf8))
+            sent += 1
+        }
+        #expect(waitUntil(timeout: 60) { linesIn(metrics: directory.file("sluice.prom")) >= followed + 10 })
+        sidecar.signal(SIGTERM)
+        #expect(sidecar.waitForExit(timeout: 60) == 143, "\(sidecar.stderr)")
+        let records = gunzipFiles(directory, under: "out/").flatMap(\.lines)
+        let metrics = prometheusSamples(directory.file("sluice.prom"))
+        #expect(metrics["sluice_run_exit_code"] == 143)
+        #expect(Int(metrics["sluice_lines_in_total"] ?? -1) == records.count, "every line read is in a finished file")
+        #expect(records.count >= followed + 10)
+        #expect(!directory.files().contains { $0.hasSuffix(".part") })
+    }
+
+    /// The hourly unit's command over the previous hour's log (its name fixed
+    /// here, where the unit asks date(1)), with --state, --stats and --metrics.
+    @Test func theHourlyUnitsCommandRunsOverThePreviousHoursLog() throws {
+        let directory = TemporaryDirectory()
+        let command = try bashCommand(ofUnit: "systemd/sluice-hourly.service")
+        #expect(command.hasPrefix("hour=$(date -d \"1 hour ago\" +%F-%H); "), "\(command)")
+        let moved = command
+            .replacingOccurrences(of: "$(date -d \"1 hour ago\" +%F-%H)", with: "2026-11-20-08")
+            .replacingOccurrences(of: "/usr/local/bin/sluice", with: SluiceBinary.path)
+            .replacingOccurrences(of: "/etc/sluice/cron.yaml", with: repositoryRoot + "/pipelines/cron.yaml")
+            .replacingOccurrences(of: "/var/lib/sluice/", with: directory.path + "/")
+            .replacingOccurrences(of: "/var/lib/node_exporter/textfile/", with: directory.path + "/")
+            .replacingOccurrences(of: "/var/log/app/", with: directory.path + "/")
+        let generate = try SluiceBinary.shell("\"$SLUICE\" generate --events 500 --seed 3 | gzip > events-2026-11-20-08.ndjson.gz",
+                                              in: directory.path)
+        #expect(generate.status == 0)
+        let run = try SluiceBinary.shell(moved, in: directory.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("stats/2026-11-20-08.json")))) as? [String: Any]
+        #expect(stats?["lines_in"] as? Int == 500 && stats?["balanced"] as? Bool == true)
+        #expect(FileManager.default.fileExists(atPath: directory.file("app.state")))
+        #expect(prometheusSamples(directory.file("sluice-hourly.prom"))["sluice_run_exit_code"] == 0)
+    }
+
+    @Test func theContainerFileCopiesWhatTheRepositoryHasAndBuildsTheSluiceProduct() throws {
+        let containerfile = try text("container/Containerfile")
+        let instructions = containerfile.replacingOccurrences(of: "\\\n", with: " ").split(separator: "\n").filter { !$0.hasPrefix("#") }
+        let copies = instructions.filter { $0.hasPrefix("COPY ") && !$0.contains("--from=") }
+        #expect(copies.count >= 3)
+        for copy in copies {
+            let sources = copy.split(separator: " ").dropFirst().dropLast()
+            for source in sources {
+                #expect(FileManager.default.fileExists(atPath: repositoryRoot + "/" + source), "COPY \(source): not in the repository")
+            }
+        }
+        let package = try String(contentsOfFile: repositoryRoot + "/Package.swift", encoding: .utf8)
+        #expect(package.contains(".executable(name: \"sluice\""))
+        #expect(instructions.contains { $0.contains("swift build -c release --product sluice") })
+        #expect(instructions.contains { $0 == #"ENTRYPOINT ["/usr/local/bin/sluice"]"# })
+        #expect(instructions.contains { $0.hasPrefix("COPY --from=build /usr/local/bin/sluice /usr/local/bin/sluice") })
+    }
+}
