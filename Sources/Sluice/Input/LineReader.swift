@@ -12,6 +12,9 @@ enum InputLine {
     case tooLong(preview: [UInt8], length: Int, number: Int64)
     /// The start of a line whose end never came because reading was stopped (shutdown).
     case cutShort(UnsafeBufferPointer<UInt8>, number: Int64)
+    /// A line with bytes of a gzip member that failed its check, or cut by
+    /// the damage: rejected, never delivered.
+    case damaged(UnsafeBufferPointer<UInt8>, number: Int64)
 }
 
 /// Splits an input into lines with big reads and `memchr`, never holding more
@@ -36,6 +39,10 @@ final class LineReader {
     /// Reading was stopped (not the end of the input): a partial last line is cut short.
     private var stopped = false
     private var lineNumber: Int64 = 0
+    /// Where bytes of a damaged gzip member begin in the buffer (`Int.max`: none yet).
+    private var damagedFrom = Int.max
+    /// A corrupt gzip input's error, thrown once the line it cut is returned.
+    private var deferredError: InputError?
     /// While skipping a too-long line: its first bytes, how many there were, and
     /// whether the last one seen was a `\r` (not part of the line if `\n` follows).
     private struct Skipped {
@@ -88,6 +95,7 @@ final class LineReader {
                 start = 0
                 end = 0
                 scanFrom = 0
+                if damagedFrom != Int.max { damagedFrom = 0 }
                 if try !refill() { return finishSkipping() }
                 continue
             }
@@ -101,6 +109,9 @@ final class LineReader {
                 if lineEnd - lineStart > maxLineBytes {
                     return .tooLong(preview: preview(lineStart, lineEnd - lineStart), length: lineEnd - lineStart, number: lineNumber)
                 }
+                if newline >= damagedFrom {
+                    return .damaged(UnsafeBufferPointer(start: buffer + lineStart, count: lineEnd - lineStart), number: lineNumber)
+                }
                 return .line(UnsafeBufferPointer(start: buffer + lineStart, count: lineEnd - lineStart), number: lineNumber)
             }
             scanFrom = end
@@ -112,6 +123,7 @@ final class LineReader {
                 start = 0
                 end = 0
                 scanFrom = 0
+                if damagedFrom != Int.max { damagedFrom = 0 }
                 continue
             }
             if try !refill() {
@@ -121,6 +133,9 @@ final class LineReader {
                 let lineStart = start
                 start = end
                 scanFrom = end
+                if deferredError != nil {
+                    return .damaged(UnsafeBufferPointer(start: buffer + lineStart, count: end - lineStart), number: lineNumber)
+                }
                 if stopped {
                     return .cutShort(UnsafeBufferPointer(start: buffer + lineStart, count: end - lineStart), number: lineNumber)
                 }
@@ -128,6 +143,9 @@ final class LineReader {
                 if buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
                 if lineEnd - lineStart > maxLineBytes {
                     return .tooLong(preview: preview(lineStart, lineEnd - lineStart), length: lineEnd - lineStart, number: lineNumber)
+                }
+                if end > damagedFrom {
+                    return .damaged(UnsafeBufferPointer(start: buffer + lineStart, count: lineEnd - lineStart), number: lineNumber)
                 }
                 return .line(UnsafeBufferPointer(start: buffer + lineStart, count: lineEnd - lineStart), number: lineNumber)
             }
@@ -175,11 +193,18 @@ final class LineReader {
 
     /// Moves the unread bytes to the front and reads more; false at the end of input.
     private func refill() throws -> Bool {
-        if ended { return false }
+        if ended {
+            if let error = deferredError {
+                deferredError = nil
+                throw error
+            }
+            return false
+        }
         if start > 0 {
             let pending = end - start
             if pending > 0 { memmove(buffer, buffer + start, pending) }
             scanFrom -= start
+            if damagedFrom != Int.max { damagedFrom = max(0, damagedFrom - start) }
             end = pending
             start = 0
         }
@@ -193,7 +218,15 @@ final class LineReader {
             ended = true
             stopped = true
             return false
+        } catch let error as InputError {
+            guard case .corruptGzip = error, start < end || skipping != nil else { throw error }
+            // The line the damage cut is returned (rejected) before the error.
+            deferredError = error
+            damagedFrom = min(damagedFrom, start)
+            ended = true
+            return false
         }
+        if n > 0 && source.lastReadDamaged && damagedFrom == Int.max { damagedFrom = end }
         if n == 0 {
             ended = true
             return false

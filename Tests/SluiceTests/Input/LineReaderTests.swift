@@ -12,6 +12,7 @@ import SluiceTestSupport
             case let .line(buffer, number): result.append("\(number):" + String(decoding: buffer, as: UTF8.self))
             case let .tooLong(preview, length, number): result.append("\(number):TOO LONG \(length) \(preview.count)")
             case let .cutShort(buffer, number): result.append("\(number):CUT " + String(decoding: buffer, as: UTF8.self))
+            case let .damaged(buffer, number): result.append("\(number):DAMAGED " + String(decoding: buffer, as: UTF8.self))
             }
         }
         return result
