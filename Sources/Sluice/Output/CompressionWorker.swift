@@ -31,6 +31,8 @@ final class CompressionWorker: @unchecked Sendable {
         var fileCount = 0
         var uncompressedBytes = 0
         var compressedBytes = 0
+        /// Records in the files finished (renamed); nil for an output without files (stdout, memory).
+        var finishedRecords: Int? = 0
     }
 
     private struct OpenFile {
@@ -290,6 +292,7 @@ final class CompressionWorker: @unchecked Sendable {
                                         compressedBytes: writer.compressedBytes)
                 failureLock.lock()
                 report.fileCount += 1
+                report.finishedRecords! += records
                 finished.append(done)
                 failureLock.unlock()
             case .failure(let error):
