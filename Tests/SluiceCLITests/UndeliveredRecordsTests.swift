@@ -53,4 +53,30 @@ import Testing
         #expect(merged.status == 65, "\(merged.stderr)")
         #expect(merged.stdoutText.contains("\"records_not_delivered\":\(bigRecords)"))
     }
+
+    @Test func anOutputDirectoryDeletedMidRunIsNamedAndItsRecordsCountedNotDelivered() throws {
+        let directory = TemporaryDirectory()
+        let generated = try SluiceBinary.shell("$SLUICE generate --events 400 --seed 3 > in.ndjson", in: directory.path)
+        #expect(generated.status == 0)
+        let lines = ndjsonLines(Array(FileManager.default.contents(atPath: directory.file("in.ndjson"))!))
+        let sluice = try SluiceProcess(["run", "--stats", "s.json", "--metrics", "m.prom", "--flush-interval", "50ms"], in: directory.path)
+        sluice.send(lines: lines[..<200])
+        #expect(waitUntil(timeout: 30) { linesIn(metrics: directory.file("m.prom")) == 200 })
+        #expect(waitUntil(timeout: 30) { directory.files().contains { $0.hasPrefix("out/archive/") && $0.hasSuffix(".part") } })
+        try FileManager.default.removeItem(atPath: directory.file("out"))
+        // The next flush finds the file gone; the run ends on it.
+        sluice.send(lines: lines[200...])
+        sluice.closeInput()
+        let status = sluice.waitForExit(timeout: 60)
+        #expect(status == 74, "\(sluice.stderr)")
+        #expect(sluice.stderr.contains("was deleted while the run was writing it (was the output directory removed?)"), "\(sluice.stderr)")
+        #expect(!sluice.stderr.contains("free space"))
+        let stats = json(directory.file("s.json"))
+        let archive = destination(stats, "archive")
+        let records = try #require(archive["records"] as? Int)
+        #expect(records > 0)
+        #expect(archive["records_not_delivered"] as? Int == records - recordsInFinishedFiles(stats, "archive"))
+        #expect((archive["records_not_delivered"] as? Int ?? 0) >= 200)
+        #expect(stats["balanced"] as? Bool == false)
+    }
 }

@@ -318,6 +318,7 @@ final class CompressionWorker: @unchecked Sendable {
                 close(key: key)
             } else if now >= file.lastFlush + flushIntervalNanos {
                 do {
+                    try file.writer.checkLinked()
                     let before = file.writer.compressedBytes
                     if try file.writer.endMember() {
                         try file.writer.syncData()

@@ -69,6 +69,7 @@ final class GzipFileWriter {
     func close() throws(OutputError) {
         try endMember()
         if fsync(fd) != 0 { throw .writeFailed(path: partPath, errno: errno) }
+        try checkLinked()
         try renameWithoutOverwriting()
         closed = true
         // The data is on disk and renamed; a failing close(2) cannot take that back.
@@ -91,6 +92,13 @@ final class GzipFileWriter {
                 path = alternativeName(attempt)
             } while FileSystem.exists(path) || FileSystem.exists(path + ".part")
         }
+    }
+
+    /// Throws when the `.part` is in no directory any more (deleted, or its
+    /// directory removed): its records can never be finished.
+    func checkLinked() throws(OutputError) {
+        var info = stat()
+        if fstat(fd, &info) == 0 && info.st_nlink == 0 { throw .removed(path: partPath) }
     }
 
     /// Pushes what was written so far (whole members) to the disk, so a
