@@ -154,6 +154,37 @@ import Glibc
         #expect(sluice.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("sluice: ") })
     }
 
+    @Test func sigtermOnAFileInputFinishesTheLineBeingReadInsteadOfRejectingIt() throws {
+        let directory = TemporaryDirectory()
+        // Lines of 1,000 bytes with their newline, so the file's first 256 KiB read ends inside one.
+        let head = #"{"type":"track","event":"tap","anonymousId":"dev-1","timestamp":"2026-11-20T08:00:10Z","messageId":"f"#
+        let lines = (0..<2000).map { index -> String in
+            let start = head + String(format: "%04d", index) + #"","properties":{"pad":""#
+            return start + String(repeating: "p", count: 999 - start.utf8.count - 3) + #""}}"#
+        }
+        #expect(lines.allSatisfy { $0.utf8.count == 999 })
+        directory.write("file.ndjson", lines.joined(separator: "\n") + "\n")
+        let sluice = try SluiceProcess(["run", "--stats", "s.json", "--metrics", "m.prom", "--flush-interval", "100ms", "file.ndjson", "-"],
+                                       in: directory.path)
+        // Stdin's line is the earliest: the merge waits on stdin, with the file's first read done.
+        let early = #"{"type":"track","event":"tap","anonymousId":"dev-2","timestamp":"2026-11-20T08:00:00Z","messageId":"s1"}"#
+        #expect(sluice.send(Array(early.utf8) + [0x0A]))
+        #expect(waitUntil(timeout: 30) { linesIn(metrics: directory.file("m.prom")) >= 2 })
+        sluice.signal(SIGTERM)
+        let status = sluice.waitForExit(timeout: 30)
+        sluice.closeInput()
+        #expect(status == 143, "\(sluice.stderr)")
+        let stats = json(Array(FileManager.default.contents(atPath: directory.file("s.json"))!))
+        #expect(stats["rejected"] as? Int == 0, "no line of the file was cut: \(stats["rejected_by_reason"] ?? "")")
+        #expect(stats["balanced"] as? Bool == true)
+        let fileLines = try #require((stats["inputs"] as? [[String: Any]])?.first { $0["path"] as? String == "file.ndjson" }?["lines"] as? Int)
+        #expect(fileLines > 0 && fileLines < 2000, "the stop came in the middle of the file")
+        // Exactly the file's first lines, whole, and stdin's.
+        let delivered = gunzipFiles(directory, under: "out/archive/").flatMap(\.lines).map { String(decoding: $0, as: UTF8.self) }
+        #expect(Set(delivered) == Set([early] + lines[..<fileLines]))
+        #expect(delivered.count == fileLines + 1)
+    }
+
     /// A drain that cannot finish: one destination goes to a stdout nobody
     /// reads, so the run blocks in write(2) with another destination's `.part` open.
     private func stuckRun(_ directory: TemporaryDirectory, extra: [String]) throws -> (SluiceProcess, Pipe) {

@@ -43,6 +43,8 @@ final class LineReader {
     private var damagedFrom = Int.max
     /// A corrupt gzip input's error, thrown once the line it cut is returned.
     private var deferredError: InputError?
+    /// After a stop on a regular file: reading goes on to the end of the line being read.
+    private var finishingLine = false
     /// While skipping a too-long line: its first bytes, how many there were, and
     /// whether the last one seen was a `\r` (not part of the line if `\n` follows).
     private struct Skipped {
@@ -208,12 +210,18 @@ final class LineReader {
             end = pending
             start = 0
         }
-        try beforeRead?()
+        if !finishingLine { try beforeRead?() }
         let room = min(capacity - end, LineReader.readSize)
-        let n: Int
+        var n: Int
         do {
             n = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + end, count: room))
         } catch is InputStopped {
+            if source.isRegularFile && (start < end || skipping != nil) {
+                // A file does not wait: the line being read is read to its end, then reading stops.
+                source.finishLineAfterStop()
+                finishingLine = true
+                return true
+            }
             // Shutdown: what was read is processed, as at the end of the input.
             ended = true
             stopped = true
@@ -227,6 +235,18 @@ final class LineReader {
             return false
         }
         if n > 0 && source.lastReadDamaged && damagedFrom == Int.max { damagedFrom = end }
+        if finishingLine {
+            if n == 0 {
+                ended = true
+                return false
+            }
+            if let found = memchr(buffer + end, 0x0A, n) {
+                // The line is whole: nothing after it is taken.
+                n = buffer.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1 - end
+                ended = true
+                stopped = true
+            }
+        }
         if n == 0 {
             ended = true
             return false
