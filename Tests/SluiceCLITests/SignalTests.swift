@@ -185,6 +185,23 @@ import Glibc
         #expect(delivered.count == fileLines + 1)
     }
 
+    @Test(arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130))])
+    func aSignalWhileWaitingForAFIFOsWriterExitsAtOnce(signal: Int32, status: Int32) throws {
+        let directory = TemporaryDirectory()
+        #expect(mkfifo(directory.file("in.fifo"), 0o644) == 0)
+        let sluice = try SluiceProcess(["run", "--metrics", "m.prom", "--stats", "s.json", "--flush-interval", "100ms", "in.fifo"],
+                                       in: directory.path)
+        // Metrics are written while it waits: the wait serves timers, and so signals.
+        #expect(waitUntil(timeout: 30) { FileManager.default.fileExists(atPath: directory.file("m.prom")) }, "\(sluice.stderr)")
+        let signalled = Date()
+        sluice.signal(signal)
+        #expect(sluice.waitForExit(timeout: 20) == status, "\(sluice.stderr)")
+        #expect(Date().timeIntervalSince(signalled) < 10, "not after --shutdown-timeout (30s)")
+        let stats = json(Array(FileManager.default.contents(atPath: directory.file("s.json")) ?? Data()))
+        #expect(stats["lines_in"] as? Int == 0)
+        #expect(stats["balanced"] as? Bool == true)
+    }
+
     /// A drain that cannot finish: one destination goes to a stdout nobody
     /// reads, so the run blocks in write(2) with another destination's `.part` open.
     private func stuckRun(_ directory: TemporaryDirectory, extra: [String]) throws -> (SluiceProcess, Pipe) {

@@ -85,10 +85,16 @@ final class FileByteSource: ByteSource {
     }
 
     /// Opens `path`, or stdin for `-`.
+    ///
+    /// With a gate, a FIFO is opened without waiting for its writer (open(2)
+    /// would wait where no signal can stop it, `SA_RESTART` restarting it):
+    /// the wait is the gate's poll before the first read, which serves
+    /// SIGTERM and SIGINT at once. Reads then block as for any pipe.
     static func open(_ path: String, gate: InputGate? = nil) throws -> FileByteSource {
         if path == "-" { return FileByteSource(path: "-", fd: 0, ownsDescriptor: false, gate: gate) }
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | (gate == nil ? 0 : O_NONBLOCK))
         if fd < 0 { throw InputError.cannotOpen(path: path, errno: errno) }
+        if gate != nil { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
         return FileByteSource(path: path, fd: fd, ownsDescriptor: true, gate: gate)
     }
 
