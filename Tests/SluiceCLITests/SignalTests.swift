@@ -202,6 +202,46 @@ import Glibc
         #expect(stats["balanced"] as? Bool == true)
     }
 
+    /// Whether the process catches `signal` (its `SigCgt` in /proc), and how
+    /// many threads it has, from one read of its status, without waiting.
+    private func catches(_ signal: Int32, pid: Int32) -> (caught: Bool, threads: Int) {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return (false, 0) }
+        func field(_ name: String) -> Substring? {
+            status.split(separator: "\n").first { $0.hasPrefix(name + ":") }?.dropFirst(name.count + 1)
+        }
+        let mask = field("SigCgt").flatMap { UInt64($0.trimmingCharacters(in: .whitespaces), radix: 16) } ?? 0
+        let threads = field("Threads").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        return (mask & (1 << UInt64(signal - 1)) != 0, threads)
+    }
+
+    /// Signals sent the moment the handlers are in place, which for `run` is
+    /// before the Swift runtime, the argument parser and the run start (the
+    /// process has no thread but its first yet): each waits for the run and
+    /// is served by it, none takes the default action.
+    @Test func signalsSentRightAfterExecAreServedByTheRunNotFatal() throws {
+        var seenBeforeAnyOtherThread = 0
+        for _ in 0..<5 {
+            let directory = TemporaryDirectory()
+            let sluice = try SluiceProcess(["run", "--stats", "s.json"], in: directory.path)
+            // Polled without a pause: the first moment a signal can be caught at all.
+            let deadline = Date().addingTimeInterval(30)
+            var seen = catches(SIGTERM, pid: sluice.pid)
+            while !seen.caught && Date() < deadline { seen = catches(SIGTERM, pid: sluice.pid) }
+            sluice.signal(SIGHUP)
+            sluice.signal(SIGUSR1)
+            sluice.signal(SIGTERM)
+            if seen.threads == 1 { seenBeforeAnyOtherThread += 1 }
+            let status = sluice.waitForExit(timeout: 30)
+            sluice.closeInput()
+            #expect(status == 143, "\(sluice.stderr)")
+            #expect(sluice.stderr.contains("SIGTERM: stopping input"))
+            let stats = json(Array(FileManager.default.contents(atPath: directory.file("s.json")) ?? Data()))
+            #expect(stats["balanced"] as? Bool == true)
+        }
+        // Installed before anything else ran (a poll from another process may see it late, not never).
+        #expect(seenBeforeAnyOtherThread > 0)
+    }
+
     /// A drain that cannot finish: one destination goes to a stdout nobody
     /// reads, so the run blocks in write(2) with another destination's `.part` open.
     private func stuckRun(_ directory: TemporaryDirectory, extra: [String]) throws -> (SluiceProcess, Pipe) {
