@@ -3,6 +3,8 @@ public struct PipelineConfiguration {
     public static let supportedVersion = 1
     public static let defaultPath = "{dest}/{date}/{dest}-{hour}-{seq}.ndjson.gz"
     public static let defaultRejectsPath = "rejects/{date}/rejects-{seq}.ndjson.gz"
+    /// The largest pipeline file read (a plan of thousands of events takes a few MiB).
+    public static let maxFileBytes = 16 * 1024 * 1024
 
     public var file: String
     public var input = InputSettings()
@@ -25,7 +27,7 @@ public struct PipelineConfiguration {
                             environment: @escaping @Sendable (String) -> String? = ConfigReader.processEnvironment) throws -> PipelineConfiguration {
         let text: String
         do {
-            text = try readFile(path)
+            text = try readFile(path, limit: maxFileBytes)
         } catch {
             throw ConfigurationError(diagnostics: [ConfigDiagnostic(file: path, line: 1, column: 1, message: "\(error)")])
         }

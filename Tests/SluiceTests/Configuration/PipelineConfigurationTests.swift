@@ -33,6 +33,18 @@ import SluiceTestSupport
         }
     }
 
+    @Test func aPipelineFileLargerThan16MiBIsRefusedBeforeItIsParsed() throws {
+        let directory = TemporaryDirectory()
+        let comment = "# " + String(repeating: "x", count: 1022) + "\n"
+        let path = directory.write("big.yaml", "version: 1\ndestinations:\n  a: {type: ndjson}\n" + String(repeating: comment, count: 16 * 1024 + 1))
+        do {
+            _ = try PipelineConfiguration.load(path: path)
+            Issue.record("loaded")
+        } catch let error as ConfigurationError {
+            #expect(error.diagnostics.map(\.description) == ["\(path):1:1: the file is larger than 16 MiB, more than a pipeline file can be"])
+        }
+    }
+
     @Test func aDestinationOfAnUnknownTypeStillHasItsMisspeltKeysReported() {
         let found = errors("version: 1\ndestinations:\n  a: {type: mixpanl, evnts: [x], app_token: x}\n")
         #expect(found.count == 2)
