@@ -105,7 +105,7 @@ final class LineReader {
                 lineNumber += 1
                 var lineEnd = newline
                 if lineEnd > start && buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
-                let lineStart = start
+                let lineStart = lineNumber == 1 ? afterByteOrderMark(start, lineEnd) : start
                 start = newline + 1
                 scanFrom = start
                 if lineEnd - lineStart > maxLineBytes {
@@ -132,7 +132,7 @@ final class LineReader {
                 guard start < end else { return nil }
                 // A last line without a newline.
                 lineNumber += 1
-                let lineStart = start
+                let lineStart = lineNumber == 1 ? afterByteOrderMark(start, end) : start
                 start = end
                 scanFrom = end
                 if deferredError != nil {
@@ -152,6 +152,12 @@ final class LineReader {
                 return .line(UnsafeBufferPointer(start: buffer + lineStart, count: lineEnd - lineStart), number: lineNumber)
             }
         }
+    }
+
+    /// Where the first line starts: after a UTF-8 byte-order mark, which some
+    /// Windows tools write at the start of a file and which is no part of the JSON.
+    private func afterByteOrderMark(_ from: Int, _ to: Int) -> Int {
+        to - from >= 3 && buffer[from] == 0xEF && buffer[from + 1] == 0xBB && buffer[from + 2] == 0xBF ? from + 3 : from
     }
 
     /// Whether a line is blank: only spaces, tabs or `\r` (skipped and counted apart, never an event).

@@ -45,6 +45,14 @@ import SluiceTestSupport
         #expect(try lines(path, maxLineBytes: 1024) == ["1:ok", "2:TOO LONG 5000000 1024", "3:after"])
     }
 
+    @Test func aByteOrderMarkAtTheStartOfAFileIsNotPartOfTheFirstLineAndOnlyThere() throws {
+        let directory = TemporaryDirectory()
+        let bom = "\u{FEFF}"
+        #expect(try lines(directory.write("a.ndjson", bom + "{}\n" + bom + "{}\n")) == ["1:{}", "2:" + bom + "{}"])
+        #expect(try lines(directory.write("b.ndjson", bom + "{}")) == ["1:{}"])
+        #expect(try lines(directory.write("c.ndjson.gz", TestGzip.compress(Array((bom + "{}\n").utf8)))) == ["1:{}"])
+    }
+
     @Test func aTooLongLastLineWithoutNewlineIsStillReported() throws {
         let directory = TemporaryDirectory()
         let path = directory.write("in.ndjson", "ok\n" + String(repeating: "z", count: 2000))
