@@ -45,6 +45,13 @@ import SluiceTestSupport
         }
     }
 
+    @Test func aThousandDestinationsAreCheckedAndMoreAreRefusedWithTheLimit() throws {
+        let destinations = { (count: Int) in (0..<count).map { "  d\($0): {type: ndjson}" }.joined(separator: "\n") }
+        #expect(errors("version: 1\ndestinations:\n" + destinations(1000) + "\n").isEmpty)
+        #expect(errors("version: 1\ndestinations:\n" + destinations(1001) + "\n")
+            == ["p.yaml:3:3: 1001 destinations; a pipeline has at most 1000 (each is a compression thread and its buffers): split it into several pipelines"])
+    }
+
     @Test func aDestinationOfAnUnknownTypeStillHasItsMisspeltKeysReported() {
         let found = errors("version: 1\ndestinations:\n  a: {type: mixpanl, evnts: [x], app_token: x}\n")
         #expect(found.count == 2)
