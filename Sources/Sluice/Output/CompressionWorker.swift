@@ -282,6 +282,7 @@ final class CompressionWorker: @unchecked Sendable {
         }
         let records = file.records
         let prefix = file.underRoot ? root.utf8.count + 1 : 0
+        writer.releaseCompressor()
         finisher.submit(writer) { [self] result in
             switch result {
             case .success:
