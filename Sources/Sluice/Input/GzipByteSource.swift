@@ -35,6 +35,9 @@ final class GzipByteSource: ByteSource {
     /// After a check ahead found damage, the member is inflated on to the damage as damaged bytes.
     private var damagedInflating = false
     private(set) var lastReadDamaged = false
+    /// The hold's bytes may go out: their member's trailer matched, the rest of
+    /// it was checked ahead, or it is damaged (they go out marked so).
+    private var holdReady = false
 
     var bytesConsumed: Int { upstream.bytesConsumed }
     var isRegularFile: Bool { upstream.isRegularFile }
@@ -66,7 +69,11 @@ final class GzipByteSource: ByteSource {
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         while true {
             lastReadDamaged = damage != nil
-            if hold.pending > 0 { return try hold.handOut(into: buffer) }
+            if holdReady {
+                if hold.pending > 0 { return try hold.handOut(into: buffer) }
+                holdReady = false
+                hold.clear()
+            }
             if let damage {
                 if damagedInflating {
                     switch try inflateSome(into: buffer) {
@@ -98,10 +105,11 @@ final class GzipByteSource: ByteSource {
         }
     }
 
-    /// Inflates the current member into the (empty) hold until its trailer
-    /// matched, it failed, or memory is full; false at the end of the input.
+    /// Inflates the current member into the hold until its trailer matched,
+    /// it failed, or memory is full (then the hold is ready to go out); false
+    /// at the end of the input. A stop (`InputStopped`) while it inflates
+    /// leaves the hold as it is, not ready: the next read goes on filling it.
     private func fillHold() throws -> Bool {
-        hold.clear()
         while true {
             guard let room = hold.room() else {
                 if upstream.isRegularFile {
@@ -112,6 +120,7 @@ final class GzipByteSource: ByteSource {
                     } else {
                         memberChecked = true
                     }
+                    holdReady = true
                     return true
                 }
                 try hold.spillMemory()
@@ -122,12 +131,14 @@ final class GzipByteSource: ByteSource {
                 hold.commit(n)
             case let .memberEnd(n):
                 hold.commit(n)
+                holdReady = true
                 return true
             case .inputEnd:
                 return false
             case let .failed(error, n):
                 hold.commit(n)
                 damage = error
+                holdReady = true
                 return true
             }
         }
