@@ -68,3 +68,23 @@ unsigned sluice_signal_total(int signo) {
     if (signo <= 0 || signo >= SLUICE_MAX_SIGNAL) return 0;
     return __atomic_load_n(&totals[signo], __ATOMIC_SEQ_CST);
 }
+
+// `sluice run` is a sidecar and a cron job: a supervisor's SIGTERM or
+// logrotate's SIGHUP may come at any moment after exec, before the Swift
+// runtime, Foundation, the argument parser or the `--state` file had their
+// turn. So for `run` the handlers are installed before all of them: from the
+// executable's .preinit_array, which the dynamic loader calls once the
+// libraries are relocated and before any of their initializers (Foundation's
+// take milliseconds). A signal that comes early is counted and its byte waits
+// in the pipe for the listener thread, which serves it as soon as it starts.
+// The other subcommands keep the default actions (Ctrl-C ends `sluice
+// generate` at once).
+static void sluice_signal_pipe_early(int argc, char **argv, char **envp) {
+    (void)envp;
+    if (argc < 2 || argv == NULL || argv[1] == NULL || strcmp(argv[1], "run") != 0) return;
+    static const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1};
+    (void)sluice_signal_pipe_install(signals, (int)(sizeof signals / sizeof signals[0]));
+}
+
+__attribute__((section(".preinit_array"), used))
+static void (*const sluice_signal_pipe_preinit)(int, char **, char **) = sluice_signal_pipe_early;

@@ -125,6 +125,23 @@ import Testing
         #expect(gunzipAll(directory, under: "out/archive/").count >= 2)
     }
 
+    @Test func aByteOrderMarkBeforeTheFirstEventIsSkippedAndAYearOutside0001To9999IsAnInvalidTimestamp() throws {
+        let directory = TemporaryDirectory()
+        let event = { (id: String, time: String) in
+            "{\"type\":\"track\",\"event\":\"e\",\"anonymousId\":\"d\",\"messageId\":\"\(id)\",\"timestamp\":\"\(time)\"}\n"
+        }
+        directory.write("in.ndjson", Array("\u{FEFF}".utf8) + Array((event("m1", "2026-11-20T08:00:00Z") + event("m2", "0000-01-01T00:00:00+23:59")
+            + event("m3", "9999-12-31T23:59:59Z")).utf8))
+        let result = try SluiceBinary.run(["run", "--stats", "s.json", "in.ndjson"], in: directory.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let delivered = gunzipAll(directory, under: "out/archive/").map { json($0)["messageId"] as? String ?? "" }
+        #expect(delivered.sorted() == ["m1", "m3"])
+        let rejects = gunzipAll(directory, under: "out/rejects/").map(json)
+        #expect(rejects.map { $0["reason"] as? String ?? "" } == ["invalid_timestamp"])
+        #expect(rejects.first?["line_number"] as? Int == 2)
+        #expect(!directory.files().contains { $0.contains("00-1") }, "no file dated before year 1")
+    }
+
     @Test func aMissingInputExits66BeforeAnythingIsWritten() throws {
         let directory = TemporaryDirectory()
         let result = try SluiceBinary.run(["run", "nope.ndjson"], in: directory.path)

@@ -154,6 +154,94 @@ import Glibc
         #expect(sluice.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("sluice: ") })
     }
 
+    @Test func sigtermOnAFileInputFinishesTheLineBeingReadInsteadOfRejectingIt() throws {
+        let directory = TemporaryDirectory()
+        // Lines of 1,000 bytes with their newline, so the file's first 256 KiB read ends inside one.
+        let head = #"{"type":"track","event":"tap","anonymousId":"dev-1","timestamp":"2026-11-20T08:00:10Z","messageId":"f"#
+        let lines = (0..<2000).map { index -> String in
+            let start = head + String(format: "%04d", index) + #"","properties":{"pad":""#
+            return start + String(repeating: "p", count: 999 - start.utf8.count - 3) + #""}}"#
+        }
+        #expect(lines.allSatisfy { $0.utf8.count == 999 })
+        directory.write("file.ndjson", lines.joined(separator: "\n") + "\n")
+        let sluice = try SluiceProcess(["run", "--stats", "s.json", "--metrics", "m.prom", "--flush-interval", "100ms", "file.ndjson", "-"],
+                                       in: directory.path)
+        // Stdin's line is the earliest: the merge waits on stdin, with the file's first read done.
+        let early = #"{"type":"track","event":"tap","anonymousId":"dev-2","timestamp":"2026-11-20T08:00:00Z","messageId":"s1"}"#
+        #expect(sluice.send(Array(early.utf8) + [0x0A]))
+        #expect(waitUntil(timeout: 30) { linesIn(metrics: directory.file("m.prom")) >= 2 })
+        sluice.signal(SIGTERM)
+        let status = sluice.waitForExit(timeout: 30)
+        sluice.closeInput()
+        #expect(status == 143, "\(sluice.stderr)")
+        let stats = json(Array(FileManager.default.contents(atPath: directory.file("s.json"))!))
+        #expect(stats["rejected"] as? Int == 0, "no line of the file was cut: \(stats["rejected_by_reason"] ?? "")")
+        #expect(stats["balanced"] as? Bool == true)
+        let fileLines = try #require((stats["inputs"] as? [[String: Any]])?.first { $0["path"] as? String == "file.ndjson" }?["lines"] as? Int)
+        #expect(fileLines > 0 && fileLines < 2000, "the stop came in the middle of the file")
+        // Exactly the file's first lines, whole, and stdin's.
+        let delivered = gunzipFiles(directory, under: "out/archive/").flatMap(\.lines).map { String(decoding: $0, as: UTF8.self) }
+        #expect(Set(delivered) == Set([early] + lines[..<fileLines]))
+        #expect(delivered.count == fileLines + 1)
+    }
+
+    @Test(arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130))])
+    func aSignalWhileWaitingForAFIFOsWriterExitsAtOnce(signal: Int32, status: Int32) throws {
+        let directory = TemporaryDirectory()
+        #expect(mkfifo(directory.file("in.fifo"), 0o644) == 0)
+        let sluice = try SluiceProcess(["run", "--metrics", "m.prom", "--stats", "s.json", "--flush-interval", "100ms", "in.fifo"],
+                                       in: directory.path)
+        // Metrics are written while it waits: the wait serves timers, and so signals.
+        #expect(waitUntil(timeout: 30) { FileManager.default.fileExists(atPath: directory.file("m.prom")) }, "\(sluice.stderr)")
+        let signalled = Date()
+        sluice.signal(signal)
+        #expect(sluice.waitForExit(timeout: 20) == status, "\(sluice.stderr)")
+        #expect(Date().timeIntervalSince(signalled) < 10, "not after --shutdown-timeout (30s)")
+        let stats = json(Array(FileManager.default.contents(atPath: directory.file("s.json")) ?? Data()))
+        #expect(stats["lines_in"] as? Int == 0)
+        #expect(stats["balanced"] as? Bool == true)
+    }
+
+    /// Whether the process catches `signal` (its `SigCgt` in /proc), and how
+    /// many threads it has, from one read of its status, without waiting.
+    private func catches(_ signal: Int32, pid: Int32) -> (caught: Bool, threads: Int) {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return (false, 0) }
+        func field(_ name: String) -> Substring? {
+            status.split(separator: "\n").first { $0.hasPrefix(name + ":") }?.dropFirst(name.count + 1)
+        }
+        let mask = field("SigCgt").flatMap { UInt64($0.trimmingCharacters(in: .whitespaces), radix: 16) } ?? 0
+        let threads = field("Threads").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        return (mask & (1 << UInt64(signal - 1)) != 0, threads)
+    }
+
+    /// Signals sent the moment the handlers are in place, which for `run` is
+    /// before the Swift runtime, the argument parser and the run start (the
+    /// process has no thread but its first yet): each waits for the run and
+    /// is served by it, none takes the default action.
+    @Test func signalsSentRightAfterExecAreServedByTheRunNotFatal() throws {
+        var seenBeforeAnyOtherThread = 0
+        for _ in 0..<5 {
+            let directory = TemporaryDirectory()
+            let sluice = try SluiceProcess(["run", "--stats", "s.json"], in: directory.path)
+            // Polled without a pause: the first moment a signal can be caught at all.
+            let deadline = Date().addingTimeInterval(30)
+            var seen = catches(SIGTERM, pid: sluice.pid)
+            while !seen.caught && Date() < deadline { seen = catches(SIGTERM, pid: sluice.pid) }
+            sluice.signal(SIGHUP)
+            sluice.signal(SIGUSR1)
+            sluice.signal(SIGTERM)
+            if seen.threads == 1 { seenBeforeAnyOtherThread += 1 }
+            let status = sluice.waitForExit(timeout: 30)
+            sluice.closeInput()
+            #expect(status == 143, "\(sluice.stderr)")
+            #expect(sluice.stderr.contains("SIGTERM: stopping input"))
+            let stats = json(Array(FileManager.default.contents(atPath: directory.file("s.json")) ?? Data()))
+            #expect(stats["balanced"] as? Bool == true)
+        }
+        // Installed before anything else ran (a poll from another process may see it late, not never).
+        #expect(seenBeforeAnyOtherThread > 0)
+    }
+
     /// A drain that cannot finish: one destination goes to a stdout nobody
     /// reads, so the run blocks in write(2) with another destination's `.part` open.
     private func stuckRun(_ directory: TemporaryDirectory, extra: [String]) throws -> (SluiceProcess, Pipe) {

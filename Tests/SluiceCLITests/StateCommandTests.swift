@@ -326,6 +326,36 @@ import Glibc
         expectRefused(try runWithState(directory), status: 75, "is in use by another sluice run", directory, state: saved)
     }
 
+    @Test func aStateReachedThroughASymlinkSharesTheLockOfItsFileAndStaysALink() throws {
+        let (directory, saved) = try stateDirectory()
+        #expect(symlink("app.state", directory.file("link.state")) == 0)
+        // A run on the file itself, held open on stdin, holds the lock.
+        let holder = try SluiceProcess(["run", "--pipeline", Self.cron, "--out", "out-a", "--state", "app.state",
+                                        "--metrics", "m.prom", "--flush-interval", "100ms", "-"], in: directory.path)
+        #expect(waitUntil(timeout: 30) { FileManager.default.fileExists(atPath: directory.file("m.prom")) })
+        // A second run through the link is refused: it would restore the same carried lines.
+        let second = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "out2", "--state", "link.state", "in.ndjson"],
+                                          in: directory.path)
+        #expect(second.status == 75, "\(second.stderr)")
+        #expect(second.stderr.contains("is in use by another sluice run"), "\(second.stderr)")
+        #expect(!directory.files().contains { $0.hasPrefix("out2/") && $0.hasSuffix(".gz") }, "nothing was written")
+        holder.closeInput()
+        #expect(holder.waitForExit(timeout: 30) == 0, "\(holder.stderr)")
+        var before = stat()
+        #expect(stat(directory.file("app.state"), &before) == 0)
+        // Once it is free, a run through the link saves into the file and leaves the link a link.
+        let third = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "out3", "--state", "link.state", "in.ndjson"],
+                                         in: directory.path)
+        #expect(third.status == 0, "\(third.stderr)")
+        var info = stat()
+        #expect(lstat(directory.file("link.state"), &info) == 0 && info.st_mode & S_IFMT == S_IFLNK, "the link is still a link")
+        #expect(bytes(directory, "link.state") == bytes(directory, "app.state"))
+        var after = stat()
+        #expect(stat(directory.file("app.state"), &after) == 0 && after.st_ino != before.st_ino, "the run through the link saved into the file")
+        #expect(!saved.isEmpty)
+        #expect(!directory.files().contains { $0.hasPrefix("link.state.") }, "no lock or temporary file beside the link")
+    }
+
     @Test func finalWithoutStateIsAUsageError() throws {
         let directory = TemporaryDirectory()
         directory.write("in.ndjson", "")

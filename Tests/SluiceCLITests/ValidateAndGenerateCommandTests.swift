@@ -73,4 +73,28 @@ import Testing
             #expect(result.stdoutText.contains("sluice "), "\(command) --help has no example")
         }
     }
+
+    @Test(arguments: ["validate", "test"])
+    func anAliasBombInTestsIsAConfigErrorNotAnOutOfMemoryKill(command: String) throws {
+        let directory = TemporaryDirectory()
+        var yaml = "version: 1\ndestinations:\n  a: {type: ndjson}\ntests:\n  - name: bomb\n    input:\n"
+        yaml += "      - &a0 {type: track, event: e, anonymousId: d, timestamp: \"2026-11-20T08:00:00Z\", p: [x, x, x, x, x, x, x, x, x, x]}\n"
+        for level in 1...9 { yaml += "      - &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n" }
+        directory.write("bomb.yaml", yaml)
+        #expect(yaml.utf8.count < 1024)
+        let result = try SluiceBinary.run([command, "bomb.yaml"], in: directory.path)
+        #expect(result.status == 78, "\(result.stderr)")
+        #expect(result.stderr.contains("more than 1000000 values once its aliases (*name) are expanded"), "\(result.stderr)")
+    }
+
+    @Test(arguments: ["validate", "run"])
+    func aNULInAPathTemplateIsRefusedAtLoadNotLookedForForever(command: String) throws {
+        let directory = TemporaryDirectory()
+        directory.write("p.yaml", "version: 1\ndestinations:\n  a: {type: ndjson, path: \"{dest}/x\\0y-{seq}.ndjson.gz\"}\n")
+        directory.write("in.ndjson", #"{"type":"track","event":"e","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"# + "\n")
+        let arguments = command == "run" ? ["run", "--pipeline", "p.yaml", "in.ndjson"] : ["validate", "p.yaml"]
+        let result = try SluiceBinary.run(arguments, in: directory.path)
+        #expect(result.status == 78, "\(result.stderr)")
+        #expect(result.stderr.contains("the path holds the control character U+0000"), "\(result.stderr)")
+    }
 }

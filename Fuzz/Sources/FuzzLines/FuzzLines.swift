@@ -47,6 +47,8 @@ public func fuzzLines(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 enum ReadLine: Equatable {
     case line([UInt8])
     case tooLong(length: Int, preview: [UInt8])
+    /// A line of a gzip member that failed its check (only from damaged gzip).
+    case damaged([UInt8])
 }
 
 /// The lines of `bytes`: split at `\n`, one `\r` before it dropped, a last line
@@ -75,6 +77,9 @@ func readAll(_ reader: LineReader) throws -> [ReadLine] {
             result.append(.tooLong(length: length, preview: preview))
         case .cutShort:
             preconditionFailure("a line cut short, but nothing stopped the reader")
+        case let .damaged(buffer, number):
+            precondition(number == expectedNumber, "line number \(number), expected \(expectedNumber)")
+            result.append(.damaged(Array(buffer)))
         }
         expectedNumber += 1
     }

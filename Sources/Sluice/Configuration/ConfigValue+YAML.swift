@@ -10,28 +10,52 @@ extension ConfigValue {
         public var problem: String
     }
 
+    /// How many values a pipeline file may hold once its aliases are
+    /// expanded: far more than any real file (a plan of 2,000 events with 20
+    /// properties each is about 100,000), far less than an alias bomb's
+    /// billions, which would take all memory.
+    public static let maxValues = 1_000_000
+
     /// The single document of `yaml`, or nil when there is none (an empty text).
     public static func parse(yaml: String) throws(SyntaxError) -> ConfigValue? {
+        let composed: Node?
         do {
-            return try Yams.compose(yaml: yaml).map(ConfigValue.init(composed:))
+            composed = try Yams.compose(yaml: yaml)
         } catch {
             let mark = yamlErrorMark(error)
             throw SyntaxError(line: mark?.line ?? 1, column: mark?.column ?? 1, problem: yamlErrorProblem(error))
         }
+        guard let composed else { return nil }
+        var budget = maxValues
+        return try ConfigValue(composed: composed, budget: &budget)
     }
 
     /// Converts a tree from `Yams.compose`, which has already replaced every
-    /// alias with the node it names (and so gives every node a mark).
-    private init(composed node: Node) {
+    /// alias with the node it names (and so gives every node a mark; an alias
+    /// shares its node, so the tree is small until it is expanded here, value by
+    /// value, within `budget`).
+    private init(composed node: Node, budget: inout Int) throws(SyntaxError) {
         let mark = node.mark
+        budget -= 1
+        if budget < 0 {
+            throw SyntaxError(line: mark?.line ?? 1, column: mark?.column ?? 1,
+                              problem: "the file holds more than \(ConfigValue.maxValues) values once its aliases (*name) are expanded; "
+                                  + "an alias of an alias of an alias multiplies them: write the values out, or alias less")
+        }
         let content: Content
         switch node {
         case .scalar(let scalar):
             content = .scalar(Scalar(scalar.string, style: Style(scalar.style), tag: Tag(node.tag)))
         case .mapping(let mapping):
-            content = .mapping(ConfigMapping(mapping.map { (ConfigValue(composed: $0.key), ConfigValue(composed: $0.value)) }))
+            var pairs: [(ConfigValue, ConfigValue)] = []
+            for pair in mapping {
+                pairs.append((try ConfigValue(composed: pair.key, budget: &budget), try ConfigValue(composed: pair.value, budget: &budget)))
+            }
+            content = .mapping(ConfigMapping(pairs))
         case .sequence(let sequence):
-            content = .sequence(sequence.map(ConfigValue.init(composed:)))
+            var values: [ConfigValue] = []
+            for element in sequence { values.append(try ConfigValue(composed: element, budget: &budget)) }
+            content = .sequence(values)
         case .alias:
             preconditionFailure("Yams.compose resolves aliases")
         }

@@ -6,6 +6,13 @@ extension PipelineConfiguration {
             return
         }
         if mapping.count == 0 { reader.error(node, "destinations is empty; a pipeline needs at least one") }
+        if mapping.count > PipelineConfiguration.maxDestinations {
+            // Each is a compression thread with its buffers: past a few thousand, memory runs out
+            // where Swift can only abort, so the limit is said here, with the file's location.
+            reader.error(node, "\(mapping.count) destinations; a pipeline has at most \(PipelineConfiguration.maxDestinations) "
+                + "(each is a compression thread and its buffers): split it into several pipelines")
+            return
+        }
         var seen: Set<String> = []
         var stdoutUser: String?
         for (keyNode, value) in mapping {

@@ -9,6 +9,10 @@ public struct PipelineConfiguration {
     public static let supportedVersion = 1
     public static let defaultPath = "{dest}/{date}/{dest}-{hour}-{seq}.ndjson.gz"
     public static let defaultRejectsPath = "rejects/{date}/rejects-{seq}.ndjson.gz"
+    /// The most destinations a pipeline may have.
+    public static let maxDestinations = 1000
+    /// The largest pipeline file read (a plan of thousands of events takes a few MiB).
+    public static let maxFileBytes = 16 * 1024 * 1024
 
     public var file: String
     public var input = InputSettings()
@@ -33,7 +37,7 @@ public struct PipelineConfiguration {
                             environment: @escaping @Sendable (String) -> String? = ConfigReader.processEnvironment) throws -> PipelineConfiguration {
         let text: String
         do {
-            text = try readFile(path)
+            text = try readFile(path, limit: maxFileBytes)
         } catch let error as InputError {
             guard case let .cannotOpen(_, code) = error else {
                 throw ConfigurationError(diagnostics: [ConfigDiagnostic(file: path, line: 1, column: 1, message: "\(error)")])
@@ -112,16 +116,28 @@ public struct PipelineConfiguration {
 
     /// Two outputs whose templates can name the same file would take each
     /// other's names (one run's files interleaved with another's): refused.
+    /// Only pairs whose literal text agrees are compared (`PathTemplateOverlapIndex`),
+    /// and after 100 such errors the rest are not looked for.
     private func checkSharedFiles(_ reader: inout ConfigReader) {
         let outputs = fileOutputs
+        let atoms = outputs.map { $0.template.nameAtoms(dest: $0.dest) }
+        var index = PathTemplateOverlapIndex()
+        var found = 0
         for later in outputs.indices {
-            for earlier in outputs.indices where earlier < later {
+            for earlier in index.candidates(for: atoms[later]) {
                 let (a, b) = (outputs[earlier], outputs[later])
-                guard b.template.mayShareFiles(dest: b.dest, with: a.template, otherDest: a.dest) else { continue }
+                guard a.template.isAbsolute == b.template.isAbsolute, PathTemplate.intersect(atoms[later], atoms[earlier]) else { continue }
+                found += 1
+                if found > 100 {
+                    reader.error(line: b.location.line, column: b.location.column,
+                                 "more outputs can write the same files as others; fix these first")
+                    return
+                }
                 reader.error(line: b.location.line, column: b.location.column,
                              "\(b.label) can write the same files as \(a.label) (path \"\(b.template)\" and \"\(a.template)\" "
                     + "can give the same name); give each output its own path, e.g. with {dest}")
             }
+            index.insert(later, atoms: atoms[later])
         }
     }
 

@@ -1,10 +1,16 @@
 /// Reads a whole (small) file as UTF-8.
-func readFile(_ path: String) throws -> String {
-    String(decoding: try readFileBytes(path), as: UTF8.self)
+func readFile(_ path: String, limit: Int? = nil) throws -> String {
+    String(decoding: try readFileBytes(path, limit: limit), as: UTF8.self)
 }
 
-/// Reads a whole (small) file's bytes.
-func readFileBytes(_ path: String) throws -> [UInt8] {
+/// A file longer than the most it may be.
+struct FileTooLarge: Error, CustomStringConvertible {
+    var limit: Int
+    var description: String { "the file is larger than \(limit / (1024 * 1024)) MiB, more than a pipeline file can be" }
+}
+
+/// Reads a whole (small) file's bytes; past `limit` bytes, `FileTooLarge`.
+func readFileBytes(_ path: String, limit: Int? = nil) throws -> [UInt8] {
     let reader = try FileByteSource.open(path)
     defer { reader.close() }
     var bytes: [UInt8] = []
@@ -13,6 +19,7 @@ func readFileBytes(_ path: String) throws -> [UInt8] {
         let n = try chunk.withUnsafeMutableBytes { try reader.read(into: $0) }
         if n == 0 { break }
         bytes.append(contentsOf: chunk[..<n])
+        if let limit, bytes.count > limit { throw FileTooLarge(limit: limit) }
     }
     return bytes
 }

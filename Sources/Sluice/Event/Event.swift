@@ -195,6 +195,7 @@ public struct RejectReason: RawRepresentable, Hashable, Sendable, Comparable, Cu
     public static let core: [RejectReason] = [
         .lineTooLong, .invalidUTF8, .invalidJSON, .nestingTooDeep, .duplicateKey, .notAnObject, .missingType, .unknownType,
         .missingIdentity, .missingTimestamp, .invalidTimestamp, .missingEventName, .cutByShutdown,
+        .corruptGzip,
     ]
 
     public static let lineTooLong = RejectReason("line_too_long")
@@ -211,6 +212,9 @@ public struct RejectReason: RawRepresentable, Hashable, Sendable, Comparable, Cu
     public static let missingEventName = RejectReason("missing_event_name")
     /// The input stopped (SIGTERM, SIGINT) in the middle of this line: the bytes read of it are kept in the rejects.
     public static let cutByShutdown = RejectReason("cut_by_shutdown")
+    /// The line holds bytes of a gzip member that failed its CRC-32 or length
+    /// check, or was cut by the damage: its bytes are kept in the rejects, never delivered.
+    public static let corruptGzip = RejectReason("corrupt_gzip")
 
     public var description: String { rawValue }
     public static func < (lhs: RejectReason, rhs: RejectReason) -> Bool { lhs.rawValue < rhs.rawValue }

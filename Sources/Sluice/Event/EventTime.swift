@@ -87,8 +87,16 @@ public struct EventTime: Comparable, Hashable, Sendable, CustomStringConvertible
         let days = daysFromCivil(year: year, month: month, day: day)
         // A leap second (:60) is folded onto the next second.
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetSeconds)
-        return EventTime(microseconds: seconds * 1_000_000 + Int64(micros))
+        let microseconds = seconds * 1_000_000 + Int64(micros)
+        // Years 0001-9999 in UTC, as dates in paths and records are written
+        // (`0000-01-01T00:00:00+23:59` would be year -1, filed under `00-1-12-31`).
+        guard microseconds >= firstMicroseconds && microseconds < endMicroseconds else { return nil }
+        return EventTime(microseconds: microseconds)
     }
+
+    /// 0001-01-01T00:00:00Z, and 10000-01-01T00:00:00Z, just past the last time taken.
+    static let firstMicroseconds = Int64(daysFromCivil(year: 1, month: 1, day: 1)) * 86_400_000_000
+    static let endMicroseconds = Int64(daysFromCivil(year: 10000, month: 1, day: 1)) * 86_400_000_000
 
     public static func parseISO8601(_ text: String) -> EventTime? {
         var text = text

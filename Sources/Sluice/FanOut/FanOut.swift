@@ -213,16 +213,24 @@ final class FanOut {
     }
 
     /// Each destination's counts so far, with what its output wrote and what its adapter changed.
-    func destinationCounts(outputs: OutputSet) -> [RunSummary.DestinationCounts] {
+    /// Once the outputs are `finished` (or failed), a record that is not in a
+    /// finished file never will be: it is counted not delivered.
+    func destinationCounts(outputs: OutputSet, finished: Bool) -> [RunSummary.DestinationCounts] {
         var result = counts
+        func notDelivered(_ records: Int, _ report: CompressionWorker.Report) -> Int {
+            guard finished, let inFiles = report.finishedRecords else { return 0 }
+            return max(0, records - inFiles)
+        }
         for index in result.indices {
             let report = outputs.report(destination: index)
+            result[index].notDelivered = notDelivered(result[index].records, report)
             result[index].files = report.fileCount
             result[index].uncompressedBytes = report.uncompressedBytes
             result[index].compressedBytes = report.compressedBytes
             result[index].changes = destinations[index].changes
             for side in result[index].outputs.indices {
                 let report = outputs.report(destination: index, side: side)
+                result[index].outputs[side].notDelivered = notDelivered(result[index].outputs[side].records, report)
                 result[index].outputs[side].files = report.fileCount
                 result[index].outputs[side].uncompressedBytes = report.uncompressedBytes
                 result[index].outputs[side].compressedBytes = report.compressedBytes

@@ -10,7 +10,20 @@ protocol ByteSource: AnyObject {
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
     /// Bytes consumed from the underlying file so far (compressed bytes for gzip).
     var bytesConsumed: Int { get }
+    /// The bytes of the last read come from a gzip member that failed its check:
+    /// their lines are rejected, never delivered.
+    var lastReadDamaged: Bool { get }
+    /// Reads never wait (a regular file, memory): a line a stop cuts can be read to its end.
+    var isRegularFile: Bool { get }
+    /// After a stop, reads go on without asking the gate, to finish the line being read.
+    func finishLineAfterStop()
     func close()
+}
+
+extension ByteSource {
+    var lastReadDamaged: Bool { false }
+    var isRegularFile: Bool { false }
+    func finishLineAfterStop() {}
 }
 
 /// Why reading an input failed.
@@ -37,7 +50,7 @@ public enum InputError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .readFailed(path, code):
             return "read error on \(path): \(String(cString: strerror(code)))"
         case let .corruptGzip(path, offset, message):
-            return "corrupt gzip data in \(path) at compressed byte \(offset): \(message); the lines before it were processed, the rest of this file was not"
+            return "corrupt gzip data in \(path) at compressed byte \(offset): \(message); the lines of the damaged member were rejected (corrupt_gzip), the members before it were processed, the rest of this file was not"
         }
     }
 }
@@ -63,6 +76,12 @@ final class FileByteSource: ByteSource {
     /// short of the terminal's line limit) was a Ctrl-D, so it ends the input
     /// at once instead of waiting for a second one.
     private let isTerminal: Bool
+    /// Set after a stop to read a regular file on to the end of the line being read.
+    private var pastStop = false
+    /// Where reading began in a regular file (stdin may be one, already read into).
+    private let startOffset: Int
+
+    var isRegularFile: Bool { !mayBlock }
 
     init(path: String, fd: Int32, ownsDescriptor: Bool, gate: InputGate? = nil) {
         self.path = path
@@ -72,13 +91,20 @@ final class FileByteSource: ByteSource {
         var info = stat()
         mayBlock = fstat(fd, &info) != 0 || info.st_mode & S_IFMT != S_IFREG
         isTerminal = isatty(fd) == 1
+        startOffset = mayBlock ? 0 : max(0, Int(lseek(fd, 0, SEEK_CUR)))
     }
 
     /// Opens `path`, or stdin for `-`.
+    ///
+    /// With a gate, a FIFO is opened without waiting for its writer (open(2)
+    /// would wait where no signal can stop it, `SA_RESTART` restarting it):
+    /// the wait is the gate's poll before the first read, which serves
+    /// SIGTERM and SIGINT at once. Reads then block as for any pipe.
     static func open(_ path: String, gate: InputGate? = nil) throws -> FileByteSource {
         if path == "-" { return FileByteSource(path: "-", fd: 0, ownsDescriptor: false, gate: gate) }
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | (gate == nil ? 0 : O_NONBLOCK))
         if fd < 0 { throw InputError.cannotOpen(path: path, errno: errno) }
+        if gate != nil { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
         return FileByteSource(path: path, fd: fd, ownsDescriptor: true, gate: gate)
     }
 
@@ -115,9 +141,25 @@ final class FileByteSource: ByteSource {
         return try readDescriptor(buffer)
     }
 
+    func finishLineAfterStop() {
+        if !mayBlock { pastStop = true }
+    }
+
+    /// Reads a regular file at an offset from where reading began, leaving the reading position alone
+    /// (a gzip member checked ahead). Signals and timers are served as for any read.
+    func readAhead(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
+        if !pastStop { try gate?.awaitReadable(fd: fd, mayBlock: false) }
+        while true {
+            let n = pread(fd, buffer.baseAddress, buffer.count, off_t(startOffset + offset))
+            if n >= 0 { return n }
+            if errno == EINTR { continue }
+            throw InputError.readFailed(path: path, errno: errno)
+        }
+    }
+
     private func readDescriptor(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         if ended { return 0 }
-        try gate?.awaitReadable(fd: fd, mayBlock: mayBlock)
+        if !pastStop { try gate?.awaitReadable(fd: fd, mayBlock: mayBlock) }
         while true {
             let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if n >= 0 {

@@ -3,25 +3,59 @@ import CZlib
 /// Inflates gzip data from another source on the fly, multi-member files included
 /// (each member is a complete gzip stream; `cat a.gz b.gz` is valid gzip).
 ///
+/// No byte of a member is handed on before the member's CRC-32 and length
+/// are checked (a flipped bit can inflate to other, well-formed text). A
+/// member's bytes are held (`GzipMemberHold`) until its trailer is read; when
+/// a member outgrows `fileHoldBytes` in a regular file, the rest of the
+/// member is inflated ahead from the file to check it (`GzipMemberCheck`),
+/// and its bytes then go on as they are inflated a second time; on a pipe,
+/// which cannot be read ahead, the hold goes on to a temporary file.
+///
+/// A member that fails (its check, inflate, or the data ends inside it) hands
+/// out what it inflated to with `lastReadDamaged` set, so each of its lines
+/// is rejected rather than delivered, then the read throws the error.
+///
 /// Owns its `z_stream` by pointer because zlib keeps the stream's address.
 final class GzipByteSource: ByteSource {
     private let upstream: FileByteSource
     private let stream: UnsafeMutablePointer<z_stream>
     private let input: UnsafeMutableRawBufferPointer
+    private let hold: GzipMemberHold
     private var upstreamEnded = false
     /// True between the end of one member and the first byte of the next.
     private var betweenMembers = false
+    /// Compressed bytes inflate consumed, from the start of the file.
     private var compressedOffset = 0
+    /// Where the current member starts in the file.
+    private var memberStart = 0
+    /// The current member was checked ahead: its bytes go on as they are inflated.
+    private var memberChecked = false
+    /// Why the current member is damaged: what is handed out now is damaged, then this is thrown.
+    private var damage: InputError?
+    /// After a check ahead found damage, the member is inflated on to the damage as damaged bytes.
+    private var damagedInflating = false
+    private(set) var lastReadDamaged = false
+    /// The hold's bytes may go out: their member's trailer matched, the rest of
+    /// it was checked ahead, or it is damaged (they go out marked so).
+    private var holdReady = false
 
     var bytesConsumed: Int { upstream.bytesConsumed }
+    var isRegularFile: Bool { upstream.isRegularFile }
+    func finishLineAfterStop() { upstream.finishLineAfterStop() }
 
     static let chunkSize = 256 * 1024
+    /// How much of a member a regular file holds before checking the rest of it ahead.
+    static let fileHoldBytes = 1024 * 1024
+    /// How much of a member a pipe holds in memory; beyond it, in a temporary file.
+    static let pipeHoldBytes = 64 * 1024 * 1024
 
-    init(upstream: FileByteSource) {
+    init(upstream: FileByteSource, fileHoldBytes: Int = GzipByteSource.fileHoldBytes,
+         pipeHoldBytes: Int = GzipByteSource.pipeHoldBytes) {
         self.upstream = upstream
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
         input = .allocate(byteCount: GzipByteSource.chunkSize, alignment: 16)
+        hold = GzipMemberHold(memoryLimit: upstream.isRegularFile ? fileHoldBytes : pipeHoldBytes, path: upstream.path)
         // 16 + MAX_WBITS: gzip wrapper only.
         _ = sluice_inflateInit2(stream, 16 + MAX_WBITS)
     }
@@ -33,16 +67,107 @@ final class GzipByteSource: ByteSource {
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        stream.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
-        stream.pointee.avail_out = uInt(buffer.count)
-        while stream.pointee.avail_out == uInt(buffer.count) {
+        while true {
+            lastReadDamaged = damage != nil
+            if holdReady {
+                if hold.pending > 0 { return try hold.handOut(into: buffer) }
+                holdReady = false
+                hold.clear()
+            }
+            if let damage {
+                if damagedInflating {
+                    switch try inflateSome(into: buffer) {
+                    case let .produced(n) where n > 0: return n
+                    case let .failed(_, n) where n > 0:
+                        damagedInflating = false
+                        return n
+                    default: damagedInflating = false
+                    }
+                }
+                throw damage
+            }
+            if memberChecked {
+                switch try inflateSome(into: buffer) {
+                case let .produced(n):
+                    return n
+                case let .memberEnd(n):
+                    memberChecked = false
+                    if n > 0 { return n }
+                case .inputEnd:
+                    return 0
+                case let .failed(error, _):
+                    // The file changed after its check: what inflated of it is not handed on.
+                    damage = error
+                }
+                continue
+            }
+            if try !fillHold() { return 0 }
+        }
+    }
+
+    /// Inflates the current member into the hold until its trailer matched,
+    /// it failed, or memory is full (then the hold is ready to go out); false
+    /// at the end of the input. A stop (`InputStopped`) while it inflates
+    /// leaves the hold as it is, not ready: the next read goes on filling it.
+    private func fillHold() throws -> Bool {
+        while true {
+            guard let room = hold.room() else {
+                if upstream.isRegularFile {
+                    if let failure = try GzipMemberCheck.checkRest(of: stream, compressedOffset: compressedOffset,
+                                                                     memberStart: memberStart, upstream: upstream) {
+                        damage = failure
+                        damagedInflating = true
+                    } else {
+                        memberChecked = true
+                    }
+                    holdReady = true
+                    return true
+                }
+                try hold.spillMemory()
+                continue
+            }
+            switch try inflateSome(into: room) {
+            case let .produced(n):
+                hold.commit(n)
+            case let .memberEnd(n):
+                hold.commit(n)
+                holdReady = true
+                return true
+            case .inputEnd:
+                return false
+            case let .failed(error, n):
+                hold.commit(n)
+                damage = error
+                holdReady = true
+                return true
+            }
+        }
+    }
+
+    private enum Step {
+        case produced(Int)
+        case memberEnd(Int)
+        case inputEnd
+        case failed(InputError, produced: Int)
+    }
+
+    /// Inflates into `out` until some bytes come, the member ends, the input
+    /// ends between members, or the data fails.
+    private func inflateSome(into out: UnsafeMutableRawBufferPointer) throws -> Step {
+        stream.pointee.next_out = out.baseAddress!.assumingMemoryBound(to: Bytef.self)
+        stream.pointee.avail_out = uInt(out.count)
+        var produced: Int { out.count - Int(stream.pointee.avail_out) }
+        while true {
             if stream.pointee.avail_in == 0 {
-                if upstreamEnded { break }
+                if upstreamEnded {
+                    if betweenMembers { return .inputEnd }
+                    return .failed(InputError.corruptGzip(path: upstream.path, offset: compressedOffset,
+                                                          message: "unexpected end of gzip data (truncated file)"), produced: produced)
+                }
                 let n = try upstream.read(into: input)
                 if n == 0 {
                     upstreamEnded = true
-                    if betweenMembers { break }
-                    throw InputError.corruptGzip(path: upstream.path, offset: compressedOffset, message: "unexpected end of gzip data (truncated file)")
+                    continue
                 }
                 stream.pointee.next_in = input.baseAddress!.assumingMemoryBound(to: Bytef.self)
                 stream.pointee.avail_in = uInt(n)
@@ -50,24 +175,23 @@ final class GzipByteSource: ByteSource {
             if betweenMembers {
                 betweenMembers = false
                 inflateReset(stream)
+                memberStart = compressedOffset
             }
             let before = stream.pointee.avail_in
             let status = inflate(stream, Z_NO_FLUSH)
             compressedOffset += Int(before - stream.pointee.avail_in)
             switch status {
             case Z_OK, Z_BUF_ERROR:
-                continue
+                if produced > 0 { return .produced(produced) }
             case Z_STREAM_END:
                 betweenMembers = true
-                if stream.pointee.avail_out != uInt(buffer.count) {
-                    return buffer.count - Int(stream.pointee.avail_out)
-                }
+                return .memberEnd(produced)
             default:
-                let message = stream.pointee.msg.map { String(cString: $0) } ?? "inflate error \(status)"
-                throw InputError.corruptGzip(path: upstream.path, offset: compressedOffset, message: message)
+                let error = GzipMemberCheck.error(status: status, stream: stream, path: upstream.path,
+                                                  memberStart: memberStart, offset: compressedOffset)
+                return .failed(error, produced: produced)
             }
         }
-        return buffer.count - Int(stream.pointee.avail_out)
     }
 
     func close() { upstream.close() }

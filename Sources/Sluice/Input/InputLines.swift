@@ -129,6 +129,16 @@ final class InputLines {
                     let rejection = Rejection(.cutByShutdown, "reading stopped for a shutdown after \(buffer.count) bytes of this line")
                     return .rejected(RejectedLine(bytes: Array(buffer), origin: Origin(source: source, line: number),
                                                   rejection: rejection))
+                case let .damaged(buffer, number):
+                    lines = number
+                    if LineReader.isBlank(buffer) {
+                        blankLines += 1
+                        continue
+                    }
+                    nonBlankLines += 1
+                    let rejection = Rejection(.corruptGzip, "this line is in a gzip member that is damaged (the error names it), or was cut by the damage")
+                    return .rejected(RejectedLine(bytes: Array(buffer), origin: Origin(source: source, line: number),
+                                                  rejection: rejection))
                 }
             }
         } catch let failure as InputError {

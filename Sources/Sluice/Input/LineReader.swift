@@ -12,6 +12,9 @@ enum InputLine {
     case tooLong(preview: [UInt8], length: Int, number: Int64)
     /// The start of a line whose end never came because reading was stopped (shutdown).
     case cutShort(UnsafeBufferPointer<UInt8>, number: Int64)
+    /// A line with bytes of a gzip member that failed its check, or cut by
+    /// the damage: rejected, never delivered.
+    case damaged(UnsafeBufferPointer<UInt8>, number: Int64)
 }
 
 /// Splits an input into lines with big reads and `memchr`, never holding more
@@ -36,6 +39,12 @@ final class LineReader {
     /// Reading was stopped (not the end of the input): a partial last line is cut short.
     private var stopped = false
     private var lineNumber: Int64 = 0
+    /// Where bytes of a damaged gzip member begin in the buffer (`Int.max`: none yet).
+    private var damagedFrom = Int.max
+    /// A corrupt gzip input's error, thrown once the line it cut is returned.
+    private var deferredError: InputError?
+    /// After a stop on a regular file: reading goes on to the end of the line being read.
+    private var finishingLine = false
     /// While skipping a too-long line: its first bytes, how many there were, and
     /// whether the last one seen was a `\r` (not part of the line if `\n` follows).
     private struct Skipped {
@@ -88,6 +97,7 @@ final class LineReader {
                 start = 0
                 end = 0
                 scanFrom = 0
+                if damagedFrom != Int.max { damagedFrom = 0 }
                 if try !refill() { return finishSkipping() }
                 continue
             }
@@ -95,11 +105,14 @@ final class LineReader {
                 lineNumber += 1
                 var lineEnd = newline
                 if lineEnd > start && buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
-                let lineStart = start
+                let lineStart = lineNumber == 1 ? afterByteOrderMark(start, lineEnd) : start
                 start = newline + 1
                 scanFrom = start
                 if lineEnd - lineStart > maxLineBytes {
                     return .tooLong(preview: preview(lineStart, lineEnd - lineStart), length: lineEnd - lineStart, number: lineNumber)
+                }
+                if newline >= damagedFrom {
+                    return .damaged(UnsafeBufferPointer(start: buffer + lineStart, count: lineEnd - lineStart), number: lineNumber)
                 }
                 return .line(UnsafeBufferPointer(start: buffer + lineStart, count: lineEnd - lineStart), number: lineNumber)
             }
@@ -112,15 +125,19 @@ final class LineReader {
                 start = 0
                 end = 0
                 scanFrom = 0
+                if damagedFrom != Int.max { damagedFrom = 0 }
                 continue
             }
             if try !refill() {
                 guard start < end else { return nil }
                 // A last line without a newline.
                 lineNumber += 1
-                let lineStart = start
+                let lineStart = lineNumber == 1 ? afterByteOrderMark(start, end) : start
                 start = end
                 scanFrom = end
+                if deferredError != nil {
+                    return .damaged(UnsafeBufferPointer(start: buffer + lineStart, count: end - lineStart), number: lineNumber)
+                }
                 if stopped {
                     return .cutShort(UnsafeBufferPointer(start: buffer + lineStart, count: end - lineStart), number: lineNumber)
                 }
@@ -129,9 +146,18 @@ final class LineReader {
                 if lineEnd - lineStart > maxLineBytes {
                     return .tooLong(preview: preview(lineStart, lineEnd - lineStart), length: lineEnd - lineStart, number: lineNumber)
                 }
+                if end > damagedFrom {
+                    return .damaged(UnsafeBufferPointer(start: buffer + lineStart, count: lineEnd - lineStart), number: lineNumber)
+                }
                 return .line(UnsafeBufferPointer(start: buffer + lineStart, count: lineEnd - lineStart), number: lineNumber)
             }
         }
+    }
+
+    /// Where the first line starts: after a UTF-8 byte-order mark, which some
+    /// Windows tools write at the start of a file and which is no part of the JSON.
+    private func afterByteOrderMark(_ from: Int, _ to: Int) -> Int {
+        to - from >= 3 && buffer[from] == 0xEF && buffer[from + 1] == 0xBB && buffer[from + 2] == 0xBF ? from + 3 : from
     }
 
     /// Whether a line is blank: only spaces, tabs or `\r` (skipped and counted apart, never an event).
@@ -175,24 +201,57 @@ final class LineReader {
 
     /// Moves the unread bytes to the front and reads more; false at the end of input.
     private func refill() throws -> Bool {
-        if ended { return false }
+        if ended {
+            if let error = deferredError {
+                deferredError = nil
+                throw error
+            }
+            return false
+        }
         if start > 0 {
             let pending = end - start
             if pending > 0 { memmove(buffer, buffer + start, pending) }
             scanFrom -= start
+            if damagedFrom != Int.max { damagedFrom = max(0, damagedFrom - start) }
             end = pending
             start = 0
         }
-        try beforeRead?()
+        if !finishingLine { try beforeRead?() }
         let room = min(capacity - end, LineReader.readSize)
-        let n: Int
+        var n: Int
         do {
             n = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + end, count: room))
         } catch is InputStopped {
+            if source.isRegularFile && (start < end || skipping != nil) {
+                // A file does not wait: the line being read is read to its end, then reading stops.
+                source.finishLineAfterStop()
+                finishingLine = true
+                return true
+            }
             // Shutdown: what was read is processed, as at the end of the input.
             ended = true
             stopped = true
             return false
+        } catch let error as InputError {
+            guard case .corruptGzip = error, start < end || skipping != nil else { throw error }
+            // The line the damage cut is returned (rejected) before the error.
+            deferredError = error
+            damagedFrom = min(damagedFrom, start)
+            ended = true
+            return false
+        }
+        if n > 0 && source.lastReadDamaged && damagedFrom == Int.max { damagedFrom = end }
+        if finishingLine {
+            if n == 0 {
+                ended = true
+                return false
+            }
+            if let found = memchr(buffer + end, 0x0A, n) {
+                // The line is whole: nothing after it is taken.
+                n = buffer.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1 - end
+                ended = true
+                stopped = true
+            }
         }
         if n == 0 {
             ended = true

@@ -15,5 +15,7 @@ final class MemoryByteSource: ByteSource {
         return count
     }
 
+    var isRegularFile: Bool { true }
+
     func close() {}
 }

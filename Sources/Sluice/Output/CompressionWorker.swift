@@ -31,6 +31,8 @@ final class CompressionWorker: @unchecked Sendable {
         var fileCount = 0
         var uncompressedBytes = 0
         var compressedBytes = 0
+        /// Records in the files finished (renamed); nil for an output without files (stdout, memory).
+        var finishedRecords: Int? = 0
     }
 
     private struct OpenFile {
@@ -280,6 +282,7 @@ final class CompressionWorker: @unchecked Sendable {
         }
         let records = file.records
         let prefix = file.underRoot ? root.utf8.count + 1 : 0
+        writer.releaseCompressor()
         finisher.submit(writer) { [self] result in
             switch result {
             case .success:
@@ -290,6 +293,7 @@ final class CompressionWorker: @unchecked Sendable {
                                         compressedBytes: writer.compressedBytes)
                 failureLock.lock()
                 report.fileCount += 1
+                report.finishedRecords! += records
                 finished.append(done)
                 failureLock.unlock()
             case .failure(let error):
@@ -315,6 +319,7 @@ final class CompressionWorker: @unchecked Sendable {
                 close(key: key)
             } else if now >= file.lastFlush + flushIntervalNanos {
                 do {
+                    try file.writer.checkLinked()
                     let before = file.writer.compressedBytes
                     if try file.writer.endMember() {
                         try file.writer.syncData()

@@ -19,8 +19,14 @@ final class FileFinisher: @unchecked Sendable {
     private var threads = 0
     private let stopped = DispatchSemaphore(value: 0)
 
+    /// How many closed files may wait for their fsync and rename. Each holds
+    /// only its descriptor (its compressor is freed before it is queued); past
+    /// this, the compression threads wait, and the reader behind them: a slow
+    /// disk slows the run down instead of growing its memory or its open files.
+    static let queueCapacity = 64
+
     init(threads: Int = 4) {
-        queue = WorkQueue(capacity: 1024)
+        queue = WorkQueue(capacity: FileFinisher.queueCapacity)
         self.threads = threads
         for index in 0..<threads {
             let thread = Thread { [self] in run() }

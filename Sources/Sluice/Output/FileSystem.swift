@@ -12,6 +12,23 @@ enum FileSystem {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
+    /// The file a path names once its symbolic links are followed (a link to
+    /// a link, a target relative to the link's directory); the target need
+    /// not exist yet. `path` itself when it is no link, or a loop of them.
+    static func followingSymlinks(_ path: String) -> String {
+        var current = path
+        for _ in 0..<40 {
+            var info = stat()
+            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return current }
+            var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(current, &target, Int(PATH_MAX))
+            guard count > 0 else { return current }
+            let text = String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            current = text.hasPrefix("/") ? text : directory(of: current) + "/" + text
+        }
+        return path
+    }
+
     /// `mkdir -p`.
     static func makeDirectories(_ path: String) throws(OutputError) {
         var made: [String] = []

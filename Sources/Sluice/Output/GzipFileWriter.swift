@@ -18,7 +18,9 @@ final class GzipFileWriter {
     /// Other final names to try, in order, when `path` exists at `close()`; nil: fail instead.
     private let alternativeName: ((Int) -> String)?
     private let fd: Int32
-    private let deflater: GzipDeflater
+    /// Nil once the file is written whole (`releaseCompressor`): a file waiting
+    /// for its fsync and rename holds no deflate state or buffer.
+    private var deflater: GzipDeflater?
     private(set) var uncompressedBytes = 0
     private(set) var compressedBytes = 0
     private var closed = false
@@ -46,16 +48,24 @@ final class GzipFileWriter {
     /// Compresses `data` into the current member.
     func write(_ data: UnsafeRawBufferPointer) throws(OutputError) {
         uncompressedBytes += data.count
-        try deflater.compress(data) { (chunk) throws(OutputError) in try writeOut(chunk) }
+        try deflater!.compress(data) { (chunk) throws(OutputError) in try writeOut(chunk) }
     }
 
     /// Ends the current gzip member and writes everything out (no fsync);
     /// false when there was nothing to end.
     @discardableResult
     func endMember() throws(OutputError) -> Bool {
-        guard deflater.pendingInMember > 0 else { return false }
+        guard let deflater, deflater.pendingInMember > 0 else { return false }
         try deflater.endMember { (chunk) throws(OutputError) in try writeOut(chunk) }
         return true
+    }
+
+    /// Frees the deflate state and its output buffer (about half a MiB) once
+    /// the last member is ended and written: nothing more is written to the
+    /// file, and a slow disk's queue of files to finish then costs no memory.
+    func releaseCompressor() {
+        precondition(deflater?.pendingInMember ?? 0 == 0, "released with data in the member")
+        deflater = nil
     }
 
     /// Finishes the file: last member, fsync, rename `.part` to its name, fsync the directory.
@@ -69,6 +79,7 @@ final class GzipFileWriter {
     func close() throws(OutputError) {
         try endMember()
         if fsync(fd) != 0 { throw .writeFailed(path: partPath, errno: errno) }
+        try checkLinked()
         try renameWithoutOverwriting()
         closed = true
         // The data is on disk and renamed; a failing close(2) cannot take that back.
@@ -91,6 +102,13 @@ final class GzipFileWriter {
                 path = alternativeName(attempt)
             } while FileSystem.exists(path) || FileSystem.exists(path + ".part")
         }
+    }
+
+    /// Throws when the `.part` is in no directory any more (deleted, or its
+    /// directory removed): its records can never be finished.
+    func checkLinked() throws(OutputError) {
+        var info = stat()
+        if fstat(fd, &info) == 0 && info.st_nlink == 0 { throw .removed(path: partPath) }
     }
 
     /// Pushes what was written so far (whole members) to the disk, so a

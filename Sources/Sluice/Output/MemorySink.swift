@@ -23,6 +23,6 @@ final class MemorySink: OutputSink {
     }
 
     var report: CompressionWorker.Report {
-        CompressionWorker.Report(fileCount: 0, uncompressedBytes: bytesWritten, compressedBytes: 0)
+        CompressionWorker.Report(fileCount: 0, uncompressedBytes: bytesWritten, compressedBytes: 0, finishedRecords: nil)
     }
 }

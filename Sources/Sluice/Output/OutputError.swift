@@ -12,12 +12,16 @@ public enum OutputError: Error, Sendable, Equatable, CustomStringConvertible {
     case writeFailed(path: String, errno: Int32)
     /// zlib refused (exit 74).
     case compressionFailed(path: String, status: Int32)
+    /// The `.part` was deleted while being written, its directory with it as
+    /// a rule (exit 74): its records can never be finished.
+    case removed(path: String)
 
     /// The system's error number (`EIO` for zlib's).
     var errno: Int32 {
         switch self {
         case let .cannotCreate(_, code), let .writeFailed(_, code): return code
         case .compressionFailed: return EIO
+        case .removed: return ENOENT
         }
     }
 
@@ -31,6 +35,9 @@ public enum OutputError: Error, Sendable, Equatable, CustomStringConvertible {
             return "write failed on \(path): \(String(cString: strerror(code))); the file was left as .part (completed files are intact): free space, then run `sluice recover` on the output directory"
         case let .compressionFailed(path, status):
             return "zlib failed with status \(status) while writing \(path)"
+        case let .removed(path):
+            return "\(path) was deleted while the run was writing it (was the output directory removed?): "
+                + "the records written to it are lost and counted in records_not_delivered; run the same input again into a fresh --out"
         }
     }
 }

@@ -20,6 +20,10 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
     public init(_ text: String) throws(TemplateError) {
         description = text
         if text.isEmpty { throw .empty }
+        // A NUL would cut the path short at open(2) while the name it was checked under goes on; no control character belongs in a file name.
+        if let control = text.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw .controlCharacter(control.value)
+        }
         var segments: [Segment] = []
         var literal = ""
         var rest = Substring(text)
@@ -100,6 +104,8 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
 public enum TemplateError: Error, Sendable, Equatable, CustomStringConvertible {
     case empty, unclosedBrace, strayBrace, parentDirectory, endsWithSlash
     case unknownPlaceholder(String)
+    /// A control character (U+0000 to U+001F, U+007F), by its code.
+    case controlCharacter(UInt32)
 
     public var description: String {
         switch self {
@@ -108,6 +114,8 @@ public enum TemplateError: Error, Sendable, Equatable, CustomStringConvertible {
         case .strayBrace: return "a `}` has no matching `{`"
         case .parentDirectory: return "the path may not contain `..` (outputs stay under --out)"
         case .endsWithSlash: return "the path names a directory, not a file"
+        case .controlCharacter(let code):
+            return "the path holds the control character U+\(String(code, radix: 16, uppercase: true).leftPadded(to: 4)), which no file name should"
         case .unknownPlaceholder(let name):
             return "unknown placeholder {\(name)}; known: " + PathTemplate.placeholders.map { "{\($0)}" }.joined(separator: ", ")
         }
@@ -115,6 +123,10 @@ public enum TemplateError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+
     func replacingAll(_ target: String, with replacement: String) -> String {
         guard !target.isEmpty else { return self }
         var result = ""

@@ -85,7 +85,7 @@ final class StdoutSink: OutputSink {
     }
 
     var report: CompressionWorker.Report {
-        CompressionWorker.Report(fileCount: 0, uncompressedBytes: bytesWritten, compressedBytes: 0)
+        CompressionWorker.Report(fileCount: 0, uncompressedBytes: bytesWritten, compressedBytes: 0, finishedRecords: nil)
     }
 
     /// Counts the events of the pending buffer from byte `written` on as lost (the reader closed the pipe).

@@ -39,6 +39,8 @@ public final class PipelineRunner {
     /// Set once a stop was requested: every later read stops at once.
     var stopping = false
     private var started: UInt64 = 0
+    /// The outputs were finished (or failed): a record not in a finished file now never will be.
+    private var outputsFinished = false
     /// The size of all inputs when every one is a regular file (for progress), else nil.
     private var inputBytesTotal: Int?
     /// The `--state` file (and its lock), once `run` has written the state to be committed.
@@ -183,7 +185,7 @@ public final class PipelineRunner {
     /// by a stage show as `inFlight`.
     public func snapshot() -> RunSummary {
         var result = summary
-        result.destinations = fanOut.destinationCounts(outputs: outputs)
+        result.destinations = fanOut.destinationCounts(outputs: outputs, finished: outputsFinished)
         result.rejectFiles = outputs.rejectsReport.fileCount
         (result.files, result.filesNotListed) = outputs.finishedFiles
         result.stages = stages.map { ($0.name, $0.counters) }
@@ -379,6 +381,7 @@ public final class PipelineRunner {
     /// Finishes every output (only the first call does anything) and settles what stdout's reader missed.
     private func finishOutputs() throws {
         defer {
+            outputsFinished = true
             if outputs.stdoutClosed { summary.stdoutClosedEarly = true }
             fanOut.absorbStdoutLoss(into: &summary)
         }

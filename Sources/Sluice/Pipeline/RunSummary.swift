@@ -25,6 +25,9 @@ public struct RunSummary: Sendable {
         public var changes: [(name: String, value: Int)] = []
         /// Files completed and renamed.
         public var files = 0
+        /// Records that did not reach a finished file (a write, fsync or rename
+        /// failed, or the run stopped before the file was finished).
+        public var notDelivered = 0
         /// Whether the records went to stdout (`--stdout`, `path: "-"`) instead of files.
         public var toStdout = false
         /// Record bytes handed to the files (or stdout) so far, and their gzip size.
@@ -43,6 +46,8 @@ public struct RunSummary: Sendable {
         public var files = 0
         public var uncompressedBytes = 0
         public var compressedBytes = 0
+        /// Records that did not reach a finished file.
+        public var notDelivered = 0
 
         public init(name: String) { self.name = name }
     }
@@ -127,13 +132,20 @@ public struct RunSummary: Sendable {
     public var droppedTotal: Int { dropped.values.reduce(0, +) }
     /// Lines read whose fate is not settled yet (held by a stage); 0 after a finished run.
     public var inFlight: Int { linesIn + carriedIn - emitted - merged - rejectedTotal - droppedTotal - carried }
-    public var isBalanced: Bool { inFlight == 0 }
+    /// Records handed to a destination's files that never reached a finished
+    /// file (each destination's and side output's `records_not_delivered`).
+    public var recordsNotDelivered: Int {
+        destinations.reduce(0) { $0 + $1.notDelivered + $1.outputs.reduce(0) { $0 + $1.notDelivered } }
+    }
+    /// Every line settled, and every record it became in a finished file.
+    public var isBalanced: Bool { inFlight == 0 && recordsNotDelivered == 0 }
 
     /// One line for stderr at the end of a run (the logger adds `sluice: `).
     public var summaryLine: String {
         var parts = ["\(linesIn) lines in: \(emitted) emitted, \(merged) merged, \(rejectedTotal) rejected, \(droppedTotal) dropped"]
         if usesState { parts[0] += ", \(carried) carried to the state (\(carriedIn) carried in)" }
         if blankLines > 0 { parts.append("\(blankLines) blank skipped") }
+        if recordsNotDelivered > 0 { parts.append("\(recordsNotDelivered) records not delivered (not in a finished file)") }
         func files(_ count: Int) -> String { "\(count) file\(count == 1 ? "" : "s")" }
         let outputs = destinations.map { destination in
             let sides = destination.outputs.filter { $0.records > 0 || $0.files > 0 }.map { "\($0.name) \($0.records) in \(files($0.files))" }
@@ -168,6 +180,7 @@ public struct RunSummary: Sendable {
         out.field("blank_lines", blankLines)
         out.field("in_flight", inFlight)
         out.field("balanced", isBalanced)
+        if recordsNotDelivered > 0 { out.field("records_not_delivered", recordsNotDelivered) }
         out.object("rejected_by_reason", rejected.sorted { $0.key < $1.key }.map { ($0.key.rawValue, $0.value) })
         out.object("dropped_by_reason", dropped.sorted { $0.key < $1.key }.map { ($0.key.rawValue, $0.value) })
         var destinationsJSON: [String] = []
@@ -181,6 +194,7 @@ public struct RunSummary: Sendable {
             d.object("not_taken_by_reason", destination.notTaken.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
             d.object("changes", destination.changes.map { ($0.name, $0.value) })
             d.field("files", destination.files)
+            if destination.notDelivered > 0 { d.field("records_not_delivered", destination.notDelivered) }
             if destination.toStdout { d.field("stdout", true) }
             d.field("uncompressed_bytes", destination.uncompressedBytes)
             d.field("compressed_bytes", destination.compressedBytes)
@@ -190,6 +204,7 @@ public struct RunSummary: Sendable {
                     o.field("name", output.name)
                     o.field("records", output.records)
                     o.field("files", output.files)
+                    if output.notDelivered > 0 { o.field("records_not_delivered", output.notDelivered) }
                     o.field("uncompressed_bytes", output.uncompressedBytes)
                     o.field("compressed_bytes", output.compressedBytes)
                     return o.text

@@ -12,11 +12,14 @@ struct PartFileRecoverer {
 
     private var finalPath: String { String(path.dropLast(".part".count)) }
 
-    func recover() -> RecoveredFile {
+    /// What was done with the file; nil when it is gone: a live run finished
+    /// (renamed) it since the directory was listed, which leaves nothing to do.
+    func recover() -> RecoveredFile? {
         var outcome = RecoveredFile(path: path, action: .removed)
         outcome.dryRun = options.dryRun
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
+            if errno == ENOENT { return nil }
             outcome.action = .failed(.failed(operation: "open", path: path, errno: errno))
             return outcome
         }
@@ -29,6 +32,7 @@ struct PartFileRecoverer {
         var opened = stat()
         var named = stat()
         guard fstat(fd, &opened) == 0, stat(path, &named) == 0, opened.st_ino == named.st_ino else {
+            if errno == ENOENT { return nil }
             outcome.action = .inUse
             return outcome
         }

@@ -47,7 +47,8 @@ public enum PartFileRecovery {
             return report
         }
         for path in paths {
-            let outcome = PartFileRecoverer(path: path, options: options).recover()
+            // A `.part` a live run renamed since the listing is finished: not listed, not an error.
+            guard let outcome = PartFileRecoverer(path: path, options: options).recover() else { continue }
             if case let .failed(error) = outcome.action { logger.error("\(path): \(error)") }
             report.files.append(outcome)
         }

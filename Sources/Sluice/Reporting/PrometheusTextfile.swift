@@ -51,6 +51,9 @@ public enum PrometheusTextfile {
         out.metric("sluice_destination_changes_total", .counter, "What the destination changed to fit its provider, by kind.",
                    perDestinationReason({ $0.changes.map { ($0.name, $0.value) } }, label: "change"))
         out.metric("sluice_destination_files_total", .counter, "Files completed and renamed.", perDestination(\.files))
+        out.metric("sluice_destination_records_not_delivered_total", .counter,
+                   "Records (side outputs' included) that did not reach a finished file: a write, fsync or rename failed.",
+                   perDestination { $0.notDelivered + $0.outputs.reduce(0) { $0 + $1.notDelivered } })
         out.metric("sluice_destination_uncompressed_bytes_total", .counter, "Record bytes written.", perDestination(\.uncompressedBytes))
         out.metric("sluice_destination_compressed_bytes_total", .counter, "Gzip bytes written.", perDestination(\.compressedBytes))
         func perOutput(_ value: (RunSummary.OutputCounts) -> Int) -> [([(String, String)], Int)] {

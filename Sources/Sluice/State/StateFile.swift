@@ -22,24 +22,27 @@ public final class StateFile {
 
     /// Takes the lock (creating the directory if needed), so a state that could
     /// not be saved at the end fails now, before anything is read or written.
+    /// A `path` that is a symbolic link stands for the file it points to: that
+    /// file is locked, read and replaced, so every name of one state shares
+    /// one lock, and the link stays a link.
     public init(path: String) throws(StateError) {
-        self.path = path
+        self.path = FileSystem.followingSymlinks(path)
         do {
-            try FileSystem.makeDirectories(FileSystem.directory(of: path))
+            try FileSystem.makeDirectories(FileSystem.directory(of: self.path))
         } catch {
-            throw .cannotWrite(path: FileSystem.directory(of: path), errno: error.errno, atEnd: false)
+            throw .cannotWrite(path: FileSystem.directory(of: self.path), errno: error.errno, atEnd: false)
         }
-        let lockPath = path + ".lock"
+        let lockPath = self.path + ".lock"
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         if fd < 0 { throw .cannotWrite(path: lockPath, errno: errno, atEnd: false) }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             close(fd)
-            if code == EWOULDBLOCK { throw .locked(path: path) }
+            if code == EWOULDBLOCK { throw .locked(path: self.path) }
             throw .cannotWrite(path: lockPath, errno: code, atEnd: false)
         }
         lockDescriptor = fd
-        let directory = FileSystem.directory(of: path)
+        let directory = FileSystem.directory(of: self.path)
         if access(directory, W_OK) != 0 { throw .cannotWrite(path: directory, errno: errno, atEnd: false) }
     }
 

@@ -30,7 +30,7 @@ extension RunSummary {
         }
         let reader = StatsJSONReader(document: document, path: path)
         self.init()
-        var written = (rejected: 0, dropped: 0, inFlight: 0, balanced: false)
+        var written = (rejected: 0, dropped: 0, inFlight: 0, balanced: false, notDelivered: 0)
         var seen = Set<String>()
         var runProcess = RunProcess(startedAt: 0)
         for (key, value) in try reader.members(of: 0, "the file") {
@@ -46,6 +46,7 @@ extension RunSummary {
             case "blank_lines": blankLines = try reader.int(value, key)
             case "in_flight": written.inFlight = try reader.int(value, key)
             case "balanced": written.balanced = try reader.bool(value, key)
+            case "records_not_delivered": written.notDelivered = try reader.int(value, key)
             case "rejected_by_reason":
                 for (name, count) in try reader.counts(value, key) { rejected[RejectReason(name), default: 0] += count }
             case "dropped_by_reason":
@@ -100,6 +101,9 @@ extension RunSummary {
         }
         if written.dropped != droppedTotal {
             throw reader.problem("'dropped' is \(written.dropped) but dropped_by_reason adds up to \(droppedTotal)")
+        }
+        if written.notDelivered != recordsNotDelivered {
+            throw reader.problem("'records_not_delivered' is \(written.notDelivered) but the destinations' add up to \(recordsNotDelivered)")
         }
         if written.inFlight != inFlight || written.balanced != isBalanced {
             throw reader.problem("'in_flight' \(written.inFlight) and 'balanced' \(written.balanced) do not follow from its counts (in flight: \(inFlight))")
@@ -221,6 +225,7 @@ private struct StatsJSONReader {
             case "not_taken_by_reason": counts.notTaken = Dictionary(try self.counts(node, field), uniquingKeysWith: +)
             case "changes": counts.changes = try self.counts(node, field)
             case "files": counts.files = try int(node, field)
+            case "records_not_delivered": counts.notDelivered = try int(node, field)
             case "stdout": counts.toStdout = try bool(node, field)
             case "uncompressed_bytes": counts.uncompressedBytes = try int(node, field)
             case "compressed_bytes": counts.compressedBytes = try int(node, field)
@@ -237,13 +242,14 @@ private struct StatsJSONReader {
     /// A destination's side output (`"outputs"`): its name, records, files and bytes.
     func output(_ node: Int, _ what: String) throws(StatsFileError) -> RunSummary.OutputCounts {
         var counts: RunSummary.OutputCounts?
-        var numbers = (records: 0, files: 0, uncompressed: 0, compressed: 0)
+        var numbers = (records: 0, files: 0, uncompressed: 0, compressed: 0, notDelivered: 0)
         for (key, value) in try members(of: node, what) {
             let field = "\(what).\(key)"
             switch key {
             case "name": counts = RunSummary.OutputCounts(name: try string(value, field))
             case "records": numbers.records = try int(value, field)
             case "files": numbers.files = try int(value, field)
+            case "records_not_delivered": numbers.notDelivered = try int(value, field)
             case "uncompressed_bytes": numbers.uncompressed = try int(value, field)
             case "compressed_bytes": numbers.compressed = try int(value, field)
             default: throw problem("unknown key '\(field)' (written by another version of sluice?)")
@@ -252,6 +258,7 @@ private struct StatsJSONReader {
         guard var counts else { throw problem("\(what) has no 'name'") }
         counts.records = numbers.records
         counts.files = numbers.files
+        counts.notDelivered = numbers.notDelivered
         counts.uncompressedBytes = numbers.uncompressed
         counts.compressedBytes = numbers.compressed
         return counts

@@ -177,11 +177,13 @@ extension RunSummary.DestinationCounts {
         notTaken.merge(shard.notTaken, uniquingKeysWith: +)
         changes = RunSummary.adding(changes, shard.changes)
         files += shard.files
+        notDelivered += shard.notDelivered
         uncompressedBytes += shard.uncompressedBytes
         compressedBytes += shard.compressedBytes
         for index in outputs.indices {
             outputs[index].records += shard.outputs[index].records
             outputs[index].files += shard.outputs[index].files
+            outputs[index].notDelivered += shard.outputs[index].notDelivered
             outputs[index].uncompressedBytes += shard.outputs[index].uncompressedBytes
             outputs[index].compressedBytes += shard.outputs[index].compressedBytes
         }

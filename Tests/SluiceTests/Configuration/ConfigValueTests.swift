@@ -1,3 +1,4 @@
+import Foundation
 @testable import Sluice
 import Testing
 
@@ -50,6 +51,30 @@ import Testing
     @Test func anAliasIsTheValueItNames() throws {
         let mapping = try #require(try parse("a: &x [1, 2]\nb: *x\n").mapping)
         #expect(mapping["b"]?.sequence?.map { $0.scalar?.text ?? "" } == ["1", "2"])
+    }
+
+    @Test func anAliasBombIsRefusedWithItsLocationInsteadOfExpanded() throws {
+        // Ten aliases of ten aliases, nine deep: 10^10 values from 600 bytes.
+        var yaml = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for level in 1...9 { yaml += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n" }
+        let started = Date()
+        do {
+            _ = try ConfigValue.parse(yaml: yaml)
+            Issue.record("expanded")
+        } catch {
+            #expect(error.problem.contains("more than 1000000 values once its aliases (*name) are expanded"))
+            #expect(error.line >= 1 && error.line <= 10)
+        }
+        #expect(Date().timeIntervalSince(started) < 30)
+    }
+
+    @Test func aliasesUnderTheLimitAreExpandedAsBefore() throws {
+        // 10^5 values: a large but real file's size.
+        var yaml = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for level in 1...4 { yaml += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n" }
+        let top = try #require(try parse(yaml).mapping?["a4"]?.sequence)
+        #expect(top.count == 10)
+        #expect(top[9].sequence?[9].sequence?[9].sequence?[9].sequence?.count == 10)
     }
 
     @Test func anEmptyTextHasNoValueAndBrokenYAMLSaysWhere() throws {

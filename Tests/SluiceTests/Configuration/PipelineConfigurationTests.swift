@@ -33,6 +33,25 @@ import SluiceTestSupport
         }
     }
 
+    @Test func aPipelineFileLargerThan16MiBIsRefusedBeforeItIsParsed() throws {
+        let directory = TemporaryDirectory()
+        let comment = "# " + String(repeating: "x", count: 1022) + "\n"
+        let path = directory.write("big.yaml", "version: 1\ndestinations:\n  a: {type: ndjson}\n" + String(repeating: comment, count: 16 * 1024 + 1))
+        do {
+            _ = try PipelineConfiguration.load(path: path)
+            Issue.record("loaded")
+        } catch let error as ConfigurationError {
+            #expect(error.diagnostics.map(\.description) == ["\(path):1:1: the file is larger than 16 MiB, more than a pipeline file can be"])
+        }
+    }
+
+    @Test func aThousandDestinationsAreCheckedAndMoreAreRefusedWithTheLimit() throws {
+        let destinations = { (count: Int) in (0..<count).map { "  d\($0): {type: ndjson}" }.joined(separator: "\n") }
+        #expect(errors("version: 1\ndestinations:\n" + destinations(1000) + "\n").isEmpty)
+        #expect(errors("version: 1\ndestinations:\n" + destinations(1001) + "\n")
+            == ["p.yaml:3:3: 1001 destinations; a pipeline has at most 1000 (each is a compression thread and its buffers): split it into several pipelines"])
+    }
+
     @Test func aDestinationOfAnUnknownTypeStillHasItsMisspeltKeysReported() {
         let found = errors("version: 1\ndestinations:\n  a: {type: mixpanl, evnts: [x], app_token: x}\n")
         #expect(found.count == 2)

@@ -11,6 +11,9 @@ import SluiceTestSupport
         ("2026-11-20T08:00:07.269123456Z", Int64(1_795_161_607_269_123)),
         ("1970-01-01T00:00:00Z", Int64(0)),
         ("2024-02-29T00:00:00Z", Int64(1_709_164_800_000_000)),
+        ("0001-01-01T00:00:00Z", Int64(-62_135_596_800_000_000)),
+        ("0001-01-01T01:00:00+01:00", Int64(-62_135_596_800_000_000)),
+        ("9999-12-31T23:59:59.999999Z", Int64(253_402_300_799_999_999)),
     ])
     func validTimestampsParseToMicroseconds(_ text: String, _ micros: Int64) {
         #expect(EventTime.parseISO8601(text)?.microseconds == micros)
@@ -26,6 +29,10 @@ import SluiceTestSupport
         "2026-11-20T08:00:07.Z",
         "2026-11-20T08:00:07Zjunk",
         "2026-11-20T08:00:07+25:00",
+        "0000-01-01T00:00:00+23:59",      // year -1 in UTC
+        "0000-06-01T00:00:00Z",           // year 0
+        "0001-01-01T00:00:00+00:01",      // a minute before year 1 in UTC
+        "9999-12-31T23:59:59-00:01",      // year 10000 in UTC
     ])
     func invalidTimestampsAreRefused(_ text: String) {
         #expect(EventTime.parseISO8601(text) == nil)

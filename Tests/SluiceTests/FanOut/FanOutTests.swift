@@ -37,7 +37,7 @@ import SluiceTestSupport
         }
 
         func counts(_ name: String) -> RunSummary.DestinationCounts {
-            fanOut.destinationCounts(outputs: outputs).first { $0.name == name }!
+            fanOut.destinationCounts(outputs: outputs, finished: false).first { $0.name == name }!
         }
     }
 
@@ -147,7 +147,7 @@ import SluiceTestSupport
         options.stdoutDestination = "b"
         let outputs = try OutputSet(configuration: configuration, options: options, openParts: OpenPartFiles())
         let fanOut = FanOut(destinations: configuration.destinations, outputs: outputs, rejects: RejectWriter(output: outputs.rejects))
-        #expect(fanOut.destinationCounts(outputs: outputs).map(\.toStdout) == [false, true])
+        #expect(fanOut.destinationCounts(outputs: outputs, finished: false).map(\.toStdout) == [false, true])
         try outputs.finish()
     }
 }

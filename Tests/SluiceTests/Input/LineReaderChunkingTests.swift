@@ -62,6 +62,8 @@ import Testing
                 result.append(.tooLong(length: length, preview: preview))
             case .cutShort:
                 Issue.record("a line cut short, but nothing stopped the reader")
+            case .damaged:
+                Issue.record("a damaged line from plain input")
             }
         }
         return result

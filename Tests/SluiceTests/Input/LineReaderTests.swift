@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import Sluice
 import SluiceTestSupport
@@ -12,6 +15,7 @@ import SluiceTestSupport
             case let .line(buffer, number): result.append("\(number):" + String(decoding: buffer, as: UTF8.self))
             case let .tooLong(preview, length, number): result.append("\(number):TOO LONG \(length) \(preview.count)")
             case let .cutShort(buffer, number): result.append("\(number):CUT " + String(decoding: buffer, as: UTF8.self))
+            case let .damaged(buffer, number): result.append("\(number):DAMAGED " + String(decoding: buffer, as: UTF8.self))
             }
         }
         return result
@@ -39,6 +43,14 @@ import SluiceTestSupport
         let long = String(repeating: "y", count: 5_000_000)
         let path = directory.write("in.ndjson", "ok\n" + long + "\nafter\n")
         #expect(try lines(path, maxLineBytes: 1024) == ["1:ok", "2:TOO LONG 5000000 1024", "3:after"])
+    }
+
+    @Test func aByteOrderMarkAtTheStartOfAFileIsNotPartOfTheFirstLineAndOnlyThere() throws {
+        let directory = TemporaryDirectory()
+        let bom = "\u{FEFF}"
+        #expect(try lines(directory.write("a.ndjson", bom + "{}\n" + bom + "{}\n")) == ["1:{}", "2:" + bom + "{}"])
+        #expect(try lines(directory.write("b.ndjson", bom + "{}")) == ["1:{}"])
+        #expect(try lines(directory.write("c.ndjson.gz", TestGzip.compress(Array((bom + "{}\n").utf8)))) == ["1:{}"])
     }
 
     @Test func aTooLongLastLineWithoutNewlineIsStillReported() throws {
@@ -100,17 +112,60 @@ import SluiceTestSupport
         }
     }
 
-    @Test func aStopProcessesWhatWasReadAndCutsThePartialLastLineShort() throws {
+    @Test func aStopOnARegularFileFinishesTheLineBeingReadAndReadsNothingAfterIt() throws {
         let directory = TemporaryDirectory()
         let line = String(repeating: "x", count: 999) + "\n"
         let path = directory.write("in.ndjson", String(repeating: line, count: 600))
-        // The gzip sniff reads 2 bytes, then one 256 KiB read, then the stop.
+        // The gzip sniff reads 2 bytes, then one 256 KiB read, then the stop:
+        // the line that read ended in is read to its end, and nothing more.
         let result = try lines(path, gate: StopAfter(reads: 2))
-        let whole = result.dropLast()
-        #expect(whole.count == (2 + LineReader.readSize) / 1000)
-        #expect(whole.allSatisfy { $0.hasSuffix(String(repeating: "x", count: 999)) })
-        let cut = try #require(result.last)
-        #expect(cut == "\(whole.count + 1):CUT " + String(repeating: "x", count: (2 + LineReader.readSize) % 1000))
+        let read = (2 + LineReader.readSize) / 1000 + 1
+        #expect(result.count == read)
+        #expect(result.allSatisfy { $0.hasSuffix(":" + String(repeating: "x", count: 999)) })
+    }
+
+    @Test func aStopOnAGzipFileFinishesTheLineBeingRead() throws {
+        let directory = TemporaryDirectory()
+        // Lines of letters that do not repeat, so the gzip data takes several reads.
+        var state: UInt64 = 1
+        var text: [UInt8] = []
+        for _ in 0..<3000 {
+            for _ in 0..<999 {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                text.append(UInt8(97 + (state >> 33) % 26))
+            }
+            text.append(0x0A)
+        }
+        // Members that end inside lines, as `cat`ted gzip files may: the stop finds a line half handed out.
+        var gzip: [UInt8] = []
+        for start in stride(from: 0, to: text.count, by: 100_003) {
+            gzip += TestGzip.compress(Array(text[start..<min(start + 100_003, text.count)]))
+        }
+        let path = directory.write("in.ndjson.gz", gzip)
+        let result = try lines(path, gate: StopAfter(reads: 3))
+        #expect(!result.isEmpty && result.count < 3000)
+        #expect(result.allSatisfy { $0.split(separator: ":", maxSplits: 1).last?.count == 999 })
+    }
+
+    @Test func aStopOnAPipeCutsThePartialLastLineShort() throws {
+        let line = String(repeating: "x", count: 999) + "\n"
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        // 1.5 lines in the pipe, its write end left open: the reader has all a pipe can give.
+        let bytes = Array((line + String(repeating: "x", count: 500)).utf8)
+        #expect(bytes.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) } == bytes.count)
+        defer { close(fds[1]) }
+        let source = FileByteSource(path: "pipe", fd: fds[0], ownsDescriptor: true, gate: StopAfter(reads: 1))
+        let reader = LineReader(path: "pipe", source: source, maxLineBytes: 1 << 20)
+        var result: [String] = []
+        while let got = try reader.next() {
+            switch got {
+            case let .line(buffer, number): result.append("\(number):" + String(decoding: buffer, as: UTF8.self))
+            case let .cutShort(buffer, number): result.append("\(number):CUT \(buffer.count)")
+            default: result.append("other")
+            }
+        }
+        #expect(result == ["1:" + String(repeating: "x", count: 999), "2:CUT 500"])
     }
 
     @Test func aStopWhileSniffingTheFormatEndsTheInputCleanly() throws {

@@ -20,6 +20,9 @@ import SluiceTestSupport
         ("a/../{seq}.gz", .parentDirectory),
         ("{dest}/", .endsWithSlash),
         ("{user}/{seq}", .unknownPlaceholder("user")),
+        ("{dest}/a\u{0}b-{seq}.gz", .controlCharacter(0)),
+        ("{dest}\n{seq}.gz", .controlCharacter(0x0A)),
+        ("{dest}/\u{7F}-{seq}.gz", .controlCharacter(0x7F)),
     ])
     func badTemplatesAreRefused(_ text: String, _ expected: TemplateError) {
         #expect(throws: expected) { try PathTemplate(text) }

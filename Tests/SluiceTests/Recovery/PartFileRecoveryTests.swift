@@ -21,6 +21,18 @@ import SluiceTestSupport
         FileManager.default.contents(atPath: directory.file(name)).map(Array.init)
     }
 
+    @Test func aPartThatVanishedSinceTheListingIsSkippedNotAnError() throws {
+        let directory = TemporaryDirectory()
+        directory.write("out/a/x.ndjson.gz.part", threeMembers)
+        let options = PartFileRecovery.Options(directory: directory.file("out"))
+        let listed = try PartFileRecovery.partFiles(options)
+        #expect(listed == [directory.file("out/a/x.ndjson.gz.part")])
+        // The live run that wrote it renames it between the listing and the open.
+        #expect(rename(directory.file("out/a/x.ndjson.gz.part"), directory.file("out/a/x.ndjson.gz")) == 0)
+        #expect(PartFileRecoverer(path: listed[0], options: options).recover() == nil)
+        #expect(directory.files() == ["out/a/x.ndjson.gz"])
+    }
+
     @Test func aPartOfCompleteMembersIsRenamedToItsFinalName() throws {
         let directory = TemporaryDirectory()
         directory.write("out/a/x.ndjson.gz.part", threeMembers)
