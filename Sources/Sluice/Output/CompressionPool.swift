@@ -42,10 +42,10 @@ final class CompressionPool: @unchecked Sendable {
     init(threads: Int) {
         threadCount = max(threads, 1)
         running = threadCount
-        // As many as the blocks of a few streams in flight: a block is about
-        // 300 KiB of buffers, and freed on another thread than the one that
-        // made it, it would leave glibc's heap larger than it was.
-        maxSpares = 4 * threadCount + 8
+        // As many as the blocks of a couple of streams in flight: a block is
+        // about 300 KiB of touched buffers, and freed on another thread than
+        // the one that made it, it would leave glibc's heap larger than it was.
+        maxSpares = 2 * threadCount + 4
         for index in 0..<threadCount {
             let thread = Thread { [self] in run() }
             thread.name = "sluice-deflate-\(index)"
