@@ -106,6 +106,12 @@ struct RunCommand: ParsableCommand {
             transform: { try DurationArgument.parse($0) })
     var flushInterval: DurationArgument = DurationArgument(.seconds(5))
 
+    @Option(name: .customLong("compression-threads"), parsing: .unconditional,
+            help: ArgumentHelp("Threads that deflate the output files, shared by all destinations (default: one per core). "
+                               + "The files' bytes are the same whatever the number.", valueName: "n"),
+            transform: { try CountArgument.parse($0) })
+    var compressionThreads: Int?
+
     @Option(name: .customLong("shutdown-timeout"), parsing: .unconditional,
             help: ArgumentHelp("How long the drain after SIGTERM/SIGINT may take before exiting 75 (default: 30s).",
                                valueName: "duration"),
@@ -164,6 +170,9 @@ struct RunCommand: ParsableCommand {
         if concat && reorderWindow != nil {
             throw ValidationError("--reorder-window is for merging inputs in event time; --concat reads them one after another: give one of them")
         }
+        if let compressionThreads, !(1...256).contains(compressionThreads) {
+            throw ValidationError("--compression-threads \(compressionThreads): give 1 to 256")
+        }
         if stdoutDestinations.count > 1 {
             throw ValidationError("--stdout is given \(stdoutDestinations.count) times (\(stdoutDestinations.joined(separator: ", "))): "
                 + "only one destination can write to stdout, or its records would be mixed with another's")
@@ -188,6 +197,7 @@ struct RunCommand: ParsableCommand {
         request.options.outDirectory = out ?? "out"
         request.options.stdoutDestination = stdoutDestinations.first
         request.options.flushInterval = flushInterval.value
+        request.options.compressionThreads = compressionThreads
         request.options.statePath = state
         request.options.finalRun = final
         request.options.watermarkEnd = watermarkEnd

@@ -2,8 +2,9 @@ import Foundation
 import SluiceTestSupport
 import Testing
 
-/// Each destination deflates on a thread of its own (issue 9): what that
-/// writes must be what one thread compressing the same records would write.
+/// Every destination's blocks are deflated on one pool of threads, shared by
+/// all (issue 24): the files must be the same whatever the number of threads,
+/// ordinary gzip to every reader, and hold the records in input order.
 @Suite struct ParallelCompressionTests {
     /// The `messageId` of each NDJSON line, in order (lines without one left out).
     private func messageIds(_ bytes: [UInt8]) -> [String] {
@@ -12,33 +13,54 @@ import Testing
         }
     }
 
-    @Test func filesWrittenByTheCompressionThreadsAreTheBytesOneThreadWouldWriteInInputOrder() throws {
+    /// The run's output files, path to bytes.
+    private func outputs(_ directory: TemporaryDirectory, under out: String) throws -> [String: [UInt8]] {
+        var files: [String: [UInt8]] = [:]
+        for file in directory.files() where file.hasPrefix(out + "/") {
+            files[String(file.dropFirst(out.count + 1))] = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory.file(file))))
+        }
+        return files
+    }
+
+    @Test func filesAreByteForByteTheSameWithOneCompressionThreadOrThreeAndHoldTheRecordsInInputOrder() throws {
         let directory = TemporaryDirectory()
-        // T1: three destinations, so three compression threads beside the reader.
-        // A flush interval longer than any run: one gzip member per file even on
-        // a loaded machine (a flush ends a member, which one deflate call would not).
+        // T1: three destinations sharing the pool. A flush interval longer than
+        // any run: members end only when files close, never on a timer.
         let run = try SluiceBinary.shell("""
             $SLUICE generate --events 30000 --seed 9 --late 0 --duplicates 0 > in.ndjson && \
-            $SLUICE run --flush-interval 1h --pipeline \(repositoryRoot)/pipelines/bench-t1.yaml in.ndjson
+            $SLUICE run --flush-interval 1h --compression-threads 1 --out one --pipeline \(repositoryRoot)/pipelines/bench-t1.yaml in.ndjson && \
+            $SLUICE run --flush-interval 1h --compression-threads 3 --out three --pipeline \(repositoryRoot)/pipelines/bench-t1.yaml in.ndjson && \
+            $SLUICE run --flush-interval 1h --out default --pipeline \(repositoryRoot)/pipelines/bench-t1.yaml in.ndjson && \
+            gzip -t one/*/*/*.gz three/*/*/*.gz
             """, in: directory.path)
         #expect(run.status == 0, "\(run.stderr)")
 
-        let files = directory.files().filter { $0.hasPrefix("out/") && $0.hasSuffix(".ndjson.gz") }
+        let one = try outputs(directory, under: "one")
         for destination in ["mixpanel", "amplitude", "archive"] {
-            #expect(files.contains { $0.hasPrefix("out/\(destination)/") }, "no file for \(destination)")
+            #expect(one.keys.contains { $0.hasPrefix("\(destination)/") && $0.hasSuffix(".ndjson.gz") }, "no file for \(destination)")
         }
+        #expect(try outputs(directory, under: "three") == one)
+        #expect(try outputs(directory, under: "default") == one)
+
         var archive: [UInt8] = []
-        for file in files {
-            let written = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory.file(file))))
-            let records = try #require(TestGzip.decompress(written), "\(file) is not one complete gzip member")
-            // zlib level 6 over the same records in one call, on this thread.
-            #expect(written == TestGzip.compress(records, level: 6), "\(file) differs from a single-threaded deflate")
-            if file.hasPrefix("out/archive/") { archive += records }
+        for (file, written) in one.sorted(by: { $0.key < $1.key }) where file.hasSuffix(".ndjson.gz") {
+            let decoded = TestGzip.decompressCompleteMembers(written)
+            #expect(decoded.members == 1, "\(file) is not one complete gzip member")
+            #expect(TestGzip.decompress(written) == decoded.data)
+            if file.hasPrefix("archive/") { archive += decoded.data }
         }
         // Order kept: the archive holds every event in input order.
         let input = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory.file("in.ndjson"))))
         let expected = messageIds(input)
         #expect(expected.count == 30000)
         #expect(messageIds(archive) == expected)
+    }
+
+    @Test func compressionThreadsOutsideOneTo256IsAUsageError() throws {
+        let directory = TemporaryDirectory()
+        let run = try SluiceBinary.run(["run", "--compression-threads", "0", "--out", "out"], in: directory.path)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("--compression-threads 0: give 1 to 256"))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("out")))
     }
 }

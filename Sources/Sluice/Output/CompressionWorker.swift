@@ -1,8 +1,10 @@
 import Foundation
 import SluiceJSON
 
-/// One destination's files, compressed and written on a thread of their own,
-/// so deflate for each destination runs beside the parser and the others.
+/// One destination's files, opened, fed, flushed, rotated and closed on a
+/// thread of their own; their blocks are deflated on the run's shared
+/// `CompressionPool`, so every destination's deflate runs on every core,
+/// beside the parser.
 ///
 /// The runner hands it whole batches of records (never single events) through
 /// a bounded queue: a slow disk or compressor pushes back on the reader instead
@@ -42,6 +44,8 @@ final class CompressionWorker: @unchecked Sendable {
         /// Whether its path is relative to `root` (not an absolute template).
         var underRoot: Bool
         var records = 0
+        /// The file's compressed bytes already added to the report.
+        var countedCompressed = 0
     }
 
     let name: String
@@ -49,6 +53,7 @@ final class CompressionWorker: @unchecked Sendable {
     let output: String?
     private let root: String
     private let level: Int32
+    private let pool: CompressionPool
     private let maxAgeNanos: UInt64?
     private let flushIntervalNanos: UInt64
     private let queue: WorkQueue<Command>
@@ -77,13 +82,16 @@ final class CompressionWorker: @unchecked Sendable {
     ///   - flushInterval: end a gzip member when the newest data is older than this.
     ///   - finisher: finishes closed files (fsync, rename) off this thread.
     ///   - openParts: where the `.part` files not yet renamed are listed.
+    ///   - pool: the threads that deflate the files' blocks.
     ///   - queueDepth: chunks (128 KiB) that may wait for this thread. 32, not
     ///     8: with three destinations on two cores, the one with the most
     ///     output fell behind in bursts, its queue filled, and the reader
     ///     waited while the other compressors had nothing to do (full
     ///     pipeline 8.0 s -> 7.7 s wall for 4 MiB more per destination).
     init(name: String, output: String? = nil, root: String, level: Int, maxAge: Duration?, flushInterval: Duration,
-         finisher: FileFinisher, openParts: OpenPartFiles = OpenPartFiles(), queueDepth: Int = 32) {
+         finisher: FileFinisher, openParts: OpenPartFiles = OpenPartFiles(), pool: CompressionPool = .shared,
+         queueDepth: Int = 32) {
+        self.pool = pool
         self.finisher = finisher
         self.openParts = openParts
         self.name = name
@@ -157,15 +165,7 @@ final class CompressionWorker: @unchecked Sendable {
         failureLock.unlock()
     }
 
-    /// How much lower than the reading thread a compression thread runs (nice
-    /// steps). The reader is the one serial step: when the threads outnumber the
-    /// cores, an even share would starve it and leave the compressors idle
-    /// waiting for data; a lower share for them keeps the reader going, and the
-    /// queue keeps each of them busy while they run.
-    static let niceIncrement: Int32 = 5
-
     private func run() {
-        CompressionWorker.lowerThreadPriority()
         while true {
             let command = queue.take(deadlineNanos: nextDeadline())
             if let command {
@@ -186,36 +186,28 @@ final class CompressionWorker: @unchecked Sendable {
         }
     }
 
-    /// Lowers this thread's scheduling priority. On Linux the nice value is a
-    /// thread's own, and `who` 0 names the calling thread (setpriority(2), BUGS).
-    private static func lowerThreadPriority() {
-        #if os(Linux)
-        errno = 0
-        let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
-        guard errno == 0 else { return }
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, min(current + niceIncrement, 19))
-        #endif
-    }
-
     private func write(key: String, data: ByteBuffer, records: Int) {
         guard failure == nil else { return }
         do {
             if files[key] == nil { try open(key: key) }
             let writer = files[key]!.writer
             files[key]!.records += records
-            let before = writer.compressedBytes
             try writer.write(data.bytes)
-            count(uncompressed: data.count, compressed: writer.compressedBytes - before)
+            count(uncompressed: data.count, compressedOf: key)
         } catch {
             files.removeValue(forKey: key)?.writer.abandon()
             fail(error)
         }
     }
 
-    private func count(uncompressed: Int, compressed: Int) {
+    /// Adds to the report the bytes handed in and the file's gzip bytes written since it was last counted.
+    private func count(uncompressed: Int, compressedOf key: String) {
+        guard let file = files[key] else { return }
+        let compressed = file.writer.compressedBytes
+        files[key]!.countedCompressed = compressed
         failureLock.lock()
         report.uncompressedBytes += uncompressed
-        report.compressedBytes += compressed
+        report.compressedBytes += compressed - file.countedCompressed
         failureLock.unlock()
     }
 
@@ -238,7 +230,7 @@ final class CompressionWorker: @unchecked Sendable {
             let first = seq
             let writer: GzipFileWriter
             do {
-                writer = try GzipFileWriter(path: path, level: level) { [root] attempt in
+                writer = try GzipFileWriter(path: path, level: level, pool: pool) { [root] attempt in
                     let candidate = PathTemplate.path(key: key, seq: first + attempt)
                     return candidate.hasPrefix("/") ? candidate : root + "/" + candidate
                 }
@@ -265,13 +257,14 @@ final class CompressionWorker: @unchecked Sendable {
     /// Ends the file's last member here, then hands it to the finisher for fsync and rename.
     /// After a failure the file is only ended and left as `.part`: it may lack records.
     private func close(key: String) {
-        guard let file = files.removeValue(forKey: key) else { return }
+        guard let file = files[key] else { return }
         let writer = file.writer
         do {
-            let before = writer.compressedBytes
             try writer.endMember()
-            count(uncompressed: 0, compressed: writer.compressedBytes - before)
+            count(uncompressed: 0, compressedOf: key)
+            files.removeValue(forKey: key)
         } catch {
+            files.removeValue(forKey: key)
             writer.abandon()
             fail(error)
             return
@@ -282,7 +275,6 @@ final class CompressionWorker: @unchecked Sendable {
         }
         let records = file.records
         let prefix = file.underRoot ? root.utf8.count + 1 : 0
-        writer.releaseCompressor()
         finisher.submit(writer) { [self] result in
             switch result {
             case .success:
@@ -320,11 +312,10 @@ final class CompressionWorker: @unchecked Sendable {
             } else if now >= file.lastFlush + flushIntervalNanos {
                 do {
                     try file.writer.checkLinked()
-                    let before = file.writer.compressedBytes
                     if try file.writer.endMember() {
                         try file.writer.syncData()
                     }
-                    count(uncompressed: 0, compressed: file.writer.compressedBytes - before)
+                    count(uncompressed: 0, compressedOf: key)
                     files[key]!.lastFlush = now
                 } catch {
                     files.removeValue(forKey: key)?.writer.abandon()

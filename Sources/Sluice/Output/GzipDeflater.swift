@@ -53,6 +53,12 @@ public final class GzipDeflater {
         return [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, extraFlags, zlibOSCode]
     }
 
+    /// A member's trailer: the CRC-32 of its uncompressed bytes, then their count mod 2^32, both little-endian.
+    static func trailer(crc: UInt32, length: Int) -> [UInt8] {
+        let size = UInt32(truncatingIfNeeded: length)
+        return [crc, size].flatMap { value in stride(from: 0, to: 32, by: 8).map { UInt8(truncatingIfNeeded: value >> $0) } }
+    }
+
     /// The OS byte the linked zlib writes (its OS_CODE: 3, Unix, on Linux;
     /// 19 on Apple since zlib 1.2.12), read once from a gzip member of nothing.
     static let zlibOSCode: UInt8 = {
@@ -95,11 +101,7 @@ public final class GzipDeflater {
         stream.pointee.next_in = nil
         stream.pointee.avail_in = 0
         while try step(Z_FINISH, sink) != Z_STREAM_END {}
-        // The trailer: CRC-32, then the length mod 2^32, both little-endian.
-        let size = UInt32(truncatingIfNeeded: pendingInMember)
-        for value in [crc, size] {
-            for shift in stride(from: 0, to: 32, by: 8) { try put(UInt8(truncatingIfNeeded: value >> shift), sink) }
-        }
+        for byte in GzipDeflater.trailer(crc: crc, length: pendingInMember) { try put(byte, sink) }
         try flushOutput(sink)
         deflateReset(stream)
         crc = 0

@@ -7,7 +7,9 @@ import Darwin
 
 /// Writes one gzip file as `NAME.part`, renamed to `NAME` only when complete.
 ///
-/// Each `endMember()` finishes a gzip member and writes it out, so a `.part`
+/// The bytes are deflated in blocks on a `CompressionPool` (`BlockGzipStream`)
+/// and written in order as they are done. Each `endMember()` finishes a gzip
+/// member and writes it out (waiting for its blocks), so a `.part`
 /// left by a crash gunzips up to its last flush. `close()` finishes the
 /// stream, fsyncs the file, renames it and fsyncs the directory: a reader that
 /// picks up `*.ndjson.gz` never sees a half-written file.
@@ -18,11 +20,8 @@ final class GzipFileWriter {
     /// Other final names to try, in order, when `path` exists at `close()`; nil: fail instead.
     private let alternativeName: ((Int) -> String)?
     private let fd: Int32
-    /// Nil once the file is written whole (`releaseCompressor`): a file waiting
-    /// for its fsync and rename holds no deflate state or buffer.
-    private var deflater: GzipDeflater?
+    private let stream: BlockGzipStream
     private(set) var uncompressedBytes = 0
-    private(set) var compressedBytes = 0
     private var closed = false
 
     /// Creates the directories and `path.part`; fails if the `.part` exists.
@@ -32,40 +31,41 @@ final class GzipFileWriter {
     /// lock goes away with the process, so a crashed run's files are free.
     /// - Parameter alternativeName: the final name to try on the nth attempt (1, 2, ...)
     ///   when the name asked for exists at `close()`; without it `close()` fails then.
-    init(path: String, level: Int32, alternativeName: ((Int) -> String)? = nil) throws(OutputError) {
+    init(path: String, level: Int32, pool: CompressionPool = .shared, blockSize: Int = BlockGzipStream.defaultBlockSize,
+         alternativeName: ((Int) -> String)? = nil) throws(OutputError) {
         self.path = path
-        self.partPath = path + ".part"
+        let partPath = path + ".part"
+        self.partPath = partPath
         self.alternativeName = alternativeName
         try FileSystem.makeDirectories(FileSystem.directory(of: path))
-        self.fd = try Self.createLocked(partPath)
-        deflater = GzipDeflater(level: level, label: partPath)
+        let fd = try Self.createLocked(partPath)
+        self.fd = fd
+        stream = BlockGzipStream(level: level, label: partPath, pool: pool, blockSize: blockSize) { (chunk) throws(OutputError) in
+            let result = FileSystem.writeAll(fd, chunk)
+            if result.errno != 0 { throw .writeFailed(path: partPath, errno: result.errno) }
+        }
     }
 
     deinit {
+        // Blocks still in the pool write to the descriptor: let them finish first.
+        stream.waitIdle()
         if !closed { Glibc.close(fd) }
     }
 
-    /// Compresses `data` into the current member.
+    /// Gzip bytes written to the file so far (blocks still being compressed are not counted yet).
+    var compressedBytes: Int { stream.compressedBytes }
+
+    /// Adds `data` to the current member; its blocks are compressed on the pool and written in order.
     func write(_ data: UnsafeRawBufferPointer) throws(OutputError) {
         uncompressedBytes += data.count
-        try deflater!.compress(data) { (chunk) throws(OutputError) in try writeOut(chunk) }
+        try stream.write(data)
     }
 
     /// Ends the current gzip member and writes everything out (no fsync);
     /// false when there was nothing to end.
     @discardableResult
     func endMember() throws(OutputError) -> Bool {
-        guard let deflater, deflater.pendingInMember > 0 else { return false }
-        try deflater.endMember { (chunk) throws(OutputError) in try writeOut(chunk) }
-        return true
-    }
-
-    /// Frees the deflate state and its output buffer (about half a MiB) once
-    /// the last member is ended and written: nothing more is written to the
-    /// file, and a slow disk's queue of files to finish then costs no memory.
-    func releaseCompressor() {
-        precondition(deflater?.pendingInMember ?? 0 == 0, "released with data in the member")
-        deflater = nil
+        try stream.endMember()
     }
 
     /// Finishes the file: last member, fsync, rename `.part` to its name, fsync the directory.
@@ -138,15 +138,10 @@ final class GzipFileWriter {
 
     /// Closes the descriptor without renaming: the `.part` stays for `recover`.
     func abandon() {
+        stream.waitIdle()
         if !closed {
             Glibc.close(fd)
             closed = true
         }
-    }
-
-    private func writeOut(_ chunk: UnsafeRawBufferPointer) throws(OutputError) {
-        let result = FileSystem.writeAll(fd, chunk)
-        if result.errno != 0 { throw .writeFailed(path: partPath, errno: result.errno) }
-        compressedBytes += chunk.count
     }
 }

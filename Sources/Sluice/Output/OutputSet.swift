@@ -24,6 +24,8 @@ final class OutputSet {
     let stdoutIndex: Int?
     /// Renames the finished files of every file output, off their compression threads.
     private let finisher: FileFinisher
+    /// Deflates the blocks of every file output (nil when nothing writes files).
+    private let pool: CompressionPool?
     /// What each output wrote, kept once `finish` has ended the outputs (their workers are gone then).
     private var finalReports: [CompressionWorker.Report]?
     private var finalSideReports: [[CompressionWorker.Report]] = []
@@ -58,6 +60,7 @@ final class OutputSet {
                                         rotation: configuration.rejects.rotation)
             stdout = nil
             stdoutIndex = nil
+            pool = nil
             return
         }
         if options.stagingDirectory != nil, let absolute = configuration.fileOutputs.first(where: \.template.isAbsolute) {
@@ -68,10 +71,12 @@ final class OutputSet {
         try FileSystem.makeDirectories(root)
         if access(root, W_OK) != 0 { throw OutputError.cannotCreate(path: root, errno: errno) }
         let shard = options.shard ?? .unsharded
+        let pool = CompressionPool(threads: options.compressionThreads ?? CompressionPool.defaultThreadCount)
+        self.pool = pool
         func files(_ template: PathTemplate, _ name: String, output: String? = nil, level: Int, rotation: RotationPolicy) -> FileSink {
             FileSink(template: template.filling(shard: shard), worker: CompressionWorker(
                 name: name, output: output, root: root, level: level, maxAge: rotation.maxAge,
-                flushInterval: options.flushInterval, finisher: finisher, openParts: openParts))
+                flushInterval: options.flushInterval, finisher: finisher, openParts: openParts, pool: pool))
         }
         var outputs: [DestinationOutput] = []
         var stdout: StdoutSink?
@@ -102,6 +107,11 @@ final class OutputSet {
         self.rejects = DestinationOutput(name: "rejects", sink: files(rejects.template, "rejects", level: rejects.gzipLevel,
                                                                         rotation: rejects.rotation),
                                          rotation: rejects.rotation)
+    }
+
+    deinit {
+        // A run that ended before `finish` (an error setting up) still lets the pool's threads go.
+        pool?.shutdown()
     }
 
     /// Whether stdout's reader went away (`| head`).
@@ -146,6 +156,7 @@ final class OutputSet {
         }
         finalReports = reports
         finisher.shutdown()
+        pool?.shutdown()
         if let firstError { throw firstError }
     }
 

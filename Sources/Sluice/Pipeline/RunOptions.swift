@@ -7,6 +7,9 @@ public struct RunOptions: Sendable {
     public var stdoutDestination: String?
     /// `--flush-interval`: the longest finished data waits in a `.part` file before its gzip member is ended.
     public var flushInterval: Duration = .seconds(5)
+    /// `--compression-threads`: the threads that deflate every file output's
+    /// blocks; nil: one per core the process may use.
+    public var compressionThreads: Int?
     /// When set, every destination and the rejects go here instead of files or
     /// stdout, and `outDirectory` is not touched: `sluice test`'s spy.
     public var memoryOutputs: MemoryOutputs?
