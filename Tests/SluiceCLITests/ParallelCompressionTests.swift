@@ -56,11 +56,13 @@ import Testing
         #expect(messageIds(archive) == expected)
     }
 
-    @Test func compressionThreadsOutsideOneTo256IsAUsageError() throws {
+    @Test(arguments: [("0", "must be positive"), ("-2", "must be positive"), ("many", "must be positive"),
+                      ("300", "--compression-threads 300: give 1 to 256")])
+    func compressionThreadsOutsideOneTo256IsAUsageError(_ value: String, _ message: String) throws {
         let directory = TemporaryDirectory()
-        let run = try SluiceBinary.run(["run", "--compression-threads", "0", "--out", "out"], in: directory.path)
+        let run = try SluiceBinary.run(["run", "--compression-threads", value, "--out", "out"], in: directory.path)
         #expect(run.status == 64)
-        #expect(run.stderr.contains("--compression-threads 0: give 1 to 256"))
+        #expect(run.stderr.hasPrefix("sluice: error: ") && run.stderr.contains(message), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("out")))
     }
 }
