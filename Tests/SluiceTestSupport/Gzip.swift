@@ -23,33 +23,44 @@ public enum TestGzip {
         return Array(output[..<produced])
     }
 
+    /// Inflates one stream from the start of `bytes` with zlib's `windowBits`
+    /// (`-MAX_WBITS` raw deflate, `16 + MAX_WBITS` one gzip member) until it
+    /// ends or fails: what came out, the last status (`Z_STREAM_END` when it
+    /// ended), and how many bytes of input it took.
+    public static func inflateStream(_ bytes: ArraySlice<UInt8>, windowBits: Int32) -> (output: [UInt8], status: Int32, consumed: Int) {
+        var stream = z_stream()
+        _ = sluice_inflateInit2(&stream, windowBits)
+        defer { inflateEnd(&stream) }
+        var input = Array(bytes)
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var status: Int32 = Z_OK
+        let consumed: Int = input.withUnsafeMutableBufferPointer { inBuffer in
+            stream.next_in = inBuffer.baseAddress
+            stream.avail_in = uInt(inBuffer.count)
+            repeat {
+                let produced: Int = chunk.withUnsafeMutableBufferPointer { outBuffer in
+                    stream.next_out = outBuffer.baseAddress
+                    stream.avail_out = uInt(outBuffer.count)
+                    status = inflate(&stream, Z_NO_FLUSH)
+                    return outBuffer.count - Int(stream.avail_out)
+                }
+                output.append(contentsOf: chunk[..<produced])
+            } while status == Z_OK
+            return inBuffer.count - Int(stream.avail_in)
+        }
+        return (output, status, consumed)
+    }
+
     /// Decompresses every member of a gzip file; nil if it is not valid, complete gzip.
     public static func decompress(_ bytes: [UInt8]) -> [UInt8]? {
         var result: [UInt8] = []
         var offset = 0
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while offset < bytes.count {
-            var stream = z_stream()
-            _ = sluice_inflateInit2(&stream, 16 + MAX_WBITS)
-            defer { inflateEnd(&stream) }
-            var input = Array(bytes[offset...])
-            var status: Int32 = Z_OK
-            let consumed: Int = input.withUnsafeMutableBufferPointer { inBuffer in
-                stream.next_in = inBuffer.baseAddress
-                stream.avail_in = uInt(inBuffer.count)
-                repeat {
-                    let produced: Int = chunk.withUnsafeMutableBufferPointer { outBuffer in
-                        stream.next_out = outBuffer.baseAddress
-                        stream.avail_out = uInt(outBuffer.count)
-                        status = inflate(&stream, Z_NO_FLUSH)
-                        return outBuffer.count - Int(stream.avail_out)
-                    }
-                    result.append(contentsOf: chunk[..<produced])
-                } while status == Z_OK
-                return inBuffer.count - Int(stream.avail_in)
-            }
-            guard status == Z_STREAM_END else { return nil }
-            offset += consumed
+            let member = inflateStream(bytes[offset...], windowBits: 16 + MAX_WBITS)
+            guard member.status == Z_STREAM_END else { return nil }
+            result += member.output
+            offset += member.consumed
         }
         return result
     }
@@ -62,32 +73,11 @@ public enum TestGzip {
         var members = 0
         var offset = 0
         while offset < bytes.count {
-            let rest = Array(bytes[offset...])
-            var stream = z_stream()
-            _ = sluice_inflateInit2(&stream, 16 + MAX_WBITS)
-            defer { inflateEnd(&stream) }
-            var member: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-            var input = rest
-            var status: Int32 = Z_OK
-            let consumed: Int = input.withUnsafeMutableBufferPointer { inBuffer in
-                stream.next_in = inBuffer.baseAddress
-                stream.avail_in = uInt(inBuffer.count)
-                repeat {
-                    let produced: Int = chunk.withUnsafeMutableBufferPointer { outBuffer in
-                        stream.next_out = outBuffer.baseAddress
-                        stream.avail_out = uInt(outBuffer.count)
-                        status = inflate(&stream, Z_NO_FLUSH)
-                        return outBuffer.count - Int(stream.avail_out)
-                    }
-                    member.append(contentsOf: chunk[..<produced])
-                } while status == Z_OK
-                return inBuffer.count - Int(stream.avail_in)
-            }
-            guard status == Z_STREAM_END else { break }
-            result += member
+            let member = inflateStream(bytes[offset...], windowBits: 16 + MAX_WBITS)
+            guard member.status == Z_STREAM_END else { break }
+            result += member.output
             members += 1
-            offset += consumed
+            offset += member.consumed
         }
         return (result, members)
     }

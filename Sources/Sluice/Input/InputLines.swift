@@ -118,7 +118,7 @@ final class InputLines {
                     let rejection = Rejection(.lineTooLong, "the line has \(length) bytes; input.max_line_bytes is \(reading.maxLineBytes)")
                     return .rejected(RejectedLine(bytes: preview, origin: Origin(source: source, line: number),
                                                   rejection: rejection, truncatedFrom: length))
-                case let .cutShort(buffer, number):
+                case let .cutShort(buffer, number), let .damaged(buffer, number):
                     lines = number
                     if LineReader.isBlank(buffer) {
                         // Only whitespace (or a `\r`) was read of it: nothing is lost, it is a blank line like any other.
@@ -126,17 +126,12 @@ final class InputLines {
                         continue
                     }
                     nonBlankLines += 1
-                    let rejection = Rejection(.cutByShutdown, "reading stopped for a shutdown after \(buffer.count) bytes of this line")
-                    return .rejected(RejectedLine(bytes: Array(buffer), origin: Origin(source: source, line: number),
-                                                  rejection: rejection))
-                case let .damaged(buffer, number):
-                    lines = number
-                    if LineReader.isBlank(buffer) {
-                        blankLines += 1
-                        continue
+                    let rejection: Rejection
+                    if case .cutShort = line {
+                        rejection = Rejection(.cutByShutdown, "reading stopped for a shutdown after \(buffer.count) bytes of this line")
+                    } else {
+                        rejection = Rejection(.corruptGzip, "this line is in a gzip member that is damaged (the error names it), or was cut by the damage")
                     }
-                    nonBlankLines += 1
-                    let rejection = Rejection(.corruptGzip, "this line is in a gzip member that is damaged (the error names it), or was cut by the damage")
                     return .rejected(RejectedLine(bytes: Array(buffer), origin: Origin(source: source, line: number),
                                                   rejection: rejection))
                 }

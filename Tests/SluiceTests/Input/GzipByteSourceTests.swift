@@ -124,16 +124,6 @@ import SluiceTestSupport
         #expect(message.contains("truncated"))
     }
 
-    /// Lets `reads` reads through, then stops the input, as a shutdown does.
-    private final class StopAfter: InputGate {
-        var reads: Int
-        init(reads: Int) { self.reads = reads }
-        func awaitReadable(fd: Int32, mayBlock: Bool) throws {
-            if reads == 0 { throw InputStopped() }
-            reads -= 1
-        }
-    }
-
     @Test func aLineFinishedAfterAStopStillWaitsForItsMembersCheck() throws {
         // Letters that do not repeat, so the second member takes more than one read.
         var state: UInt64 = 7

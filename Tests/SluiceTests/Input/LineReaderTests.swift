@@ -102,16 +102,6 @@ import SluiceTestSupport
         #expect(throws: InputError.self) { try LineReader.open("/nonexistent/file.ndjson", maxLineBytes: 100) }
     }
 
-    /// Lets `reads` reads through, then stops the input, as a shutdown does.
-    private final class StopAfter: InputGate {
-        var reads: Int
-        init(reads: Int) { self.reads = reads }
-        func awaitReadable(fd: Int32, mayBlock: Bool) throws {
-            if reads == 0 { throw InputStopped() }
-            reads -= 1
-        }
-    }
-
     @Test func aStopOnARegularFileFinishesTheLineBeingReadAndReadsNothingAfterIt() throws {
         let directory = TemporaryDirectory()
         let line = String(repeating: "x", count: 999) + "\n"

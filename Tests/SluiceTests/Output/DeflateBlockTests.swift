@@ -1,5 +1,6 @@
 import CCRC32
 import CZlib
+import SluiceTestSupport
 import Testing
 @testable import Sluice
 
@@ -21,28 +22,8 @@ import Testing
 
     /// Inflates raw deflate; nil unless the stream ends exactly at the end of `bytes`.
     static func inflateRaw(_ bytes: [UInt8]) -> [UInt8]? {
-        var stream = z_stream()
-        _ = sluice_inflateInit2(&stream, -MAX_WBITS)
-        defer { inflateEnd(&stream) }
-        var input = bytes
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        var status: Int32 = Z_OK
-        let left: Int = input.withUnsafeMutableBufferPointer { inBuffer in
-            stream.next_in = inBuffer.baseAddress
-            stream.avail_in = uInt(inBuffer.count)
-            repeat {
-                let produced: Int = chunk.withUnsafeMutableBufferPointer { outBuffer in
-                    stream.next_out = outBuffer.baseAddress
-                    stream.avail_out = uInt(outBuffer.count)
-                    status = inflate(&stream, Z_NO_FLUSH)
-                    return outBuffer.count - Int(stream.avail_out)
-                }
-                output += chunk[..<produced]
-            } while status == Z_OK
-            return Int(stream.avail_in)
-        }
-        return status == Z_STREAM_END && left == 0 ? output : nil
+        let stream = TestGzip.inflateStream(bytes[...], windowBits: -MAX_WBITS)
+        return stream.status == Z_STREAM_END && stream.consumed == bytes.count ? stream.output : nil
     }
 
     /// Cuts `data` into blocks of `capacity`, each after the one before, and deflates them.
