@@ -14,8 +14,9 @@ struct SluiceCommand: ParsableCommand {
           sluice recover out
           sluice stats merge shard-*.json --out job.json
           sluice shard-of --shards 16 logs/2026-11-20/*.ndjson.gz > shards.tsv
+          MIXPANEL_SECRET=... sluice send --pipeline app.yaml out
         """,
         subcommands: [RunCommand.self, ValidateCommand.self, TestCommand.self, GenerateCommand.self, RecoverCommand.self,
-                      StatsCommand.self, ShardOfCommand.self]
+                      StatsCommand.self, ShardOfCommand.self, SendCommand.self]
     )
 }
