@@ -51,18 +51,27 @@ struct BatchDelivery: Sendable {
                 let code = Int(response.status.code)
                 switch code {
                 case 200..<300:
-                    return await queue.acknowledge(file, range, status: code, refused: [])
-                case 401, 403:
+                    let refused = api.refusedInAnswer(answer, count: range.count).map { ($0.index + range.lowerBound, $0.reason) }
+                    return await queue.acknowledge(file, range, status: code, refused: refused)
+                case _ where api.refusesCredentials(status: code, body: answer), 401, 403:
                     await queue.fail(.unauthorized("\(queue.name): the provider refused the credentials (HTTP \(code): "
                         + BatchDelivery.summary(answer) + "); nothing more was sent and nothing unacknowledged was marked sent"))
                     return false
-                case 400:
+                case _ where code == 400 || api.refusingStatuses.contains(code):
                     guard let named = api.refusedRecords(in: answer, count: range.count) else {
                         return await queue.acknowledge(file, range, status: code,
                                                        refused: range.map { ($0, "\(code): " + BatchDelivery.summary(answer)) })
                     }
                     let refused = named.map { (index: $0.index + range.lowerBound, reason: $0.reason) }
-                    return await queue.acknowledge(file, range, status: code, refused: refused)
+                    if api.acceptsPartially { return await queue.acknowledge(file, range, status: code, refused: refused) }
+                    // Nothing of the batch was taken: the refused records are done with, the rest is sent again.
+                    guard await queue.refuse(file, status: code, refused) else { return false }
+                    var complete = true
+                    for rest in RangeSet.complement(of: refused.map { $0.index..<($0.index + 1) }, in: range) {
+                        complete = await deliver(file, rest, gzipped: nil) && complete
+                        if !complete { return false }
+                    }
+                    return complete
                 case 413:
                     if range.count == 1 {
                         return await queue.acknowledge(file, range, status: code,

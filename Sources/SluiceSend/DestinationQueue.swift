@@ -23,6 +23,8 @@ actor DestinationQueue {
     let api: any ProviderAPI
     let afterSend: SendSettings.AfterSend
     private let ledger: SendLedger
+    /// `--validate`: the answers are checked, nothing is acknowledged or moved.
+    let checkOnly: Bool
     private(set) var stats = SendStats()
     private(set) var failure: SendFailure?
     private var paths: [String] = []
@@ -31,7 +33,8 @@ actor DestinationQueue {
     private var open: [String: (file: SendFile, batches: Int)] = [:]
 
     init(name: String, root: String, template: PathTemplate, api: any ProviderAPI, afterSend: SendSettings.AfterSend,
-         ledger: SendLedger) {
+         ledger: SendLedger, checkOnly: Bool = false) {
+        self.checkOnly = checkOnly
         self.name = name
         self.root = root
         self.template = template
@@ -73,7 +76,7 @@ actor DestinationQueue {
         var info = stat()
         guard stat(root + "/" + path, &info) == 0 else { return }  // moved by another sender in between
         let identity = SendFile.identity(info)
-        if ledger.isDone(path: path, identity: identity) {
+        if ledger.isDone(path: path, identity: identity) && !checkOnly {
             // Sent by an earlier run: kept (`after_send: keep`), or a crash came before its move.
             if afterSend != .keep { finish(path: path, identity: identity, size: Int(info.st_size)) }
             return
@@ -84,10 +87,12 @@ actor DestinationQueue {
             if FileManager.default.fileExists(atPath: root + "/" + path) { fail(failure) }
         case .success(let file):
             stats.records += file.count
-            let pending = ledger.pending(path: path, identity: file.identity, count: file.count)
+            let pending = checkOnly ? (file.count > 0 ? [0..<file.count] : [])
+                : ledger.pending(path: path, identity: file.identity, count: file.count)
             stats.alreadyAcknowledged += file.count - pending.reduce(0) { $0 + $1.count }
             let ranges = pending.flatMap { Batches.cut($0, of: file, api: api) }
             if ranges.isEmpty {
+                if checkOnly { return }
                 finish(path: path, identity: file.identity, size: file.compressed.count)
                 return
             }
@@ -113,7 +118,7 @@ actor DestinationQueue {
                 try SendRejects.write(root: root, destination: name, file: file, first: range.lowerBound, status: status,
                                       refused: refused)
             }
-            try ledger.acknowledge(file, range)
+            if !checkOnly { try ledger.acknowledge(file, range) }
         } catch {
             fail(error)
             return false
@@ -123,12 +128,29 @@ actor DestinationQueue {
         return true
     }
 
+    /// Records the provider refused out of a batch it took nothing of (`acceptsPartially` false):
+    /// to the send-rejects, then each acknowledged in the ledger.
+    func refuse(_ file: SendFile, status: Int, _ refused: [(index: Int, reason: String)]) -> Bool {
+        do {
+            try SendRejects.write(root: root, destination: name, file: file, first: refused.map(\.index).min() ?? 0,
+                                  status: status, refused: refused)
+            for range in RangeSet.merged(refused.map { $0.index..<($0.index + 1) }) where !checkOnly {
+                try ledger.acknowledge(file, range)
+            }
+        } catch {
+            fail(error)
+            return false
+        }
+        stats.refused += refused.count
+        return true
+    }
+
     /// A batch's sender is done with it, acknowledged or not; the last one of a file finishes the file.
     func finished(_ batch: Batch) {
         guard var entry = open[batch.file.path] else { return }
         entry.batches -= 1
         open[batch.file.path] = entry.batches == 0 ? nil : entry
-        guard entry.batches == 0 else { return }
+        guard entry.batches == 0, !checkOnly else { return }
         let file = batch.file
         if ledger.pending(path: file.path, identity: file.identity, count: file.count).isEmpty {
             finish(path: file.path, identity: file.identity, size: file.compressed.count)

@@ -13,6 +13,8 @@ public enum SendRun {
         /// `--endpoint NAME=URL`: a destination's URL instead of the provider's.
         public var endpoints: [String: String] = [:]
         public var dryRun = false
+        /// `--validate`: GA4 destinations post to the validation endpoint; refused lines go to the send-rejects, nothing is marked sent.
+        public var validate = false
         public var watch = false
         /// How often `--watch` looks for new files.
         public var watchInterval: Duration = .seconds(1)
@@ -60,6 +62,7 @@ public enum SendRun {
         var targets: [Target] = []
         for destination in configuration.destinations {
             guard let send = destination.send else { continue }
+            if options.validate && !ProviderAPIs.validating.contains(destination.type.name) { continue }
             guard case let .files(template) = destination.target, !template.isAbsolute else {
                 say("error: destination '\(destination.name)': sluice send reads files under OUT; its path must be a relative template")
                 return 78
@@ -76,7 +79,7 @@ public enum SendRun {
                     secret = value
                 }
             }
-            switch ProviderAPIs.make(type: destination.type.name, settings: send, secret: secret) {
+            switch ProviderAPIs.make(type: destination.type.name, settings: send, secret: secret, validate: options.validate) {
             case .failure(let failure):
                 say("error: destination '\(destination.name)': \(failure)")
                 return failure.exitCode
@@ -91,7 +94,9 @@ public enum SendRun {
             return 64
         }
         if targets.isEmpty {
-            say("error: no destination of \(options.pipeline) has a send: block; nothing to send")
+            say("error: no destination of \(options.pipeline) has a send: block"
+                + (options.validate ? " on a provider with a validation endpoint (\(ProviderAPIs.validating.sorted().joined(separator: ", ")))" : "")
+                + "; nothing to send")
             return 78
         }
         if options.watch && !FileManager.default.fileExists(atPath: options.root) {

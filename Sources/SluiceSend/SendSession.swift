@@ -27,7 +27,8 @@ struct SendSession {
                     return stat(options.root + "/" + path, &info) == 0 && SendFile.identity(info) == identity
                 }
                 queues.append(DestinationQueue(name: target.name, root: options.root, template: target.template,
-                                               api: target.api, afterSend: target.settings.afterSend, ledger: ledger))
+                                               api: target.api, afterSend: target.settings.afterSend, ledger: ledger,
+                                               checkOnly: options.validate))
             } catch {
                 say("error: destination '\(target.name)': \(error)")
                 return error.exitCode

@@ -46,6 +46,9 @@ struct SendCommand: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Print the requests that would be made (counts and sizes, no secrets); send nothing.")
     var dryRun = false
 
+    @Flag(name: .customLong("validate"), help: "Post GA4 destinations' lines to the Measurement Protocol's validation endpoint: its messages go to the send-rejects; nothing is marked sent, moved or sent to the others.")
+    var validateOnly = false
+
     @Flag(help: "Keep running: send files as `sluice run` finishes them, until SIGTERM or SIGINT.")
     var watch = false
 
@@ -83,6 +86,7 @@ struct SendCommand: ParsableCommand {
                 throw ValidationError("--endpoint takes NAME=URL (such as mixpanel=http://127.0.0.1:8080/import), not '\(endpoint)'")
             }
         }
+        if validateOnly && (watch || dryRun) { throw ValidationError("--validate goes with neither --watch nor --dry-run") }
         if maxRetryTime.value <= .zero || requestTimeout.value <= .zero {
             throw ValidationError("--max-retry-time and --request-timeout must be above 0")
         }
@@ -96,6 +100,7 @@ struct SendCommand: ParsableCommand {
             options.endpoints[String(endpoint[..<equals])] = String(endpoint[endpoint.index(after: equals)...])
         }
         options.dryRun = dryRun
+        options.validate = validateOnly
         options.watch = watch
         options.statsPath = stats
         options.metricsPath = metrics

@@ -16,13 +16,36 @@ import SluiceTestSupport
 /// beyond), each record `{"event","properties":{"time","distinct_id","$insert_id"}}`;
 /// strict mode answers 400 `{"failed_records":[{index,$insert_id,field,message}],
 /// "num_records_imported":N}` and imports the rest.
+///
+/// Amplitude HTTP V2 (https://amplitude.com/docs/apis/analytics/http-v2):
+/// `POST /2/httpapi`, `{"api_key","events":[…]}` (400 "Invalid API key" for
+/// another key), at most 2000 events and 1 MB (413), each event with
+/// `event_type`, `user_id` or `device_id`, and `insert_id`; a 400 names the
+/// refused events (`events_with_invalid_fields`) and imports nothing.
+///
+/// Segment `/v1/batch` (segment.com/docs/connections/sources/catalog/libraries/server/http-api):
+/// basic auth with the write key as the user, `{"batch":[…]}`, at most 2500
+/// messages and 500 KB (400 beyond), each message with a `messageId`.
+///
+/// GA4 Measurement Protocol (developers.google.com/analytics/devguides/collection/protocol/ga4):
+/// `POST /mp/collect?api_secret=…&measurement_id=…` (or `firebase_app_id`), one
+/// request body `{…,"events":[…]}` of at most 25 events and 130 kB; always 204
+/// (a wrong secret's events are dropped without a word); `/debug/mp/collect`
+/// answers `validationMessages` (an event name that does not start with a letter).
+///
+/// Adjust S2S (dev.adjust.com/en/api/s2s-api/events): `POST /event`, form
+/// parameters with `s2s=1`, `app_token`, `event_token`, `Authorization: Bearer TOKEN`.
 public final class ProviderEmulator: @unchecked Sendable {
     public enum Provider: Sendable {
-        case mixpanel
+        case mixpanel, amplitude, segment, ga4, adjust
 
         var path: String {
             switch self {
             case .mixpanel: return "/import"
+            case .amplitude: return "/2/httpapi"
+            case .segment: return "/v1/batch"
+            case .ga4: return "/mp/collect"
+            case .adjust: return "/event"
             }
         }
     }
@@ -69,6 +92,10 @@ public final class ProviderEmulator: @unchecked Sendable {
         state = State(secret: secret)
         switch provider {
         case .mixpanel: (state.maxRecords, state.maxBytes) = (2000, 2_000_000)
+        case .amplitude: (state.maxRecords, state.maxBytes) = (2000, 1_000_000)
+        case .segment: (state.maxRecords, state.maxBytes) = (2500, 500_000)
+        case .ga4: (state.maxRecords, state.maxBytes) = (25, 130_000)
+        case .adjust: (state.maxRecords, state.maxBytes) = (1, 65_536)
         }
         if let maxRecords { state.maxRecords = maxRecords }
         if let maxBytes { state.maxBytes = maxBytes }
@@ -133,6 +160,10 @@ public final class ProviderEmulator: @unchecked Sendable {
             }
             switch provider {
             case .mixpanel: return mixpanel(head, body, authorization, number, reply)
+            case .amplitude: return amplitude(head, body, number, reply)
+            case .segment: return segment(head, body, authorization, number, reply)
+            case .ga4: return ga4(head, body, number, reply)
+            case .adjust: return adjust(head, body, authorization, number, reply)
             }
         }
     }
@@ -178,6 +209,106 @@ public final class ProviderEmulator: @unchecked Sendable {
         if failed.isEmpty { return reply(200, "{\"code\":200,\"num_records_imported\":\(imported),\"status\":\"OK\"}", []) }
         return reply(400, "{\"code\":400,\"error\":\"some data points in the request failed validation\",\"failed_records\":["
             + failed.joined(separator: ",") + "],\"num_records_imported\":\(imported),\"status\":\"Bad Request\"}", [])
+    }
+
+    private func amplitude(_ head: HTTPRequestHead, _ body: [UInt8], _ number: Int,
+                           _ reply: Reply) -> (Int, [(String, String)], String, Int) {
+        guard head.method == .POST, head.uri == "/2/httpapi",
+              let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
+              let events = object["events"] as? [[String: Any]] else {
+            return reply(400, "{\"code\":400,\"error\":\"Invalid JSON request body\"}", [])
+        }
+        guard object["api_key"] as? String == state.secret else {
+            return reply(400, "{\"code\":400,\"error\":\"Invalid API key: \(object["api_key"] as? String ?? "")\"}", [])
+        }
+        if events.count > state.maxRecords || body.count > state.maxBytes {
+            return reply(413, "{\"code\":413,\"error\":\"Payload too large\"}", [])
+        }
+        var invalid: [String: [Int]] = [:]
+        for (index, event) in events.enumerated() {
+            if event["event_type"] == nil { invalid["event_type", default: []].append(index) }
+            if event["user_id"] == nil && event["device_id"] == nil { invalid["user_id", default: []].append(index) }
+            if event["insert_id"] == nil { invalid["insert_id", default: []].append(index) }
+            if (event["event_properties"] as? [String: Any])?["emulator_refuse"] != nil {
+                invalid["event_properties", default: []].append(index)
+            }
+        }
+        if !invalid.isEmpty {
+            let fields = invalid.map { "\"\($0.key)\":[\($0.value.map(String.init).joined(separator: ","))]" }.joined(separator: ",")
+            return reply(400, "{\"code\":400,\"error\":\"Request has invalid fields\",\"events_with_invalid_fields\":{\(fields)}}", [])
+        }
+        for event in events {
+            state.imported.append(Imported(line: canonical(event), insertID: event["insert_id"] as? String ?? "", request: number))
+        }
+        return reply(200, "{\"code\":200,\"events_ingested\":\(events.count),\"payload_size_bytes\":\(body.count)}", [])
+    }
+
+    private func segment(_ head: HTTPRequestHead, _ body: [UInt8], _ authorization: String, _ number: Int,
+                         _ reply: Reply) -> (Int, [(String, String)], String, Int) {
+        guard head.method == .POST, head.uri == "/v1/batch" else { return reply(404, "{\"error\":\"not found\"}", []) }
+        guard authorization == "Basic " + Data((state.secret + ":").utf8).base64EncodedString() else {
+            return reply(401, "{\"error\":\"invalid write key\"}", [])
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
+              let batch = object["batch"] as? [[String: Any]] else {
+            return reply(400, "{\"error\":\"invalid JSON\"}", [])
+        }
+        if batch.count > state.maxRecords || body.count > state.maxBytes {
+            return reply(400, "{\"error\":\"batch too large\"}", [])
+        }
+        for message in batch {
+            state.imported.append(Imported(line: canonical(message), insertID: message["messageId"] as? String ?? "", request: number))
+        }
+        return reply(200, "{\"success\":true}", [])
+    }
+
+    private func ga4(_ head: HTTPRequestHead, _ body: [UInt8], _ number: Int,
+                     _ reply: Reply) -> (Int, [(String, String)], String, Int) {
+        let components = URLComponents(string: head.uri)
+        let query = Dictionary((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { a, _ in a })
+        let debug = components?.path == "/debug/mp/collect"
+        guard head.method == .POST, components?.path == "/mp/collect" || debug,
+              query["measurement_id"] != nil || query["firebase_app_id"] != nil else {
+            return reply(400, "", [])
+        }
+        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+        let events = object?["events"] as? [[String: Any]] ?? []
+        if debug {
+            var messages: [String] = []
+            if object == nil || events.isEmpty || events.count > state.maxRecords || body.count > state.maxBytes {
+                messages.append("{\"fieldPath\":\"events\",\"description\":\"Request is invalid\",\"validationCode\":\"VALUE_INVALID\"}")
+            }
+            for event in events where !((event["name"] as? String)?.first?.isLetter ?? false) {
+                messages.append("{\"fieldPath\":\"events\",\"description\":\"Event name must start with a letter\",\"validationCode\":\"NAME_INVALID\"}")
+            }
+            return reply(200, "{\"validationMessages\":[\(messages.joined(separator: ","))]}", [])
+        }
+        // The collection endpoint answers 2xx to everything; only what is valid is kept.
+        if query["api_secret"] == state.secret, object != nil, !events.isEmpty, events.count <= state.maxRecords,
+           body.count <= state.maxBytes {
+            state.imported.append(Imported(line: canonical(object!), insertID: "", request: number))
+        }
+        return reply(204, "", [])
+    }
+
+    private func adjust(_ head: HTTPRequestHead, _ body: [UInt8], _ authorization: String, _ number: Int,
+                        _ reply: Reply) -> (Int, [(String, String)], String, Int) {
+        guard head.method == .POST, head.uri == "/event" else { return reply(404, "{\"error\":\"Not found\"}", []) }
+        guard authorization == "Bearer " + state.secret else { return reply(401, "{\"error\":\"Unauthorized\"}", []) }
+        var components = URLComponents()
+        components.percentEncodedQuery = String(decoding: body, as: UTF8.self)
+        let params = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { a, _ in a })
+        guard head.headers.first(name: "Content-Type") == "application/x-www-form-urlencoded", params["s2s"] == "1",
+              let app = params["app_token"], app.count == 12, let token = params["event_token"], token.count == 6 else {
+            return reply(400, "{\"error\":\"Event request failed (missing or malformed parameters)\"}", [])
+        }
+        let line = params.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+        state.imported.append(Imported(line: line, insertID: "", request: number))
+        return reply(200, "{\"status\":\"OK\"}", [])
+    }
+
+    private func canonical(_ object: [String: Any]) -> String {
+        String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
     }
 }
 

@@ -118,7 +118,7 @@ extension PipelineConfiguration {
         if case let .files(template) = target { sharded = template.usesShard }
         let sideOutputs = readSideOutputs(outputsNode, name: name, type: type, gzipLevel: level, sharded: sharded,
                                           at: (node.line, node.column), &reader)
-        let send = sendNode.flatMap { readSend($0, name: name, type: type, &reader) }
+        let send = sendNode.flatMap { readSend($0, name: name, type: type, destinationOptions: options, &reader) }
         guard let destination = type.make(name, options, &reader), reader.diagnostics.count == errorsBefore else { return nil }
         return DestinationSettings(name: name, type: type, events: events, target: target, pathLocation: pathLocation,
                                    gzipLevel: level, rotation: rotation, rename: rename, consentCategory: consentCategory,

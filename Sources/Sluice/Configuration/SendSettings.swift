@@ -54,16 +54,23 @@ public struct SendSettings: Sendable, Equatable {
 public struct SendSupport: Sendable {
     public let keys: [String]
     public let regions: [String]
+    /// The destination's own keys its requests repeat (Amplitude's `min_id_length`), copied into `options` when set.
+    public let destinationKeys: [String]
+    /// Keys of `keys` of which exactly one must be given (GA4: `measurement_id` or `firebase_app_id`).
+    public let oneOf: [String]
 
-    public init(keys: [String] = [], regions: [String] = ["us"]) {
+    public init(keys: [String] = [], regions: [String] = ["us"], destinationKeys: [String] = [], oneOf: [String] = []) {
         self.keys = keys
         self.regions = regions
+        self.destinationKeys = destinationKeys
+        self.oneOf = oneOf
     }
 }
 
 extension PipelineConfiguration {
     /// Reads `destinations.NAME.send`; nil (with errors reported) when it is wrong.
-    func readSend(_ node: ConfigValue, name: String, type: DestinationType, _ reader: inout ConfigReader) -> SendSettings? {
+    func readSend(_ node: ConfigValue, name: String, type: DestinationType, destinationOptions: [String: ConfigValue],
+                  _ reader: inout ConfigReader) -> SendSettings? {
         let what = "destinations.\(name).send"
         guard let support = type.send else {
             let supported = DestinationRegistry.types.filter { $0.send != nil }.map(\.name)
@@ -135,6 +142,12 @@ extension PipelineConfiguration {
                 if SendSettings.secretKeys.contains(entry.key) { continue }
                 if let text = reader.string(entry.value, what: "\(what).\(entry.key)") { settings.options[entry.key] = text }
             }
+        }
+        for key in support.destinationKeys {
+            if let text = destinationOptions[key]?.scalar?.text { settings.options[key] = text }
+        }
+        if !support.oneOf.isEmpty && support.oneOf.filter({ settings.options[$0] != nil }).count != 1 {
+            reader.error(node, "\(what) needs one of \(support.oneOf.joined(separator: ", ")) for \(type.name)")
         }
         guard let credentials else {
             if !secretFound { reader.error(node, "\(what) needs credentials_env (a variable's name) or credentials_file (a path)") }

@@ -61,8 +61,13 @@ import Testing
     @Test func aSendBlockOnATypeSendDoesNotDeliverToIsRefusedNamingTheSupportedOnes() {
         let found = errors("d: {type: ndjson, send: {credentials_env: KEY}}")
         #expect(found.count == 1)
-        #expect(found.first?.contains("sluice send does not deliver to ndjson; it sends to mixpanel (") == true)
-        #expect(errors("d: {type: segment, send: {credentials_env: KEY}}").first?
-            .contains("sluice send does not deliver to segment; it sends to mixpanel (") == true)
+        #expect(found.first?.contains("sluice send does not deliver to ndjson; it sends to mixpanel, amplitude, ga4, adjust, segment") == true)
+    }
+
+    @Test func ga4NeedsExactlyOneOfMeasurementIDAndFirebaseAppID() {
+        #expect(errors("g: {type: ga4, send: {credentials_env: KEY}}").first?
+            .contains("needs one of measurement_id, firebase_app_id for ga4") == true)
+        #expect(errors("g: {type: ga4, send: {credentials_env: KEY, measurement_id: G-1, firebase_app_id: x}}").count == 1)
+        #expect(errors("g: {type: ga4, send: {credentials_env: KEY, measurement_id: G-1}}").isEmpty)
     }
 }
