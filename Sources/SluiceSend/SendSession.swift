@@ -76,7 +76,8 @@ struct SendSession {
         }
     }
 
-    /// SIGTERM and SIGINT stop sending (requests in flight finish); SIGUSR1 prints the counts so far, as `--stats` would.
+    /// SIGTERM and SIGINT stop sending (requests in flight finish); SIGUSR1 prints the counts so far, as `--stats` would;
+    /// SIGHUP (logrotate's postrotate, aimed at `run` beside it) has nothing to reopen and is ignored.
     private func installSignals(_ stop: StopSignal, _ queues: [DestinationQueue]) -> [DispatchSourceSignal] {
         var sources: [DispatchSourceSignal] = []
         for (number, code) in [(SIGTERM, Int32(143)), (SIGINT, Int32(130))] {
@@ -86,6 +87,7 @@ struct SendSession {
             source.resume()
             sources.append(source)
         }
+        signal(SIGHUP, SIG_IGN)
         signal(SIGUSR1, SIG_IGN)
         let usr1 = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
         usr1.setEventHandler { [self] in

@@ -8,7 +8,7 @@ import Glibc
 
 /// `sluice send --watch` beside a running `sluice run` on the same output.
 @Suite struct SendWatchTests {
-    @Test func watchSendsFilesAsARunningRunFinishesThemEachRecordOnce() throws {
+    @Test func watchSendsFilesAsARunningRunFinishesThemEachRecordOnceAndStopsOnSIGTERM() throws {
         let directory = TemporaryDirectory()
         let emulator = try ProviderEmulator(secret: SendFixture.secret)
         directory.write("p.yaml", """
@@ -32,6 +32,11 @@ import Glibc
         run.send(lines: input[0..<1500])
         #expect(waitUntil(timeout: 60) { emulator.imported.count >= 500 }, "\(send.stderr)")
         #expect(run.process.isRunning)
+        // logrotate's SIGHUP, aimed at both, leaves the sender running; SIGUSR1 prints its counts.
+        send.signal(SIGHUP)
+        send.signal(SIGUSR1)
+        #expect(waitUntil(timeout: 30) { send.stderr.contains("sluice: stats so far: {\"command\":\"send\"") })
+        #expect(send.process.isRunning)
         run.send(lines: input[1500...])
         run.closeInput()
         #expect(run.waitForExit(timeout: 60) == 0, "\(run.stderr)")
