@@ -15,6 +15,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // HMAC-SHA-256 for the privacy stage's pseudonyms.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // `sluice send`'s HTTP client (SluiceSend only); swift-nio comes with it.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // The provider emulator of the tests (already a dependency of async-http-client).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
     ],
     targets: [
         // zlib, linked directly: `apt-get install libz-dev`.
@@ -56,10 +60,25 @@ let package = Package(
             // where the tests run, keep them and would catch a violation).
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
+        // `sluice send`: the finished files to each provider's API, with a ledger
+        // of what was acknowledged. The only target on NIO (through AsyncHTTPClient).
+        .target(
+            name: "SluiceSend",
+            dependencies: [
+                "Sluice",
+                "SluiceJSON",
+                "CZlib",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "sluice",
             dependencies: [
                 "Sluice",
+                "SluiceSend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -69,6 +88,17 @@ let package = Package(
             name: "SluiceTestSupport",
             dependencies: ["CZlib"],
             path: "Tests/SluiceTestSupport"
+        ),
+        // The provider emulator `sluice send` is tested against: loopback HTTP on NIOHTTP1.
+        .target(
+            name: "ProviderEmulator",
+            dependencies: [
+                "SluiceTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/ProviderEmulator"
         ),
         .testTarget(
             name: "SluiceJSONTests",
@@ -83,7 +113,11 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceCLITests",
-            dependencies: ["Sluice", "SluiceJSON", "SluiceTestSupport", "sluice"]
+            dependencies: ["Sluice", "SluiceJSON", "SluiceTestSupport", "ProviderEmulator", "sluice"]
+        ),
+        .testTarget(
+            name: "SluiceSendTests",
+            dependencies: ["SluiceSend", "Sluice", "SluiceTestSupport", "ProviderEmulator"]
         ),
     ],
     swiftLanguageModes: [.v5]

@@ -19,10 +19,11 @@ struct SluiceCommand: ParsableCommand {
           sluice recover out
           sluice stats merge shard-*.json --out job.json
           sluice shard-of --shards 16 logs/*.ndjson.gz > shards.tsv
+          MIXPANEL_SECRET=... sluice send --pipeline app.yaml out
         """,
         version: SluiceVersion.text,
         subcommands: [RunCommand.self, ValidateCommand.self, TestCommand.self, GenerateCommand.self, RecoverCommand.self,
-                      StatsCommand.self, ShardOfCommand.self]
+                      StatsCommand.self, ShardOfCommand.self, SendCommand.self]
     )
 }
 

@@ -23,9 +23,10 @@ enum SluiceBinary {
         var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
     }
 
-    /// Runs `sluice ARGS` in `directory`, with `stdin` from a file (or /dev/null).
-    static func run(_ arguments: [String], in directory: String, stdin: String? = nil) throws -> Result {
-        try runProcess(path, arguments, in: directory, stdin: stdin)
+    /// Runs `sluice ARGS` in `directory`, with `stdin` from a file (or /dev/null) and `environment` added.
+    static func run(_ arguments: [String], in directory: String, stdin: String? = nil,
+                    environment: [String: String] = [:]) throws -> Result {
+        try runProcess(path, arguments, in: directory, stdin: stdin, environment: environment)
     }
 
     /// Runs a shell pipeline (bash -c, or another shell) with `$SLUICE` set to the binary.

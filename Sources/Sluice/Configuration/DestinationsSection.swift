@@ -45,7 +45,7 @@ extension PipelineConfiguration {
     }
 
     func readDestination(name: String, _ node: ConfigValue, _ reader: inout ConfigReader) -> DestinationSettings? {
-        let common = ["type", "events", "path", "gzip_level", "rotate", "rename", "consent_category", "outputs"]
+        let common = ["type", "events", "path", "gzip_level", "rotate", "rename", "consent_category", "outputs", "send"]
         // Find the type first: it decides which other keys are known.
         guard let mapping = node.mapping else {
             reader.error(node, "destination '\(name)' must be a mapping with at least `type:`")
@@ -74,6 +74,7 @@ extension PipelineConfiguration {
         var rename: [[UInt8]: String] = [:]
         var consentCategory = type.defaultConsentCategory
         var outputsNode: ConfigValue?
+        var sendNode: ConfigValue?
         let errorsBefore = reader.diagnostics.count
         for entry in entries {
             switch entry.key {
@@ -108,6 +109,8 @@ extension PipelineConfiguration {
                 }
             case "outputs":
                 outputsNode = entry.value
+            case "send":
+                sendNode = entry.value
             case "consent_category":
                 if let scalar = entry.value.scalar, ["~", "null", ""].contains(scalar.text), scalar.style == .plain {
                     consentCategory = nil
@@ -122,9 +125,10 @@ extension PipelineConfiguration {
         if case let .files(template) = target { sharded = template.usesShard }
         let sideOutputs = readSideOutputs(outputsNode, name: name, type: type, gzipLevel: level, sharded: sharded,
                                           at: (node.line, node.column), &reader)
+        let send = sendNode.flatMap { readSend($0, name: name, type: type, destinationOptions: options, &reader) }
         guard let destination = type.make(name, options, &reader), reader.diagnostics.count == errorsBefore else { return nil }
         return DestinationSettings(name: name, type: type, events: events, target: target, pathLocation: pathLocation,
                                    gzipLevel: level, rotation: rotation, rename: rename, consentCategory: consentCategory,
-                                   destination: destination, sideOutputs: sideOutputs)
+                                   destination: destination, sideOutputs: sideOutputs, send: send)
     }
 }

@@ -43,6 +43,8 @@ public struct DestinationSettings {
     public var destination: any Destination
     /// Its type's side outputs (`outputs:`), in the type's order.
     public var sideOutputs: [SideOutputSettings] = []
+    /// `send:`: how `sluice send` delivers its files; nil without one.
+    public var send: SendSettings?
 }
 
 /// `rejects:` settings.

@@ -115,9 +115,12 @@ public struct DestinationType {
     /// Builds the adapter from the destination's name and its keys beyond the
     /// common ones, as written (reporting errors with locations).
     public let make: (_ name: String, _ options: [String: ConfigValue], inout ConfigReader) -> (any Destination)?
+    /// What `sluice send` can do for it (its `send:` keys and regions); nil: a `send:` block is refused.
+    public let send: SendSupport?
 
     public init(name: String, extraKeys: [String] = [], defaultRotation: RotationPolicy = RotationPolicy(),
                 rejectReasons: [RejectReason] = [], defaultConsentCategory: String? = nil, sideOutputs: [SideOutputKind] = [],
+                send: SendSupport? = nil,
                 make: @escaping (_ name: String, _ options: [String: ConfigValue], inout ConfigReader) -> (any Destination)?) {
         self.name = name
         self.extraKeys = extraKeys
@@ -125,6 +128,7 @@ public struct DestinationType {
         self.rejectReasons = rejectReasons
         self.defaultConsentCategory = defaultConsentCategory
         self.sideOutputs = sideOutputs
+        self.send = send
         self.make = make
     }
 }

@@ -51,3 +51,22 @@ import SluiceTestSupport
         #expect(PathTemplate.hourBucket(EventTime(microseconds: -1)) == -1)
     }
 }
+
+/// Which files a template names, as `sluice send` finds a destination's files.
+@Suite struct PathTemplateMatchTests {
+    @Test func theDefaultTemplateNamesItsDestinationsFilesOnly() throws {
+        let template = try PathTemplate(PipelineConfiguration.defaultPath)
+        #expect(template.matches("mixpanel/2026-11-20/mixpanel-08-0000.ndjson.gz", dest: "mixpanel"))
+        #expect(template.matches("mixpanel/2026-11-20/mixpanel-23-10342.ndjson.gz", dest: "mixpanel"))
+        #expect(!template.matches("mixpanel/2026-11-20/mixpanel-08-0000.ndjson.gz.part", dest: "mixpanel"))
+        #expect(!template.matches("mixpanel/profiles/2026-11-20/mixpanel-profiles-08-0000.ndjson.gz", dest: "mixpanel"))
+        #expect(!template.matches("amplitude/2026-11-20/amplitude-08-0000.ndjson.gz", dest: "mixpanel"))
+        #expect(!template.matches("mixpanel/2026-11-20/mixpanel-08-000.ndjson.gz", dest: "mixpanel"))
+    }
+
+    @Test func shardAndSeqAreReadBackWhereverTheyAre() throws {
+        let template = try PathTemplate("{dest}/{shard}/{date}-{hour}/part-{seq}1.gz")
+        #expect(template.matches("mp/shard-7/2026-01-02-03/part-00121.gz", dest: "mp"))
+        #expect(!template.matches("mp/shard/7/2026-01-02-03/part-00121.gz", dest: "mp"))
+    }
+}

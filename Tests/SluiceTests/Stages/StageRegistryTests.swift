@@ -16,7 +16,7 @@ import Testing
         ("timed", "Timed", ["TimedEventPairing", "TimedSettings", "TimedState", "TimedEventRewrite", "OpenTimerTable"]),
         ("session", "Session", ["SessionTracking", "SessionSettings", "SessionState", "SessionContext"]),
         ("privacy", "Privacy", ["PrivacyProtection", "PrivacySettings", "PrivacySettingsReader", "ConsentRule", "PIIScanner",
-                                 "TextRedaction", "PrivacyRejectScrubber", "PrivacyTextScrubber", "PseudonymKeySource"]),
+                                 "TextRedaction", "PrivacyRejectScrubber", "PrivacyTextScrubber"]),
         ("plan", "Plan", ["TrackingPlan", "PlanSettings", "PlanViolation", "PlanCounters"]),
     ]
 

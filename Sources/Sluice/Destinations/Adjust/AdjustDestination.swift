@@ -32,7 +32,9 @@ public struct AdjustDestination: Destination {
         defaultRotation: RotationPolicy(),
         rejectReasons: [.unsupportedEvent],
         // Attribution for marketing: Segment's "Advertising" consent category.
-        defaultConsentCategory: "Advertising"
+        defaultConsentCategory: "Advertising",
+        // [s2s] s2s.adjust.com/event (one endpoint; a residency proxy is an `--endpoint`).
+        send: SendSupport(regions: ["global"])
     ) { name, options, reader in
         AdjustDestination.make(name: name, options: options, &reader)
     }

@@ -36,7 +36,10 @@ public struct MixpanelDestination: Destination {
         rejectReasons: [.invalidDistinctID, .timeOutOfRange, .invalidAlias],
         // Product analytics: Segment's "Analytics" consent category.
         defaultConsentCategory: "Analytics",
-        sideOutputs: MixpanelDestination.sideOutputKinds
+        sideOutputs: MixpanelDestination.sideOutputKinds,
+        // [import] api.mixpanel.com, api-eu.mixpanel.com (EU residency), api-in.mixpanel.com (India);
+        // a service account names its project (`project_id`).
+        send: SendSupport(keys: ["project_id"], regions: ["us", "eu", "in"])
     ) { name, options, reader in
         MixpanelDestination(naming: ScreenNaming(options: options, destination: name, &reader),
                             ecommerce: EcommerceSettings(options: options, destination: name, &reader),

@@ -24,7 +24,9 @@ public struct SegmentDestination: Destination {
             rotation.maxBytes = 500_000 - 1024
             return rotation
         }(),
-        rejectReasons: [.messageIDTooLong, .messageTooLarge]
+        rejectReasons: [.messageIDTooLong, .messageTooLarge],
+        // [http] api.segment.io; EU workspaces: events.eu1.segmentapis.com (Regional Segment).
+        send: SendSupport(regions: ["us", "eu"])
     ) { _, _, _ in SegmentDestination() }
 
     /// [common] messageId: at most 100 characters.

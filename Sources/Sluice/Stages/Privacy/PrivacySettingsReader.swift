@@ -150,7 +150,7 @@ enum PrivacySettingsReader {
             let path = keyFile.path.hasPrefix("/") ? keyFile.path : reader.fileDirectory + "/" + keyFile.path
             source = "file \(path)"
             do {
-                let file = try PseudonymKeySource.readFile(path)
+                let file = try SecretSource.readFile(path)
                 var bytes = file.bytes
                 // An editor's final newline is not part of the key.
                 while let last = bytes.last, last == 0x0A || last == 0x0D { bytes.removeLast() }
@@ -168,7 +168,7 @@ enum PrivacySettingsReader {
             let name = keyEnv?.name ?? defaultKeyEnvironment
             source = "env \(name)"
             guard let value = reader.environment(name), !value.isEmpty else {
-                if PseudonymKeySource.looksLikeKey(name) {
+                if SecretSource.looksLikeKey(name) {
                     // Never repeat a secret: the message names the place, not the value.
                     reader.error(keyEnv?.node ?? node, "privacy.pseudonymize.key_env looks like a key, not the name of an environment "
                         + "variable (such as SLUICE_HMAC_KEY), and no variable has that name; the value is not shown. Keep the key "

@@ -6,35 +6,36 @@ import Musl
 import Darwin
 #endif
 
-/// Where the pseudonymization key may come from, and what is refused: a key
-/// file is a regular file of at most `maxFileBytes` (a device such as
-/// `/dev/zero` or a FIFO would be read without end, or hang), and `key_env`
-/// names a variable: a value that looks like a key is never repeated in a message.
-enum PseudonymKeySource {
-    /// The largest key file read (a key is 16 bytes or more; 64 KiB is far more than any needs).
-    static let maxFileBytes = 64 * 1024
+/// Where a secret (the privacy stage's pseudonymization key, `send:`'s
+/// credentials) may come from, and what is refused: a secret file is a regular
+/// file of at most `maxFileBytes` (a device such as `/dev/zero` or a FIFO
+/// would be read without end, or hang), and an `*_env` key names a variable:
+/// a value that looks like a secret is never repeated in a message.
+public enum SecretSource {
+    /// The largest secret file read (a key is 16 bytes or more; 64 KiB is far more than any needs).
+    public static let maxFileBytes = 64 * 1024
 
-    /// What a key file held, and its permission bits.
-    struct FileKey {
-        var bytes: [UInt8]
-        var mode: UInt32
+    /// What a secret file held, and its permission bits.
+    public struct FileKey {
+        public var bytes: [UInt8]
+        public var mode: UInt32
 
         /// Whether the group or others may read it (ssh refuses such a private key; Sluice warns).
-        var readableByOthers: Bool { mode & 0o044 != 0 }
+        public var readableByOthers: Bool { mode & 0o044 != 0 }
     }
 
-    enum FileProblem: Error, CustomStringConvertible {
+    public enum FileProblem: Error, CustomStringConvertible {
         case cannotOpen(errno: Int32)
         case notRegular(kind: String)
         case tooLarge(bytes: Int)
         case cannotRead(errno: Int32)
 
-        var description: String {
+        public var description: String {
             switch self {
             case let .cannotOpen(code), let .cannotRead(code): return "cannot read the key: \(String(cString: strerror(code)))"
             case let .notRegular(kind): return "it is \(kind), not a regular file; the key must be in a regular file"
             case let .tooLarge(bytes):
-                return "it has \(bytes) bytes; a key file holds at most \(PseudonymKeySource.maxFileBytes / 1024) KiB"
+                return "it has \(bytes) bytes; a key file holds at most \(SecretSource.maxFileBytes / 1024) KiB"
             }
         }
     }
@@ -42,7 +43,7 @@ enum PseudonymKeySource {
     /// Reads a key file: opened without waiting (a FIFO would block the open),
     /// refused unless it is a regular file, and read up to `maxFileBytes` + 1
     /// bytes whatever its size said (it may grow in between).
-    static func readFile(_ path: String) throws(FileProblem) -> FileKey {
+    public static func readFile(_ path: String) throws(FileProblem) -> FileKey {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         if fd < 0 { throw .cannotOpen(errno: errno) }
         defer { close(fd) }
@@ -81,7 +82,7 @@ enum PseudonymKeySource {
     /// as base64's `+/=`, or a leading digit), or 16 or more letters and digits
     /// with a digit and no `_` (hex, base32, base64 without symbols), which
     /// names such as `SLUICE_HMAC_KEY` are not.
-    static func looksLikeKey(_ name: String) -> Bool {
+    public static func looksLikeKey(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard let first = bytes.first else { return false }
         let isName = (TextBytes.isASCIILetter(first) || first == UInt8(ascii: "_")) && bytes.allSatisfy(TextBytes.isWord)

@@ -8,7 +8,7 @@ import Testing
 
 /// Where the pseudonymization key may come from: no message repeats a key,
 /// and a key file is a small regular file that only its owner reads.
-@Suite struct PseudonymKeySourceTests {
+@Suite struct SecretSourceTests {
     typealias P = PrivacyCase
 
     private func configuration(keyFile path: String) throws -> PipelineConfiguration {
@@ -22,9 +22,9 @@ import Testing
     @Test func valuesThatLookLikeKeysAreToldFromVariableNames() {
         let keys = ["3f9a1c0b7d2e4f6a8b9c0d1e2f3a4b5c", "q8Jv2mN0xR7tL4wZ1yB6cD3e", "k3/9a+Qz0w==", "JBSWY3DPEHPK3PXPJBSWY3DP",
                     "0123456789abcdef", "my key"]
-        for key in keys { #expect(PseudonymKeySource.looksLikeKey(key), "\(key)") }
+        for key in keys { #expect(SecretSource.looksLikeKey(key), "\(key)") }
         let names = ["SLUICE_HMAC_KEY", "TEST_KEY", "hmac", "PSEUDONYM_KEY_2026", "_KEY", "AnalyticsPseudonymKey"]
-        for name in names { #expect(!PseudonymKeySource.looksLikeKey(name), "\(name)") }
+        for name in names { #expect(!SecretSource.looksLikeKey(name), "\(name)") }
     }
 
     @Test func aKeyGivenAsKeyEnvIsNeverRepeatedInTheError() {
@@ -55,10 +55,10 @@ import Testing
 
     @Test func aKeyFileIsReadUpTo64KiBAndRefusedBeyond() throws {
         let directory = TemporaryDirectory()
-        let largest = directory.write("largest.key", [UInt8](repeating: UInt8(ascii: "k"), count: PseudonymKeySource.maxFileBytes))
-        let tooLarge = directory.write("large.key", [UInt8](repeating: UInt8(ascii: "k"), count: PseudonymKeySource.maxFileBytes + 1))
+        let largest = directory.write("largest.key", [UInt8](repeating: UInt8(ascii: "k"), count: SecretSource.maxFileBytes))
+        let tooLarge = directory.write("large.key", [UInt8](repeating: UInt8(ascii: "k"), count: SecretSource.maxFileBytes + 1))
         for path in [largest, tooLarge] { #expect(chmod(path, 0o600) == 0) }
-        let key = try PseudonymKeySource.readFile(largest)
+        let key = try SecretSource.readFile(largest)
         #expect(key.bytes.count == 65536 && !key.readableByOthers)
         _ = try configuration(keyFile: largest)
         let errors = P.errors("{pseudonymize: {fields: [userId], key_file: \(tooLarge)}}")

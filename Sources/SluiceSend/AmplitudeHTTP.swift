@@ -1,0 +1,86 @@
+import Foundation
+import Sluice
+import SluiceJSON
+
+/// Amplitude's HTTP V2 API (`api: v2`, the default) or Batch Event Upload API
+/// (`api: batch`), as https://amplitude.com/docs/apis/analytics/http-v2 and
+/// https://amplitude.com/docs/apis/analytics/batch-event-upload document them:
+///
+/// - `POST https://api2.amplitude.com/2/httpapi` (EU residency:
+///   `https://api.eu.amplitude.com/2/httpapi`); Batch: `/batch` on the same hosts.
+/// - Body: `{"api_key":KEY,"events":[…],"options":{"min_id_length":N}}`,
+///   `Content-Type: application/json`; the API key is the credential (no header).
+///   `options` only when the destination's `min_id_length` is not 5, as the
+///   records were written with it.
+/// - Limits: HTTP V2 "under 1 MB with fewer than 2000 events per request" (413
+///   beyond); Batch 20 MB, 2000 events. `sluice run` writes files of 2000 events
+///   and 998,976 bytes: with the envelope, one request.
+/// - 400 names the events it refused: `events_with_invalid_fields`,
+///   `events_with_missing_fields` and `events_with_invalid_id_lengths` (field →
+///   indexes), `silenced_events` (indexes). Amplitude ingests none of a batch it
+///   answers 400 to (its SDKs drop the named events and send the rest again),
+///   so those records go to the send-rejects and the rest are sent again.
+/// - 429: too many events for a device or user; retried after the backoff
+///   ("pause sending events for that device or user for 30 seconds").
+/// - Dedup: `insert_id` on the same `device_id`, within 7 days.
+struct AmplitudeHTTP: ProviderAPI {
+    let maxRecords = 2000
+    let maxBytes: Int
+    let defaultURL: String
+    let prefix: String
+    let suffix: String
+    var acceptsPartially: Bool { false }
+
+    /// [v2] a wrong or missing key is a 400 ("Invalid API key", `missing_field: api_key`), not a 401.
+    func refusesCredentials(status: Int, body: [UInt8]) -> Bool {
+        let text = String(decoding: body.prefix(2048), as: UTF8.self).lowercased()
+        return status == 400 && (text.contains("invalid api key") || text.contains("\"missing_field\":\"api_key\""))
+    }
+
+    static func make(settings: SendSettings, secret: String) -> Result<AmplitudeHTTP, SendFailure> {
+        let host = settings.region == "eu" ? "api.eu.amplitude.com" : "api2.amplitude.com"
+        let api = settings.options["api"] ?? "v2"
+        guard api == "v2" || api == "batch" else {
+            return .failure(.configuration("send: api must be v2 or batch, not '\(api)'"))
+        }
+        var key: [UInt8] = []
+        JSONString.appendQuoted(secret, to: &key)
+        var suffix = "]"
+        if let minimum = settings.options["min_id_length"], minimum != "5", Int(minimum) != nil {
+            suffix += ",\"options\":{\"min_id_length\":\(minimum)}"
+        }
+        return .success(AmplitudeHTTP(maxBytes: api == "batch" ? 20_000_000 - 1024 : 1_000_000 - 1024,
+                                      defaultURL: "https://\(host)" + (api == "batch" ? "/batch" : "/2/httpapi"),
+                                      prefix: "{\"api_key\":" + String(decoding: key, as: UTF8.self) + ",\"events\":[",
+                                      suffix: suffix + "}"))
+    }
+
+    func url(endpoint: String?) -> String { endpoint ?? defaultURL }
+
+    func request(records: ArraySlice<UInt8>, count: Int, gzipped: [UInt8]?) -> (headers: [(String, String)], body: [UInt8]) {
+        ([("Content-Type", "application/json"), ("Accept", "*/*")], JSONEnvelope.wrap(records, prefix: prefix, suffix: suffix))
+    }
+
+    func refusedRecords(in body: [UInt8], count: Int) -> [(index: Int, reason: String)]? {
+        guard let document = try? JSONDocument.parse(body), document.kind(0) == .object else { return nil }
+        var reasons: [Int: String] = [:]
+        func indexes(_ node: Int) -> [Int] {
+            document.kind(node) == .array
+                ? document.elements(of: node).compactMap { Int(String(decoding: document.rawBytes($0), as: UTF8.self)) }
+                    .filter { (0..<count).contains($0) }
+                : []
+        }
+        for (key, what) in [("events_with_invalid_fields", "invalid"), ("events_with_missing_fields", "missing"),
+                            ("events_with_invalid_id_lengths", "too short")] {
+            guard let map = document.member(key, of: 0), document.kind(map) == .object else { continue }
+            for (keyNode, value) in document.members(of: map) {
+                let field = document.string(keyNode) ?? "?"
+                for index in indexes(value) where reasons[index] == nil { reasons[index] = "\(field): \(what)" }
+            }
+        }
+        if let silenced = document.member("silenced_events", of: 0) {
+            for index in indexes(silenced) where reasons[index] == nil { reasons[index] = "silenced device or user" }
+        }
+        return reasons.isEmpty ? nil : reasons.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+}

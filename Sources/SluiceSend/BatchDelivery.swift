@@ -1,0 +1,136 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Sends one batch until the provider has answered for every record of it:
+///
+/// - 2xx: acknowledged.
+/// - 400: the records it names (Mixpanel strict mode's `failed_records`) are
+///   refused with its reason, the rest acknowledged as sent; a 400 that names
+///   none refuses the whole batch with the provider's message. Never retried.
+/// - 401, 403: the credentials are refused: sending stops (exit 77), this batch unacknowledged.
+/// - 413: the batch is split in two and each half sent; a single record is refused.
+/// - 408, 429, 5xx, a timeout, a connection error: tried again after the
+///   `RetryPolicy`'s wait, until `--max-retry-time` (exit 75).
+/// - any other status: sending stops (exit 69), the batch unacknowledged.
+struct BatchDelivery: Sendable {
+    let client: HTTPClient
+    let queue: DestinationQueue
+    let api: any ProviderAPI
+    let url: String
+    let policy: RetryPolicy
+    let requestTimeout: Duration
+    let limiter: RateLimiter
+    let stop: StopSignal
+
+    /// True when every record of `range` was acknowledged.
+    func deliver(_ batch: DestinationQueue.Batch) async -> Bool {
+        await deliver(batch.file, batch.range, gzipped: batch.gzipped)
+    }
+
+    private func deliver(_ file: SendFile, _ range: Range<Int>, gzipped: [UInt8]?) async -> Bool {
+        let firstAttempt = ContinuousClock.now
+        var attempt = 0
+        while true {
+            if stop.isStopping { return false }
+            let slot = await limiter.slot()
+            if slot > .now { try? await Task.sleep(until: slot, clock: .continuous) }
+            let (headers, body) = api.request(records: file.bytes(range), count: range.count, gzipped: gzipped)
+            var request = HTTPClientRequest(url: url)
+            request.method = .POST
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
+            request.body = .bytes(NIOCore.ByteBuffer(bytes: body))
+            let started = ContinuousClock.now
+            var retryAfter: Duration?
+            var why: String
+            do {
+                let response = try await client.execute(request, timeout: .nanoseconds(requestTimeout.nanoseconds))
+                let answer = Array(buffer: try await response.body.collect(upTo: 8 << 20))
+                await queue.recordRequest(bytes: body.count, seconds: started.duration(to: .now).seconds)
+                let code = Int(response.status.code)
+                switch code {
+                case 200..<300:
+                    let refused = api.refusedInAnswer(answer, count: range.count).map { ($0.index + range.lowerBound, $0.reason) }
+                    return await queue.acknowledge(file, range, status: code, refused: refused)
+                case _ where api.refusesCredentials(status: code, body: answer), 401, 403:
+                    await queue.fail(.unauthorized("\(queue.name): the provider refused the credentials (HTTP \(code): "
+                        + BatchDelivery.summary(answer) + "); nothing more was sent and nothing unacknowledged was marked sent"))
+                    return false
+                case _ where code == 400 || api.refusingStatuses.contains(code):
+                    guard let named = api.refusedRecords(in: answer, count: range.count) else {
+                        return await queue.acknowledge(file, range, status: code,
+                                                       refused: range.map { ($0, "\(code): " + BatchDelivery.summary(answer)) })
+                    }
+                    let refused = named.map { (index: $0.index + range.lowerBound, reason: $0.reason) }
+                    if api.acceptsPartially { return await queue.acknowledge(file, range, status: code, refused: refused) }
+                    // Nothing of the batch was taken: the refused records are done with, the rest is sent again.
+                    guard await queue.refuse(file, status: code, refused) else { return false }
+                    var complete = true
+                    for rest in RangeSet.complement(of: refused.map { $0.index..<($0.index + 1) }, in: range) {
+                        complete = await deliver(file, rest, gzipped: nil) && complete
+                        if !complete { return false }
+                    }
+                    return complete
+                case 413:
+                    if range.count == 1 {
+                        return await queue.acknowledge(file, range, status: code,
+                                                       refused: [(range.lowerBound, "413: the record alone is too large for a request")])
+                    }
+                    let middle = range.lowerBound + range.count / 2
+                    let first = await deliver(file, range.lowerBound..<middle, gzipped: nil)
+                    guard first else { return false }
+                    return await deliver(file, middle..<range.upperBound, gzipped: nil)
+                case 408, 429, 500..<600:
+                    retryAfter = RetryPolicy.parseRetryAfter(response.headers.first(name: "Retry-After"))
+                    why = "HTTP \(code)"
+                default:
+                    await queue.fail(.unavailable("\(queue.name): the provider answered HTTP \(code) to \(file.path) records "
+                        + "\(range.lowerBound)..<\(range.upperBound): " + BatchDelivery.summary(answer)))
+                    return false
+                }
+            } catch {
+                await queue.recordRequest(bytes: body.count, seconds: started.duration(to: .now).seconds)
+                why = BatchDelivery.describe(error)
+            }
+            let wait = policy.delay(attempt: attempt, retryAfter: retryAfter)
+            if firstAttempt.duration(to: .now) + wait > policy.maxRetryTime {
+                await queue.fail(.tryAgain("\(queue.name): gave up on \(file.path) records \(range.lowerBound)..<\(range.upperBound) "
+                    + "after \(attempt + 1) attempts within --max-retry-time (last: \(why)); a rerun sends them"))
+                return false
+            }
+            await queue.recordRetry()
+            attempt += 1
+            // Waiting is not being in flight: a stop ends the wait, the batch stays unacknowledged.
+            guard await stop.sleep(wait) else { return false }
+        }
+    }
+
+    /// The start of a response body, one line, for a message.
+    static func summary(_ body: [UInt8]) -> String {
+        let text = String(decoding: body.prefix(300), as: UTF8.self)
+        return text.replacingOccurrences(of: "\n", with: " ") + (body.count > 300 ? "…" : "")
+    }
+
+    /// A transport error in a few words (never a request's headers).
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout: return "timeout"
+            case .remoteConnectionClosed: return "connection closed"
+            default: return "connection error (\(error.shortDescription))"
+            }
+        }
+        return "connection error (\(String(describing: type(of: error))))"
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
+}
+
+extension HTTPClientError {
+    /// The case's name only.
+    var shortDescription: String { String(describing: self).split(separator: "(").first.map(String.init) ?? "error" }
+}

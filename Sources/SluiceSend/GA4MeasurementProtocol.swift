@@ -1,0 +1,75 @@
+import Foundation
+import Sluice
+import SluiceJSON
+
+/// GA4's Measurement Protocol, as
+/// https://developers.google.com/analytics/devguides/collection/protocol/ga4/sending-events documents it:
+///
+/// - `POST https://www.google-analytics.com/mp/collect?api_secret=SECRET&measurement_id=G-…`
+///   (a web stream) or `&firebase_app_id=…` (an app stream); EU collection:
+///   `region1.google-analytics.com`. The API secret is the credential, in the query.
+/// - One request per line: each line `sluice run` writes is a whole request body
+///   (at most 25 events, under 130 kB); there is no batch endpoint.
+/// - "The Measurement Protocol always returns a 2xx status code if the HTTP
+///   request was received": invalid events are dropped without an error.
+///   `--validate` posts to `/debug/mp/collect` instead, which answers
+///   `validationMessages: [{fieldPath, description, validationCode}]`; those go
+///   to the send-rejects, and nothing is marked sent (it is a check, not a send).
+/// - Dedup: none. A request sent twice is two events.
+struct GA4MeasurementProtocol: ProviderAPI {
+    let maxRecords = 1
+    let maxBytes = 130_000
+    let defaultURL: String
+    let query: String
+    /// Posting to the validation endpoint (`--validate`).
+    let validate: Bool
+
+    static func make(settings: SendSettings, secret: String, validate: Bool) -> Result<GA4MeasurementProtocol, SendFailure> {
+        let host = settings.region == "eu" ? "region1.google-analytics.com" : "www.google-analytics.com"
+        let stream: String
+        if let id = settings.options["measurement_id"] {
+            stream = "measurement_id=" + percentEncoded(id)
+        } else if let id = settings.options["firebase_app_id"] {
+            stream = "firebase_app_id=" + percentEncoded(id)
+        } else {
+            return .failure(.configuration("send: needs measurement_id or firebase_app_id"))
+        }
+        return .success(GA4MeasurementProtocol(defaultURL: "https://\(host)" + (validate ? "/debug/mp/collect" : "/mp/collect"),
+                                               query: "api_secret=" + percentEncoded(secret) + "&" + stream, validate: validate))
+    }
+
+    static func percentEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
+    }
+
+    func url(endpoint: String?) -> String {
+        let base = endpoint ?? defaultURL
+        return base + (base.contains("?") ? "&" : "?") + query
+    }
+
+    func request(records: ArraySlice<UInt8>, count: Int, gzipped: [UInt8]?) -> (headers: [(String, String)], body: [UInt8]) {
+        var body = Array(records)
+        if body.last == 0x0A { body.removeLast() }
+        return ([("Content-Type", "application/json")], body)
+    }
+
+    func refusedRecords(in body: [UInt8], count: Int) -> [(index: Int, reason: String)]? { nil }
+
+    func refusedInAnswer(_ body: [UInt8], count: Int) -> [(index: Int, reason: String)] {
+        guard validate, let messages = GA4MeasurementProtocol.validationMessages(body) else { return [] }
+        return (0..<count).map { ($0, messages) }
+    }
+
+    /// `/debug/mp/collect`'s `validationMessages`, as one reason; nil when it has none.
+    static func validationMessages(_ body: [UInt8]) -> String? {
+        guard let document = try? JSONDocument.parse(body), document.kind(0) == .object,
+              let messages = document.member("validationMessages", of: 0), document.kind(messages) == .array else { return nil }
+        let texts = document.elements(of: messages).map { node -> String in
+            let field = document.member("fieldPath", of: node).flatMap { document.string($0) } ?? ""
+            let text = document.member("description", of: node).flatMap { document.string($0) } ?? ""
+            let code = document.member("validationCode", of: node).flatMap { document.string($0) } ?? ""
+            return (field.isEmpty ? "" : field + ": ") + text + (code.isEmpty ? "" : " (\(code))")
+        }
+        return texts.isEmpty ? nil : texts.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A finished file of a destination, read back: its gzip bytes as written,
+/// and its records (lines) by index, which is how the ledger and the
+/// send-rejects name them.
+final class SendFile: @unchecked Sendable {
+    /// The path under the output root, as the ledger names it.
+    let path: String
+    /// Which file of that name it is (device, inode, size): `sluice run` may
+    /// write a new file under a name a sent file had before it moved.
+    let identity: String
+    /// The file's bytes, as written (gzip).
+    let compressed: [UInt8]
+    /// Its records, one after another, each ending in `\n`.
+    let text: [UInt8]
+    /// Where record `i` starts in `text`; `starts[count]` is `text.count`.
+    let starts: [Int]
+
+    var count: Int { starts.count - 1 }
+
+    init(path: String, identity: String, compressed: [UInt8], text: [UInt8]) {
+        self.path = path
+        self.identity = identity
+        self.compressed = compressed
+        self.text = text
+        var starts = [0]
+        starts.reserveCapacity(2048)
+        text.withUnsafeBufferPointer { bytes in
+            var index = 0
+            while index < bytes.count {
+                if bytes[index] == 0x0A { starts.append(index + 1) }
+                index += 1
+            }
+        }
+        // A last record without its newline (never written so, but read as a record all the same).
+        if let last = starts.last, last < text.count { starts.append(text.count) }
+        self.starts = starts
+    }
+
+    /// The bytes of records `range`, newlines included.
+    func bytes(_ range: Range<Int>) -> ArraySlice<UInt8> { text[starts[range.lowerBound]..<starts[range.upperBound]] }
+
+    /// The bytes of record `index`, without its newline.
+    func record(_ index: Int) -> ArraySlice<UInt8> {
+        var end = starts[index + 1]
+        if end > starts[index], text[end - 1] == 0x0A { end -= 1 }
+        return text[starts[index]..<end]
+    }
+
+    /// Reads a file: nil with a message when it cannot be read or is not whole gzip.
+    static func read(root: String, path: String) -> Result<SendFile, SendFailure> {
+        let full = root + "/" + path
+        let fd = open(full, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { return .failure(.io("cannot open \(full): \(String(cString: strerror(errno)))")) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return .failure(.io("cannot stat \(full): \(String(cString: strerror(errno)))")) }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var filled = 0
+        while filled < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return .failure(.io("cannot read \(full): \(n < 0 ? String(cString: strerror(errno)) : "it shrank")")) }
+            filled += n
+        }
+        guard let text = bytes.isEmpty ? [] : Gzip.decompress(bytes) else {
+            return .failure(.data("\(full) is not a whole gzip file; it was not sent (sluice recover finishes a crashed run's files)"))
+        }
+        return .success(SendFile(path: path, identity: identity(info), compressed: bytes, text: text))
+    }
+
+    static func identity(_ info: stat) -> String { "\(info.st_dev)-\(info.st_ino)-\(info.st_size)" }
+}
+
+/// Why sending stopped, each with its exit code.
+enum SendFailure: Error, Equatable, CustomStringConvertible {
+    /// The provider refused the credentials (401, 403): exit 77.
+    case unauthorized(String)
+    /// Retried past `--max-retry-time`, or another `sluice send` holds the ledger: exit 75.
+    case tryAgain(String)
+    /// The provider answered in a way a retry cannot change (an unexpected 4xx): exit 69.
+    case unavailable(String)
+    /// A file could not be read, or a ledger or rejects file written: exit 74.
+    case io(String)
+    /// A finished file that is not whole gzip: exit 65.
+    case data(String)
+    /// Missing or unusable credentials: exit 78.
+    case configuration(String)
+
+    var exitCode: Int32 {
+        switch self {
+        case .unauthorized: return 77
+        case .tryAgain: return 75
+        case .unavailable: return 69
+        case .io: return 74
+        case .data: return 65
+        case .configuration: return 78
+        }
+    }
+
+    var description: String {
+        switch self {
+        case let .unauthorized(text), let .tryAgain(text), let .unavailable(text), let .io(text), let .data(text),
+             let .configuration(text):
+            return text
+        }
+    }
+}

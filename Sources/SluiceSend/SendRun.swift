@@ -1,0 +1,150 @@
+import AsyncHTTPClient
+import Dispatch
+import Foundation
+import Sluice
+
+/// `sluice send` as one call: the pipeline's destinations with a `send:`
+/// block, their finished files under the output root, each delivered to its
+/// provider with the ledger kept; the exit code as docs/sending.md lists it.
+public enum SendRun {
+    public struct Options: Sendable {
+        public var pipeline: String
+        public var root = "out"
+        /// `--endpoint NAME=URL`: a destination's URL instead of the provider's.
+        public var endpoints: [String: String] = [:]
+        public var dryRun = false
+        /// `--validate`: GA4 destinations post to the validation endpoint; refused lines go to the send-rejects, nothing is marked sent.
+        public var validate = false
+        public var watch = false
+        /// How often `--watch` looks for new files.
+        public var watchInterval: Duration = .seconds(1)
+        public var statsPath: String?
+        public var metricsPath: String?
+        public var progress: Bool?
+        public var quiet = false
+        var retry = RetryPolicy()
+        public var requestTimeout: Duration = .seconds(60)
+        public var environment: @Sendable (String) -> String? = ConfigReader.processEnvironment
+
+        public init(pipeline: String) { self.pipeline = pipeline }
+
+        /// `--max-retry-time` (default 1h): how long a batch may be retried before sending stops with exit 75.
+        public var maxRetryTime: Duration {
+            get { retry.maxRetryTime }
+            set { retry.maxRetryTime = newValue }
+        }
+    }
+
+    /// A destination ready to send: its settings, the provider's API, and the secret (for redaction).
+    struct Target {
+        let name: String
+        let template: PathTemplate
+        let settings: SendSettings
+        let api: any ProviderAPI
+        let url: String
+    }
+
+    /// Runs it; the exit code.
+    public static func run(_ options: Options) -> Int32 {
+        let console = StderrConsole()
+        var redactor = Redactor()
+        let say: (String) -> Void = { [redactor] in console.writeLine(redactor.scrub("sluice: " + $0)) }
+        let configuration: PipelineConfiguration
+        do {
+            configuration = try PipelineConfiguration.load(path: options.pipeline)
+        } catch let error as ConfigurationError {
+            console.writeLine(error.description)
+            return 78
+        } catch {
+            say("error: \(error)")
+            return 78
+        }
+        var targets: [Target] = []
+        for destination in configuration.destinations {
+            guard let send = destination.send else { continue }
+            if options.validate && !ProviderAPIs.validating.contains(destination.type.name) { continue }
+            guard case let .files(template) = destination.target, !template.isAbsolute else {
+                say("error: destination '\(destination.name)': sluice send reads files under OUT; its path must be a relative template")
+                return 78
+            }
+            let secret: String
+            if options.dryRun {
+                secret = "dry-run"
+            } else {
+                switch readSecret(send.credentials, environment: options.environment) {
+                case .failure(let failure):
+                    say("error: destination '\(destination.name)': \(failure)")
+                    return failure.exitCode
+                case .success(let value):
+                    secret = value
+                }
+            }
+            switch ProviderAPIs.make(type: destination.type.name, settings: send, secret: secret, validate: options.validate) {
+            case .failure(let failure):
+                say("error: destination '\(destination.name)': \(failure)")
+                return failure.exitCode
+            case .success(let api):
+                if !options.dryRun { redactor.add(secret) }
+                targets.append(Target(name: destination.name, template: template, settings: send, api: api,
+                                      url: api.url(endpoint: options.endpoints[destination.name])))
+            }
+        }
+        for name in options.endpoints.keys where !targets.contains(where: { $0.name == name }) {
+            console.writeLine("sluice: error: --endpoint \(name)=…: no destination '\(name)' with a send: block in \(options.pipeline)")
+            return 64
+        }
+        if targets.isEmpty {
+            say("error: no destination of \(options.pipeline) has a send: block"
+                + (options.validate ? " on a provider with a validation endpoint (\(ProviderAPIs.validating.sorted().joined(separator: ", ")))" : "")
+                + "; nothing to send")
+            return 78
+        }
+        if options.watch && !FileManager.default.fileExists(atPath: options.root) {
+            // A sidecar may start before the run that writes OUT.
+            try? FileManager.default.createDirectory(atPath: options.root, withIntermediateDirectories: true)
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: options.root, isDirectory: &isDirectory), isDirectory.boolValue else {
+            say("error: \(options.root) is not a directory (the OUT sluice run wrote)")
+            return 66
+        }
+        if options.dryRun { return DryRun.print(targets, root: options.root, say: say) }
+        let session = SendSession(options: options, targets: targets, console: console, redactor: redactor)
+        return blocking { await session.run() }
+    }
+
+    /// Runs async work from the synchronous command, on the cooperative pool.
+    static func blocking(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
+        let done = DispatchSemaphore(value: 0)
+        let result = ResultBox()
+        Task.detached {
+            result.value = await body()
+            done.signal()
+        }
+        done.wait()
+        return result.value
+    }
+
+    final class ResultBox: @unchecked Sendable { var value: Int32 = 0 }
+
+    /// The secret from `credentials_env` (a variable) or `credentials_file` (a regular file, its text without the final newline).
+    static func readSecret(_ credentials: SendSettings.Credentials,
+                           environment: (String) -> String?) -> Result<String, SendFailure> {
+        switch credentials {
+        case .environment(let name):
+            guard let value = environment(name), !value.isEmpty else {
+                return .failure(.configuration("the environment variable \(name) named by credentials_env is not set"))
+            }
+            return .success(value)
+        case .file(let path):
+            do {
+                let file = try SecretSource.readFile(path)
+                let text = String(decoding: file.bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !text.isEmpty else { return .failure(.configuration("credentials_file \(path) is empty")) }
+                return .success(text)
+            } catch {
+                return .failure(.configuration("credentials_file \(path): \(error)"))
+            }
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import AsyncHTTPClient
+import Dispatch
+import Foundation
+import Sluice
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The sending itself: one HTTP client, per destination a queue with its
+/// ledger and `concurrency` senders; signals, `--watch`, progress, and the
+/// reports at the end.
+struct SendSession {
+    let options: SendRun.Options
+    let targets: [SendRun.Target]
+    let console: StderrConsole
+    let redactor: Redactor
+
+    func say(_ text: String) { console.writeLine(redactor.scrub("sluice: " + text)) }
+
+    func run() async -> Int32 {
+        let stop = StopSignal()
+        var queues: [DestinationQueue] = []
+        for target in targets {
+            do {
+                let ledger = try SendLedger(directory: options.root + "/.sluice-send", destination: target.name) { path, identity in
+                    var info = stat()
+                    return stat(options.root + "/" + path, &info) == 0 && SendFile.identity(info) == identity
+                }
+                queues.append(DestinationQueue(name: target.name, root: options.root, template: target.template,
+                                               api: target.api, afterSend: target.settings.afterSend, ledger: ledger,
+                                               checkOnly: options.validate))
+            } catch {
+                say("error: destination '\(target.name)': \(error)")
+                return error.exitCode
+            }
+        }
+        let signals = installSignals(stop, queues)
+        defer { signals.forEach { $0.cancel() } }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton,
+                                configuration: HTTPClient.Configuration(redirectConfiguration: .disallow,
+                                                                        timeout: .init(connect: .seconds(10))))
+        let showProgress = !options.quiet && (options.progress ?? console.isTerminal)
+        let progress = showProgress ? Task { await reportProgress(queues, stop: stop) } : nil
+        let started = ContinuousClock.now
+        await withTaskGroup(of: Void.self) { group in
+            for (target, queue) in zip(targets, queues) {
+                group.addTask { await send(target, queue, client: client, stop: stop) }
+            }
+        }
+        progress?.cancel()
+        _ = await progress?.value
+        console.clearStatus()
+        try? await client.shutdown()
+        return await report(queues, stop: stop, elapsed: started.duration(to: .now))
+    }
+
+    /// One destination: its senders take batches until none is left (with `--watch`, until a signal).
+    private func send(_ target: SendRun.Target, _ queue: DestinationQueue, client: HTTPClient, stop: StopSignal) async {
+        let delivery = BatchDelivery(client: client, queue: queue, api: target.api, url: target.url, policy: options.retry,
+                                     requestTimeout: options.requestTimeout,
+                                     limiter: RateLimiter(perSecond: target.settings.maxRequestsPerSecond), stop: stop)
+        while true {
+            await queue.scan()
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<target.settings.concurrency {
+                    group.addTask {
+                        while let batch = await queue.next(stopping: stop.isStopping) {
+                            _ = await delivery.deliver(batch)
+                            await queue.finished(batch)
+                        }
+                    }
+                }
+            }
+            guard options.watch, await queue.failure == nil else { return }
+            guard await stop.sleep(options.watchInterval) else { return }
+        }
+    }
+
+    /// SIGTERM and SIGINT stop sending (requests in flight finish); SIGUSR1 prints the counts so far, as `--stats` would;
+    /// SIGHUP (logrotate's postrotate, aimed at `run` beside it) has nothing to reopen and is ignored.
+    private func installSignals(_ stop: StopSignal, _ queues: [DestinationQueue]) -> [DispatchSourceSignal] {
+        var sources: [DispatchSourceSignal] = []
+        for (number, code) in [(SIGTERM, Int32(143)), (SIGINT, Int32(130))] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.stop(code: code) }
+            source.resume()
+            sources.append(source)
+        }
+        signal(SIGHUP, SIG_IGN)
+        signal(SIGUSR1, SIG_IGN)
+        let usr1 = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
+        usr1.setEventHandler { [self] in
+            Task {
+                var all: [(String, SendStats)] = []
+                for queue in queues { all.append((queue.name, await queue.stats)) }
+                let json = SendStats.statsJSON(all, exitCode: 0, error: nil).trimmingCharacters(in: .newlines)
+                say("stats so far: " + json)
+            }
+        }
+        usr1.resume()
+        sources.append(usr1)
+        return sources
+    }
+
+    /// A status line every half second: records and bytes sent, rate, and the time left by the files' bytes.
+    private func reportProgress(_ queues: [DestinationQueue], stop: StopSignal) async {
+        let started = ContinuousClock.now
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(500))
+            var sent = 0, bytes = 0, fileBytes = 0, fileBytesDone = 0
+            for queue in queues {
+                let stats = await queue.stats
+                sent += stats.sent + stats.refused
+                bytes += stats.bytes
+                fileBytes += stats.fileBytes
+                fileBytesDone += stats.fileBytesDone
+            }
+            let seconds = max(started.duration(to: .now).seconds, 0.001)
+            let rate = Double(sent) / seconds
+            let fraction = fileBytes == 0 ? 0 : Double(fileBytesDone) / Double(fileBytes)
+            let eta = fraction > 0 ? seconds * (1 - fraction) / fraction : nil
+            let bar = String(repeating: "#", count: Int(fraction * 20)) + String(repeating: ".", count: 20 - Int(fraction * 20))
+            console.showStatus("sluice send [\(bar)] \(sent) records, \(bytes / 1024) KiB sent, \(Int(rate)) records/s"
+                + (eta.map { ", ETA \(Int($0.rounded()))s" } ?? ""))
+        }
+    }
+
+    /// The summary, `--stats` and `--metrics`, and the exit code: a failure's, else the signal's, else 0.
+    private func report(_ queues: [DestinationQueue], stop: StopSignal, elapsed: Duration) async -> Int32 {
+        var all: [(String, SendStats)] = []
+        var failures: [SendFailure] = []
+        for queue in queues {
+            let stats = await queue.stats
+            all.append((queue.name, stats))
+            if let failure = await queue.failure { failures.append(failure) }
+            if !options.quiet {
+                say("send \(queue.name): \(stats.sent) records sent, \(stats.refused) refused, \(stats.alreadyAcknowledged) sent before, "
+                    + "\(stats.unsent) unsent; \(stats.filesDone) files done; \(stats.requests) requests (\(stats.retried) retried), "
+                    + "\(stats.bytes) bytes, \(String(format: "%.1f", elapsed.seconds))s")
+            }
+        }
+        for failure in failures { say("error: \(failure)") }
+        // The most specific failure wins: credentials, then a refusal, data, I/O, then "try again".
+        let order: [Int32] = [77, 69, 65, 74, 78, 75]
+        var code = failures.map(\.exitCode).min { order.firstIndex(of: $0)! < order.firstIndex(of: $1)! } ?? stop.signalCode ?? 0
+        let error = failures.first.map { redactor.scrub($0.description) }
+        if let path = options.statsPath {
+            do { try AtomicFile.write(redactor.scrub(SendStats.statsJSON(all, exitCode: code, error: error)), to: path) } catch {
+                say("error: \(error)")
+                if code == 0 { code = 73 }
+            }
+        }
+        if let path = options.metricsPath {
+            do { try AtomicFile.write(SendStats.prometheus(all), to: path) } catch {
+                say("error: \(error)")
+                if code == 0 { code = 73 }
+            }
+        }
+        return code
+    }
+}

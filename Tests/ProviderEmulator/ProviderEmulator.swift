@@ -1,0 +1,360 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import SluiceTestSupport
+
+/// A provider's import API on loopback, as its documentation describes it, for
+/// `sluice send`'s tests: the request shape and auth it checks, the limits it
+/// answers 413 to, per-record 400s, and what a test scripts on top (429 with
+/// `Retry-After`, 503s, slow answers). It keeps every record it imported.
+///
+/// Mixpanel `/import` (https://developer.mixpanel.com/reference/import-events):
+/// `POST /import?strict=1`, HTTP basic auth with the project secret as the user
+/// (or `user:secret` and `project_id`), `Content-Type: application/x-ndjson`,
+/// `Content-Encoding: gzip`, at most 2000 records and 2 MB uncompressed (413
+/// beyond), each record `{"event","properties":{"time","distinct_id","$insert_id"}}`;
+/// strict mode answers 400 `{"failed_records":[{index,$insert_id,field,message}],
+/// "num_records_imported":N}` and imports the rest.
+///
+/// Amplitude HTTP V2 (https://amplitude.com/docs/apis/analytics/http-v2):
+/// `POST /2/httpapi`, `{"api_key","events":[…]}` (400 "Invalid API key" for
+/// another key), at most 2000 events and 1 MB (413), each event with
+/// `event_type`, `user_id` or `device_id`, and `insert_id`; a 400 names the
+/// refused events (`events_with_invalid_fields`) and imports nothing.
+///
+/// Segment `/v1/batch` (segment.com/docs/connections/sources/catalog/libraries/server/http-api):
+/// basic auth with the write key as the user, `{"batch":[…]}`, at most 2500
+/// messages and 500 KB (400 beyond), each message with a `messageId`.
+///
+/// GA4 Measurement Protocol (developers.google.com/analytics/devguides/collection/protocol/ga4):
+/// `POST /mp/collect?api_secret=…&measurement_id=…` (or `firebase_app_id`), one
+/// request body `{…,"events":[…]}` of at most 25 events and 130 kB; always 204
+/// (a wrong secret's events are dropped without a word); `/debug/mp/collect`
+/// answers `validationMessages` (an event name that does not start with a letter).
+///
+/// Adjust S2S (dev.adjust.com/en/api/s2s-api/events): `POST /event`, form
+/// parameters with `s2s=1`, `app_token`, `event_token`, `Authorization: Bearer TOKEN`.
+public final class ProviderEmulator: @unchecked Sendable {
+    public enum Provider: Sendable {
+        case mixpanel, amplitude, segment, ga4, adjust
+
+        var path: String {
+            switch self {
+            case .mixpanel: return "/import"
+            case .amplitude: return "/2/httpapi"
+            case .segment: return "/v1/batch"
+            case .ga4: return "/mp/collect"
+            case .adjust: return "/event"
+            }
+        }
+    }
+
+    /// What the emulator answers to the next requests, before its own checks.
+    public enum Scripted: Sendable {
+        /// This status (429, 503, …), with `Retry-After` when given; nothing imported.
+        case status(Int, retryAfter: String? = nil)
+        /// Answers normally, after this long.
+        case delay(milliseconds: Int)
+    }
+
+    /// A record the emulator imported, with the request it came in.
+    public struct Imported: Sendable {
+        public var line: String
+        public var insertID: String
+        public var request: Int
+    }
+
+    public let port: Int
+    public let provider: Provider
+    private let group: MultiThreadedEventLoopGroup
+    private let channel: Channel
+    private let lock = NSLock()
+    private var state = State()
+
+    struct State {
+        var secret: String
+        var maxRecords = 2000
+        var maxBytes = 2_000_000
+        var script: [Scripted] = []
+        var delayEvery: Int = 0
+        var imported: [Imported] = []
+        var requests = 0
+        var statuses: [Int] = []
+        var authorizations: [String] = []
+        init(secret: String = "") { self.secret = secret }
+    }
+
+    /// Starts on 127.0.0.1, on a free port; `secret` is the project secret it accepts.
+    public init(_ provider: Provider = .mixpanel, secret: String, maxRecords: Int? = nil, maxBytes: Int? = nil) throws {
+        self.provider = provider
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        state = State(secret: secret)
+        switch provider {
+        case .mixpanel: (state.maxRecords, state.maxBytes) = (2000, 2_000_000)
+        case .amplitude: (state.maxRecords, state.maxBytes) = (2000, 1_000_000)
+        case .segment: (state.maxRecords, state.maxBytes) = (2500, 500_000)
+        case .ga4: (state.maxRecords, state.maxBytes) = (25, 130_000)
+        case .adjust: (state.maxRecords, state.maxBytes) = (1, 65_536)
+        }
+        if let maxRecords { state.maxRecords = maxRecords }
+        if let maxBytes { state.maxBytes = maxBytes }
+        let box = WeakEmulator()
+        channel = try ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMap {
+                    channel.pipeline.addHandler(RequestHandler(emulator: box))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).wait()
+        port = channel.localAddress?.port ?? 0
+        box.emulator = self
+    }
+
+    deinit { shutdown() }
+
+    private var isShutDown = false
+
+    public func shutdown() {
+        let first: Bool = lock.withLock { defer { isShutDown = true }; return !isShutDown }
+        guard first else { return }
+        try? channel.close().wait()
+        try? group.syncShutdownGracefully()
+    }
+
+    /// `http://127.0.0.1:PORT/import` (the provider's path), for `--endpoint NAME=URL`.
+    public var url: String { "http://127.0.0.1:\(port)" + provider.path }
+
+    /// Queues answers for the next requests, in order.
+    public func script(_ answers: [Scripted]) { lock.withLock { state.script += answers } }
+
+    /// Every request answers after `milliseconds` (slow provider), until set to 0.
+    public func delayEveryRequest(milliseconds: Int) { lock.withLock { state.delayEvery = milliseconds } }
+
+    public var imported: [Imported] { lock.withLock { state.imported } }
+    public var requests: Int { lock.withLock { state.requests } }
+    public var statuses: [Int] { lock.withLock { state.statuses } }
+    /// The `Authorization` headers it was sent (to check what a request carried).
+    public var authorizations: [String] { lock.withLock { state.authorizations } }
+
+    /// Answers one request: status, headers and body, and how long to wait first.
+    func answer(head: HTTPRequestHead, body: [UInt8]) -> (status: Int, headers: [(String, String)], body: String, delay: Int) {
+        lock.withLock {
+            state.requests += 1
+            let number = state.requests
+            var delay = state.delayEvery
+            let authorization = head.headers.first(name: "Authorization") ?? ""
+            state.authorizations.append(authorization)
+            let reply: Reply = { status, text, headers in
+                self.state.statuses.append(status)
+                return (status, headers + [("Content-Type", "application/json")], text, delay)
+            }
+            if !state.script.isEmpty {
+                switch state.script.removeFirst() {
+                case let .status(status, retryAfter):
+                    return reply(status, "{\"error\":\"scripted \(status)\",\"status\":0}", retryAfter.map { [("Retry-After", $0)] } ?? [])
+                case let .delay(milliseconds):
+                    delay = milliseconds
+                }
+            }
+            switch provider {
+            case .mixpanel: return mixpanel(head, body, authorization, number, reply)
+            case .amplitude: return amplitude(head, body, number, reply)
+            case .segment: return segment(head, body, authorization, number, reply)
+            case .ga4: return ga4(head, body, number, reply)
+            case .adjust: return adjust(head, body, authorization, number, reply)
+            }
+        }
+    }
+
+    typealias Reply = (Int, String, [(String, String)]) -> (Int, [(String, String)], String, Int)
+
+    private func mixpanel(_ head: HTTPRequestHead, _ body: [UInt8], _ authorization: String, _ number: Int,
+                          _ reply: Reply) -> (Int, [(String, String)], String, Int) {
+        guard head.method == .POST, head.uri.hasPrefix("/import?"), head.uri.contains("strict=1") else {
+            return reply(404, "{\"error\":\"POST /import?strict=1 expected, got \(head.method) \(head.uri)\"}", [])
+        }
+        let expected = "Basic " + Data((state.secret + ":").utf8).base64EncodedString()
+        guard authorization == expected else {
+            return reply(401, "{\"error\":\"Invalid credentials\",\"status\":0}", [])
+        }
+        guard head.headers.first(name: "Content-Encoding") == "gzip",
+              head.headers.first(name: "Content-Type") == "application/x-ndjson",
+              let text = TestGzip.decompress(body) else {
+            return reply(400, "{\"error\":\"gzip application/x-ndjson body expected\",\"status\":0}", [])
+        }
+        let lines = text.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
+        if lines.count > state.maxRecords || text.count > state.maxBytes {
+            return reply(413, "{\"error\":\"request exceeds \(state.maxRecords) records or \(state.maxBytes) bytes\",\"status\":0}", [])
+        }
+        var failed: [String] = []
+        var imported = 0
+        for (index, line) in lines.enumerated() {
+            let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            let properties = object?["properties"] as? [String: Any]
+            let insertID = properties?["$insert_id"] as? String ?? ""
+            let event = object?["event"] as? String
+            let field: String?
+            if event == nil { field = "event" } else if properties?["time"] == nil { field = "properties.time" } else if insertID.isEmpty {
+                field = "properties.$insert_id"
+            } else if properties?["emulator_refuse"] != nil { field = "properties.emulator_refuse" } else { field = nil }
+            if let field {
+                failed.append("{\"index\":\(index),\"$insert_id\":\"\(insertID)\",\"field\":\"\(field)\",\"message\":\"'\(field)' is invalid\"}")
+            } else {
+                state.imported.append(Imported(line: line, insertID: insertID, request: number))
+                imported += 1
+            }
+        }
+        if failed.isEmpty { return reply(200, "{\"code\":200,\"num_records_imported\":\(imported),\"status\":\"OK\"}", []) }
+        return reply(400, "{\"code\":400,\"error\":\"some data points in the request failed validation\",\"failed_records\":["
+            + failed.joined(separator: ",") + "],\"num_records_imported\":\(imported),\"status\":\"Bad Request\"}", [])
+    }
+
+    private func amplitude(_ head: HTTPRequestHead, _ body: [UInt8], _ number: Int,
+                           _ reply: Reply) -> (Int, [(String, String)], String, Int) {
+        guard head.method == .POST, head.uri == "/2/httpapi",
+              let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
+              let events = object["events"] as? [[String: Any]] else {
+            return reply(400, "{\"code\":400,\"error\":\"Invalid JSON request body\"}", [])
+        }
+        guard object["api_key"] as? String == state.secret else {
+            return reply(400, "{\"code\":400,\"error\":\"Invalid API key: \(object["api_key"] as? String ?? "")\"}", [])
+        }
+        if events.count > state.maxRecords || body.count > state.maxBytes {
+            return reply(413, "{\"code\":413,\"error\":\"Payload too large\"}", [])
+        }
+        var invalid: [String: [Int]] = [:]
+        for (index, event) in events.enumerated() {
+            if event["event_type"] == nil { invalid["event_type", default: []].append(index) }
+            if event["user_id"] == nil && event["device_id"] == nil { invalid["user_id", default: []].append(index) }
+            if event["insert_id"] == nil { invalid["insert_id", default: []].append(index) }
+            if (event["event_properties"] as? [String: Any])?["emulator_refuse"] != nil {
+                invalid["event_properties", default: []].append(index)
+            }
+        }
+        if !invalid.isEmpty {
+            let fields = invalid.map { "\"\($0.key)\":[\($0.value.map(String.init).joined(separator: ","))]" }.joined(separator: ",")
+            return reply(400, "{\"code\":400,\"error\":\"Request has invalid fields\",\"events_with_invalid_fields\":{\(fields)}}", [])
+        }
+        for event in events {
+            state.imported.append(Imported(line: canonical(event), insertID: event["insert_id"] as? String ?? "", request: number))
+        }
+        return reply(200, "{\"code\":200,\"events_ingested\":\(events.count),\"payload_size_bytes\":\(body.count)}", [])
+    }
+
+    private func segment(_ head: HTTPRequestHead, _ body: [UInt8], _ authorization: String, _ number: Int,
+                         _ reply: Reply) -> (Int, [(String, String)], String, Int) {
+        guard head.method == .POST, head.uri == "/v1/batch" else { return reply(404, "{\"error\":\"not found\"}", []) }
+        guard authorization == "Basic " + Data((state.secret + ":").utf8).base64EncodedString() else {
+            return reply(401, "{\"error\":\"invalid write key\"}", [])
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
+              let batch = object["batch"] as? [[String: Any]] else {
+            return reply(400, "{\"error\":\"invalid JSON\"}", [])
+        }
+        if batch.count > state.maxRecords || body.count > state.maxBytes {
+            return reply(400, "{\"error\":\"batch too large\"}", [])
+        }
+        for message in batch {
+            state.imported.append(Imported(line: canonical(message), insertID: message["messageId"] as? String ?? "", request: number))
+        }
+        return reply(200, "{\"success\":true}", [])
+    }
+
+    private func ga4(_ head: HTTPRequestHead, _ body: [UInt8], _ number: Int,
+                     _ reply: Reply) -> (Int, [(String, String)], String, Int) {
+        let components = URLComponents(string: head.uri)
+        let query = Dictionary((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { a, _ in a })
+        let debug = components?.path == "/debug/mp/collect"
+        guard head.method == .POST, components?.path == "/mp/collect" || debug,
+              query["measurement_id"] != nil || query["firebase_app_id"] != nil else {
+            return reply(400, "", [])
+        }
+        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+        let events = object?["events"] as? [[String: Any]] ?? []
+        if debug {
+            var messages: [String] = []
+            if object == nil || events.isEmpty || events.count > state.maxRecords || body.count > state.maxBytes {
+                messages.append("{\"fieldPath\":\"events\",\"description\":\"Request is invalid\",\"validationCode\":\"VALUE_INVALID\"}")
+            }
+            for event in events where !((event["name"] as? String)?.first?.isLetter ?? false) {
+                messages.append("{\"fieldPath\":\"events\",\"description\":\"Event name must start with a letter\",\"validationCode\":\"NAME_INVALID\"}")
+            }
+            return reply(200, "{\"validationMessages\":[\(messages.joined(separator: ","))]}", [])
+        }
+        // The collection endpoint answers 2xx to everything; only what is valid is kept.
+        if query["api_secret"] == state.secret, object != nil, !events.isEmpty, events.count <= state.maxRecords,
+           body.count <= state.maxBytes {
+            state.imported.append(Imported(line: canonical(object!), insertID: "", request: number))
+        }
+        return reply(204, "", [])
+    }
+
+    private func adjust(_ head: HTTPRequestHead, _ body: [UInt8], _ authorization: String, _ number: Int,
+                        _ reply: Reply) -> (Int, [(String, String)], String, Int) {
+        guard head.method == .POST, head.uri == "/event" else { return reply(404, "{\"error\":\"Not found\"}", []) }
+        guard authorization == "Bearer " + state.secret else { return reply(401, "{\"error\":\"Unauthorized\"}", []) }
+        var components = URLComponents()
+        components.percentEncodedQuery = String(decoding: body, as: UTF8.self)
+        let params = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { a, _ in a })
+        guard head.headers.first(name: "Content-Type") == "application/x-www-form-urlencoded", params["s2s"] == "1",
+              let app = params["app_token"], app.count == 12, let token = params["event_token"], token.count == 6 else {
+            return reply(400, "{\"error\":\"Event request failed (missing or malformed parameters)\"}", [])
+        }
+        let line = params.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+        state.imported.append(Imported(line: line, insertID: "", request: number))
+        return reply(200, "{\"status\":\"OK\"}", [])
+    }
+
+    private func canonical(_ object: [String: Any]) -> String {
+        String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
+    }
+}
+
+final class WeakEmulator: @unchecked Sendable {
+    weak var emulator: ProviderEmulator?
+}
+
+/// One connection's requests: head and body gathered, then answered (after a delay when scripted).
+final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let emulator: WeakEmulator
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+
+    init(emulator: WeakEmulator) { self.emulator = emulator }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            body = []
+        case .body(var buffer):
+            body += buffer.readBytes(length: buffer.readableBytes) ?? []
+        case .end:
+            guard let head, let emulator = emulator.emulator else { return }
+            let answer = emulator.answer(head: head, body: body)
+            let keepAlive = head.isKeepAlive
+            let respond = { [self] in
+                var headers = HTTPHeaders(answer.headers)
+                headers.add(name: "Content-Length", value: "\(answer.body.utf8.count)")
+                if !keepAlive { headers.add(name: "Connection", value: "close") }
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version,
+                                                                     status: HTTPResponseStatus(statusCode: answer.status),
+                                                                     headers: headers))), promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: answer.body)))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+                    if !keepAlive { context.close(promise: nil) }
+                }
+            }
+            if answer.delay > 0 {
+                context.eventLoop.scheduleTask(in: .milliseconds(Int64(answer.delay))) { respond() }
+            } else {
+                respond()
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import ProviderEmulator
+import SluiceTestSupport
+import Testing
+
+/// `sluice send` to Amplitude and Segment, each checked by the emulator against its documented request shape.
+@Suite struct SendProvidersTests {
+    @Test(arguments: [ProviderEmulator.Provider.amplitude, .segment])
+    func runThenSendDeliversEveryRecordOnceInTheProvidersEnvelope(provider: ProviderEmulator.Provider) throws {
+        let fixture = try SendFixture(provider, events: 5000, maxEvents: 900)
+        let ids = fixture.recordIDs()
+        #expect(ids.count > 4000)
+        let result = try fixture.send(["--stats", "stats.json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(fixture.emulator.imported.map(\.insertID).sorted() == ids.sorted())
+        #expect(Set(ids).count == ids.count)
+        #expect(fixture.waiting().isEmpty)
+        #expect(fixture.stats()["sent"] as? Int == ids.count)
+        #expect(fixture.emulator.statuses.allSatisfy { $0 == 200 })
+    }
+
+    @Test func amplitudesRefusedEventsGoToSendRejectsAndTheRestIsSentAgain() throws {
+        let refused = (0..<2).map { i in
+            "{\"type\":\"track\",\"event\":\"Bad\",\"userId\":\"user-refused-\(i)\",\"messageId\":\"m-refused-\(i)\","
+                + "\"timestamp\":\"2026-11-20T08:30:00Z\",\"properties\":{\"emulator_refuse\":true}}"
+        }
+        let fixture = try SendFixture(.amplitude, events: 400, extraInput: refused)
+        let ids = fixture.recordIDs()
+        let result = try fixture.send(["--stats", "stats.json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        // The 400 imported nothing; the rest went again, and only the two refused are missing.
+        #expect(fixture.emulator.statuses.first == 400)
+        #expect(fixture.emulator.imported.count == ids.count - 2)
+        #expect(Set(fixture.emulator.imported.map(\.insertID)).count == ids.count - 2)
+        let rejects = gunzipFiles(fixture.directory, under: "out/send-rejects/amplitude/").flatMap(\.lines)
+        #expect(rejects.count == 2)
+        #expect(rejects.allSatisfy { String(decoding: $0, as: UTF8.self).contains("\"reason\":\"event_properties: invalid\"") })
+        #expect(fixture.stats()["refused"] as? Int == 2)
+        #expect(fixture.stats()["sent"] as? Int == ids.count - 2)
+    }
+
+    @Test func amplitudesInvalidAPIKeyIsRefusedCredentialsAndNeverPrinted() throws {
+        // Amplitude answers a wrong key with a 400 that quotes it.
+        let fixture = try SendFixture(.amplitude, events: 300, emulatorSecret: "the-right-amplitude-key")
+        let result = try fixture.send(["--stats", "stats.json"])
+        #expect(result.status == 77, "\(result.stderr)")
+        #expect(result.stderr.contains("Invalid API key: [redacted]"))
+        #expect(!result.stderr.contains(SendFixture.secret))
+        let stats = (try? String(contentsOfFile: fixture.directory.file("stats.json"), encoding: .utf8)) ?? ""
+        #expect(!stats.contains(SendFixture.secret))
+        #expect(fixture.emulator.imported.isEmpty)
+        #expect(!fixture.ledger().contains { $0.hasPrefix("ack") })
+    }
+
+    @Test func segmentsWrongWriteKeyExits77() throws {
+        let fixture = try SendFixture(.segment, events: 300, emulatorSecret: "the-right-write-key")
+        let result = try fixture.send()
+        #expect(result.status == 77, "\(result.stderr)")
+        #expect(fixture.emulator.imported.isEmpty)
+        #expect(fixture.waiting().count == 1)
+    }
+}
+
+/// GA4 and Adjust: one request per line.
+@Suite struct SendOneRequestPerLineTests {
+    static let ga4Keys = "    stream: web\n"
+    static let ga4Send = "{credentials_env: MIXPANEL_SECRET, measurement_id: G-TEST123}"
+
+    @Test func ga4GetsEachLineAsOneMeasurementProtocolRequest() throws {
+        let fixture = try SendFixture(.ga4, events: 300, send: Self.ga4Send, destinationKeys: Self.ga4Keys)
+        let lines = fixture.records()
+        #expect(!lines.isEmpty)
+        let result = try fixture.send(["--stats", "stats.json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(fixture.emulator.requests == lines.count)
+        #expect(fixture.emulator.imported.count == lines.count)
+        #expect(fixture.stats()["sent"] as? Int == lines.count)
+        #expect(!result.stderr.contains(SendFixture.secret))
+    }
+
+    @Test func ga4ValidateReportsTheValidationMessagesAndMarksNothingSent() throws {
+        let fixture = try SendFixture(.ga4, events: 100, send: Self.ga4Send, destinationKeys: Self.ga4Keys)
+        // A file of the destination's layout with one request GA4 would drop without a word.
+        let bad = "{\"client_id\":\"c1\",\"events\":[{\"name\":\"9lives\",\"params\":{}}]}\n"
+            + "{\"client_id\":\"c1\",\"events\":[{\"name\":\"fine\",\"params\":{}}]}\n"
+        try FileManager.default.createDirectory(atPath: fixture.directory.file("out/ga4/2026-11-19"), withIntermediateDirectories: true)
+        fixture.directory.write("out/ga4/2026-11-19/ga4-08-0000.ndjson.gz", TestGzip.compress(Array(bad.utf8)))
+        let debug = fixture.emulator.url.replacingOccurrences(of: "/mp/collect", with: "/debug/mp/collect")
+        let result = try SluiceBinary.run(["send", "--pipeline", "p.yaml", "--validate", "--endpoint", "ga4=\(debug)",
+                                           "--stats", "stats.json", "out"],
+                                          in: fixture.directory.path, environment: ["MIXPANEL_SECRET": SendFixture.secret])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(fixture.emulator.imported.isEmpty)
+        #expect(fixture.waiting().count == gunzipFiles(fixture.directory, under: "out/ga4/").count)
+        #expect(!fixture.ledger().contains { $0.hasPrefix("ack") })
+        let rejects = gunzipFiles(fixture.directory, under: "out/send-rejects/ga4/").flatMap(\.lines)
+            .map { String(decoding: $0, as: UTF8.self) }
+        #expect(rejects.count == 1)
+        #expect(rejects.first?.contains("\"index\":0") == true)
+        #expect(rejects.first?.contains("events: Event name must start with a letter (NAME_INVALID)") == true)
+        #expect(fixture.stats()["refused"] as? Int == 1)
+        #expect(fixture.emulator.requests == fixture.records().count)
+    }
+
+    @Test func adjustGetsEachEventAsFormParametersWithTheS2SToken() throws {
+        let keys = "    app_token: 4w565xzmb54d\n    tokens: {purchase_completed: f0ob4r, signed_out: abc123, screen_viewed: scr001}\n"
+        let fixture = try SendFixture(.adjust, events: 3000, destinationKeys: keys)
+        let lines = fixture.records()
+        #expect(!lines.isEmpty)
+        let result = try fixture.send(["--stats", "stats.json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(fixture.emulator.imported.count == lines.count)
+        #expect(fixture.emulator.imported.allSatisfy { $0.line.contains("app_token=4w565xzmb54d") && $0.line.contains("s2s=1") })
+        #expect(fixture.emulator.authorizations.allSatisfy { $0 == "Bearer " + SendFixture.secret })
+    }
+}
