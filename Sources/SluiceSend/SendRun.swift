@@ -53,7 +53,7 @@ public enum SendRun {
         do {
             configuration = try PipelineConfiguration.load(path: options.pipeline)
         } catch let error as ConfigurationError {
-            console.writeLine(error.description)
+            for line in error.description.split(separator: "\n") { say("error: \(line)") }
             return 78
         } catch {
             say("error: \(error)")

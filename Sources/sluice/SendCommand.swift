@@ -21,8 +21,10 @@ struct SendCommand: ParsableCommand {
         Examples:
           MIXPANEL_SECRET=... sluice send --pipeline app.yaml /data/analytics
           sluice send --pipeline app.yaml --dry-run out
-          sluice send --pipeline app.yaml --endpoint mixpanel=http://127.0.0.1:8080/import out
-          sluice send --pipeline app.yaml --watch --metrics /var/lib/node_exporter/textfile/sluice-send.prom out
+          sluice send --pipeline app.yaml \\
+              --endpoint mixpanel=http://127.0.0.1:8080/import out
+          sluice send --pipeline app.yaml --watch \\
+              --metrics /var/lib/node_exporter/textfile/sluice-send.prom out
 
         Exit codes: 0 every file sent (refused records are counted, not failures),
         64 usage, 65 a finished file is not whole gzip, 66 OUT is not a directory,
@@ -35,7 +37,8 @@ struct SendCommand: ParsableCommand {
         """
     )
 
-    @Option(help: ArgumentHelp("The pipeline file whose destinations' send: blocks say where and how.", valueName: "file"))
+    @Option(help: ArgumentHelp("The pipeline file whose destinations' send: blocks say where and how.", valueName: "file"),
+            completion: .file(extensions: ["yaml", "yml"]))
     var pipeline: String
 
     @Option(name: .customLong("endpoint"),
@@ -52,31 +55,34 @@ struct SendCommand: ParsableCommand {
     @Flag(help: "Keep running: send files as `sluice run` finishes them, until SIGTERM or SIGINT.")
     var watch = false
 
-    @Option(help: ArgumentHelp("Write per-destination counts as JSON here at the end.", valueName: "file"))
+    @Option(help: ArgumentHelp("Write per-destination counts as JSON here at the end.", valueName: "file"),
+            completion: .file())
     var stats: String?
 
     @Option(help: ArgumentHelp("Write per-destination counts and request latency as a Prometheus textfile at the end.",
-                               valueName: "file"))
+                               valueName: "file"),
+            completion: .file())
     var metrics: String?
 
     @Flag(inversion: .prefixedNo, help: "Show a progress line on stderr (default: only when stderr is a terminal).")
     var progress: Bool?
 
-    @Option(name: .customLong("max-retry-time"),
-            help: ArgumentHelp("How long a batch may be retried (429, 5xx, timeouts) before sending stops with exit 75.",
-                               valueName: "duration"),
+    @Option(name: .customLong("max-retry-time"), parsing: .unconditional,
+            help: ArgumentHelp("How long a batch may be retried (429, 5xx, timeouts) before sending stops with exit 75 "
+                               + "(default: 1h).", valueName: "duration"),
             transform: { try DurationArgument.parse($0) })
     var maxRetryTime = DurationArgument(.seconds(3600))
 
-    @Option(name: .customLong("request-timeout"),
-            help: ArgumentHelp("How long one request may take before it counts as a timeout and is retried.", valueName: "duration"),
+    @Option(name: .customLong("request-timeout"), parsing: .unconditional,
+            help: ArgumentHelp("How long one request may take before it counts as a timeout and is retried (default: 60s).",
+                               valueName: "duration"),
             transform: { try DurationArgument.parse($0) })
     var requestTimeout = DurationArgument(.seconds(60))
 
     @Flag(help: "No summary line (nor progress) on stderr, only errors.")
     var quiet = false
 
-    @Argument(help: ArgumentHelp("The output root `sluice run` wrote (default: ./out).", valueName: "out"))
+    @Argument(help: ArgumentHelp("The output root `sluice run` wrote.", valueName: "out"), completion: .directory)
     var out: String = "out"
 
     func validate() throws {
@@ -87,8 +93,8 @@ struct SendCommand: ParsableCommand {
             }
         }
         if validateOnly && (watch || dryRun) { throw ValidationError("--validate goes with neither --watch nor --dry-run") }
-        if maxRetryTime.value <= .zero || requestTimeout.value <= .zero {
-            throw ValidationError("--max-retry-time and --request-timeout must be above 0")
+        for (name, duration) in [("--max-retry-time", maxRetryTime), ("--request-timeout", requestTimeout)] where duration.value <= .zero {
+            throw ValidationError("\(name) must be positive: a duration such as 30s")
         }
     }
 

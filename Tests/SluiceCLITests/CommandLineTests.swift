@@ -6,7 +6,7 @@ import Testing
 /// The command line as a user meets it: the version, the help at 80 columns,
 /// what a wrong value is told, one error style, and a full stdout.
 @Suite struct CommandLineTests {
-    static let commands = ["", "run", "validate", "test", "generate", "recover", "stats merge", "shard-of"]
+    static let commands = ["", "run", "validate", "test", "generate", "recover", "stats merge", "shard-of", "send"]
 
     @Test func versionPrintsThisBuildsVersion() throws {
         let directory = TemporaryDirectory()
@@ -82,6 +82,7 @@ import Testing
         ["generate", "--events", "-5"], ["generate", "--events", "five"], ["generate", "--devices", "-1"],
         ["generate", "--malformed", "-0.1"], ["generate", "--seed", "-3"], ["shard-of", "--shards", "-3"],
         ["shard-of", "--shards", "x"], ["shard-of", "--shards", "2", "--max-line-bytes", "-5"],
+        ["send", "--pipeline", "p.yaml", "--max-retry-time", "-5s"], ["send", "--pipeline", "p.yaml", "--request-timeout", "0s"],
     ])
     func negativeOrMalformedCountsAndDurationsMustBePositive(_ arguments: [String]) throws {
         let directory = TemporaryDirectory()
@@ -145,6 +146,10 @@ extension CommandLineTests {
         #expect(result.stderr.hasPrefix("sluice: error: app.yml:1:1: cannot open the pipeline file: No such file or directory"),
                 "\(result.stderr)")
         #expect(!result.stderr.contains("input"), "\(result.stderr)")
+        let send = try SluiceBinary.run(["send", "--pipeline", "app.yml"], in: directory.path)
+        #expect(send.status == 78)
+        #expect(send.stderr.hasPrefix("sluice: error: app.yml:1:1: cannot open the pipeline file: No such file or directory"),
+                "\(send.stderr)")
     }
 }
 
