@@ -18,8 +18,10 @@ import SluiceJSON
 /// - 400 names the events it refused: `events_with_invalid_fields`,
 ///   `events_with_missing_fields` and `events_with_invalid_id_lengths` (field →
 ///   indexes), `silenced_events` (indexes). Amplitude ingests none of a batch it
-///   answers 400 to (its SDKs drop the named events and send the rest again),
-///   so those records go to the send-rejects and the rest are sent again.
+///   answers 400 to: "When a 400 response lists rejected events, remove those
+///   events and resend the rest"
+///   (https://amplitude.com/docs/apis/analytics/http-api-batching-retries), so
+///   those records go to the send-rejects and the rest are sent again.
 /// - 429: too many events for a device or user; retried after the backoff
 ///   ("pause sending events for that device or user for 30 seconds").
 /// - Dedup: `insert_id` on the same `device_id`, within 7 days.

@@ -7,7 +7,9 @@ import SluiceJSON
 ///
 /// - `POST https://www.google-analytics.com/mp/collect?api_secret=SECRET&measurement_id=G-…`
 ///   (a web stream) or `&firebase_app_id=…` (an app stream); EU collection:
-///   `region1.google-analytics.com`. The API secret is the credential, in the query.
+///   `region1.google-analytics.com` ("If you want your data to be collected in the EU, use
+///   https://region1.google-analytics.com/mp/collect", the protocol's reference page).
+///   The API secret is the credential, in the query.
 /// - One request per line: each line `sluice run` writes is a whole request body
 ///   (at most 25 events, under 130 kB); there is no batch endpoint.
 /// - "The Measurement Protocol always returns a 2xx status code if the HTTP

@@ -6,7 +6,8 @@ import SluiceJSON
 /// https://segment.com/docs/connections/sources/catalog/libraries/server/http-api/ documents it:
 ///
 /// - `POST https://api.segment.io/v1/batch`; EU workspaces `https://events.eu1.segmentapis.com/v1/batch`
-///   (Regional Segment).
+///   (Regional Segment: the server libraries' "Dublin — `events.eu1.segmentapis.com/v1/`",
+///   https://segment.com/docs/connections/sources/catalog/libraries/server/python/#regional-configuration).
 /// - Auth: "Authenticate to the Tracking API by sending your project's Write
 ///   Key along with a request": HTTP basic, the write key as the user name, no password.
 /// - Body: `{"batch":[message, …]}`, `Content-Type: application/json`; "a
