@@ -24,6 +24,13 @@ public enum AtomicFile {
             return
         }
         try FileSystem.makeDirectories(FileSystem.directory(of: path))
+        try replace(path, with: bytes)
+    }
+
+    /// Replaces the regular file `path` with `bytes` whole: a temporary file
+    /// beside it, fsync, rename; with `syncingDirectory`, the directory is
+    /// fsynced too, so the new name survives a power loss (`sluice send`'s rejects).
+    package static func replace(_ path: String, with bytes: [UInt8], syncingDirectory: Bool = false) throws(OutputError) {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 { throw .cannotCreate(path: temporary, errno: errno) }
@@ -43,6 +50,7 @@ public enum AtomicFile {
             unlink(temporary)
             throw .writeFailed(path: path, errno: code)
         }
+        if syncingDirectory { FileSystem.syncDirectory(FileSystem.directory(of: path)) }
     }
 
     /// Checks that `write` could put a file at `given` (its directory made, a

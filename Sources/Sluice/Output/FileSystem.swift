@@ -5,9 +5,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Small POSIX helpers for output paths.
-enum FileSystem {
-    static func directory(of path: String) -> String {
+/// Small POSIX helpers for output paths (`sluice send` moves and removes files with them too).
+package enum FileSystem {
+    package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
@@ -30,7 +30,7 @@ enum FileSystem {
     }
 
     /// `mkdir -p`.
-    static func makeDirectories(_ path: String) throws(OutputError) {
+    package static func makeDirectories(_ path: String) throws(OutputError) {
         var made: [String] = []
         try makeDirectories(path, made: &made)
     }
@@ -58,7 +58,7 @@ enum FileSystem {
     /// link(2), which fails rather than replace, then unlink(2) of `from`; where
     /// it has no hard links either (FAT, some FUSE filesystems), a check then a
     /// rename, which are not atomic together.
-    static func renameWithoutReplacing(_ from: String, to: String) -> Int32 {
+    package static func renameWithoutReplacing(_ from: String, to: String) -> Int32 {
         while true {
             if sluice_rename_noreplace(from, to) == 0 { return 0 }
             let code = errno
@@ -112,7 +112,7 @@ enum FileSystem {
     }
 
     /// fsync a directory so a rename in it survives a power loss.
-    static func syncDirectory(_ path: String) {
+    package static func syncDirectory(_ path: String) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd >= 0 {
             _ = fsync(fd)
