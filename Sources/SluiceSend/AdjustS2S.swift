@@ -31,22 +31,18 @@ struct AdjustS2S: ProviderAPI {
     func request(records: ArraySlice<UInt8>, count: Int, gzipped: [UInt8]?) -> (headers: [(String, String)], body: [UInt8]) {
         var line = Array(records)
         if line.last == 0x0A { line.removeLast() }
-        var form: [String] = []
+        var form: [(name: String, value: [UInt8])] = []
         if let document = try? JSONDocument.parse(line), document.kind(0) == .object {
             for (key, value) in document.members(of: 0) {
                 let name = document.string(key) ?? ""
                 let text = document.kind(value) == .string
-                    ? document.string(value) ?? ""
-                    : String(decoding: document.rawBytes(value), as: UTF8.self)
-                form.append(AdjustS2S.encoded(name) + "=" + AdjustS2S.encoded(text))
+                    ? Array((document.string(value) ?? "").utf8)
+                    : Array(document.rawBytes(value))
+                form.append((name, text))
             }
         }
         return ([("Authorization", authorization), ("Content-Type", "application/x-www-form-urlencoded")],
-                Array(form.joined(separator: "&").utf8))
-    }
-
-    static func encoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
+                FormEncoding.body(form))
     }
 
     func refusedRecords(in body: [UInt8], count: Int) -> [(index: Int, reason: String)]? {
