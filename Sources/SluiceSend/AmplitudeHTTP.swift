@@ -34,7 +34,9 @@ struct AmplitudeHTTP: ProviderAPI {
     var acceptsPartially: Bool { false }
 
     /// [v2] a wrong or missing key is a 400 ("Invalid API key", `missing_field: api_key`), not a 401.
-    func refusesCredentials(status: Int, body: [UInt8]) -> Bool {
+    func refusesCredentials(status: Int, body: [UInt8]) -> Bool { AmplitudeHTTP.isInvalidKey(status: status, body: body) }
+
+    static func isInvalidKey(status: Int, body: [UInt8]) -> Bool {
         let text = String(decoding: body.prefix(2048), as: UTF8.self).lowercased()
         return status == 400 && (text.contains("invalid api key") || text.contains("\"missing_field\":\"api_key\""))
     }

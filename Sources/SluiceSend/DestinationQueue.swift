@@ -17,7 +17,10 @@ actor DestinationQueue {
         let gzipped: [UInt8]?
     }
 
+    /// The output's name (the ledger's, the stats'): the destination's, or `DEST.KIND` for a side output.
     let name: String
+    /// The destination's name, `{dest}` of the template.
+    let dest: String
     let root: String
     let template: PathTemplate
     let api: any ProviderAPI
@@ -32,10 +35,11 @@ actor DestinationQueue {
     /// Per file taken up: batches not finished yet.
     private var open: [String: (file: SendFile, batches: Int)] = [:]
 
-    init(name: String, root: String, template: PathTemplate, api: any ProviderAPI, afterSend: SendSettings.AfterSend,
+    init(name: String, dest: String, root: String, template: PathTemplate, api: any ProviderAPI, afterSend: SendSettings.AfterSend,
          ledger: SendLedger, checkOnly: Bool = false) {
         self.checkOnly = checkOnly
         self.name = name
+        self.dest = dest
         self.root = root
         self.template = template
         self.api = api
@@ -47,7 +51,7 @@ actor DestinationQueue {
     @discardableResult
     func scan() -> Bool {
         let known = Set(paths).union(open.keys)
-        let found = FinishedFiles.list(root: root, template: template, dest: name).filter { !known.contains($0) }
+        let found = FinishedFiles.list(root: root, template: template, dest: dest).filter { !known.contains($0) }
         paths += found
         for path in found {
             if let size = (try? FileManager.default.attributesOfItem(atPath: root + "/" + path))?[.size] as? Int {

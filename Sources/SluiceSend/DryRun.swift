@@ -8,7 +8,7 @@ enum DryRun {
         for target in targets {
             let ledger = LedgerFacts(path: root + "/.sluice-send/" + target.name + ".ledger")
             var requests = 0, records = 0
-            for path in FinishedFiles.list(root: root, template: target.template, dest: target.name) {
+            for path in FinishedFiles.list(root: root, template: target.template, dest: target.dest) {
                 guard case .success(let file) = SendFile.read(root: root, path: path) else {
                     say("error: \(root)/\(path) is not a whole gzip file")
                     return 65

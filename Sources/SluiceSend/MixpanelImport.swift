@@ -26,9 +26,11 @@ struct MixpanelImport: ProviderAPI {
     /// A service account's `project_id` query parameter, or empty.
     let projectQuery: String
 
+    /// Per region, the host of the ingestion endpoints (`/import`, `/engage`, `/groups`).
+    static let hosts = ["us": "api.mixpanel.com", "eu": "api-eu.mixpanel.com", "in": "api-in.mixpanel.com"]
+
     static func make(settings: SendSettings, secret: String) -> Result<MixpanelImport, SendFailure> {
-        let host = ["us": "api.mixpanel.com", "eu": "api-eu.mixpanel.com", "in": "api-in.mixpanel.com"][settings.region]
-            ?? "api.mixpanel.com"
+        let host = hosts[settings.region] ?? hosts["us"]!
         let isServiceAccount = secret.contains(":")
         var projectQuery = ""
         if isServiceAccount {

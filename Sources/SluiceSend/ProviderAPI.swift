@@ -51,4 +51,15 @@ enum ProviderAPIs {
         default: return .failure(.configuration("sluice send does not deliver to \(type)"))
         }
     }
+
+    /// The API a side output (`SideOutputKind`) of a destination of `type` goes to, or nil when there is none.
+    static func make(type: String, sideOutput kind: String, settings: SendSettings, secret: String) -> (any ProviderAPI)? {
+        switch (type, kind) {
+        case ("mixpanel", "profiles"): return MixpanelProfileUpdates.make(settings: settings, path: "/engage")
+        case ("mixpanel", "groups"): return MixpanelProfileUpdates.make(settings: settings, path: "/groups")
+        case ("amplitude", "groups"): return AmplitudeFormAPI.groupIdentify(settings: settings, secret: secret)
+        case ("amplitude", "user_mappings"): return AmplitudeFormAPI.userMap(settings: settings, secret: secret)
+        default: return nil
+        }
+    }
 }

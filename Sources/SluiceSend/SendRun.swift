@@ -35,9 +35,13 @@ public enum SendRun {
         }
     }
 
-    /// A destination ready to send: its settings, the provider's API, and the secret (for redaction).
+    /// A file set ready to send: a destination's events, or one of its side
+    /// outputs (`mixpanel.profiles`), with its settings and the provider's API.
     struct Target {
+        /// The output's name: the destination's, or `DEST.KIND` for a side output (ledger, stats, `--endpoint`).
         let name: String
+        /// The destination's name (`{dest}` of the path template).
+        let dest: String
         let template: PathTemplate
         let settings: SendSettings
         let api: any ProviderAPI
@@ -85,8 +89,16 @@ public enum SendRun {
                 return failure.exitCode
             case .success(let api):
                 if !options.dryRun { redactor.add(secret) }
-                targets.append(Target(name: destination.name, template: template, settings: send, api: api,
+                targets.append(Target(name: destination.name, dest: destination.name, template: template, settings: send, api: api,
                                       url: api.url(endpoint: options.endpoints[destination.name])))
+            }
+            // The side outputs go to the provider's other endpoints, with the same `send:` block.
+            for side in destination.sideOutputs where !options.validate {
+                guard let api = ProviderAPIs.make(type: destination.type.name, sideOutput: side.kind.name, settings: send,
+                                                  secret: secret) else { continue }
+                let name = SideOutputKind.outputName(destination: destination.name, kind: side.kind.name)
+                targets.append(Target(name: name, dest: destination.name, template: side.template, settings: send, api: api,
+                                      url: api.url(endpoint: options.endpoints[name])))
             }
         }
         for name in options.endpoints.keys where !targets.contains(where: { $0.name == name }) {

@@ -26,7 +26,7 @@ struct SendSession {
                     var info = stat()
                     return stat(options.root + "/" + path, &info) == 0 && SendFile.identity(info) == identity
                 }
-                queues.append(DestinationQueue(name: target.name, root: options.root, template: target.template,
+                queues.append(DestinationQueue(name: target.name, dest: target.dest, root: options.root, template: target.template,
                                                api: target.api, afterSend: target.settings.afterSend, ledger: ledger,
                                                checkOnly: options.validate))
             } catch {

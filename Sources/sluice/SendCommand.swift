@@ -8,7 +8,9 @@ struct SendCommand: ParsableCommand {
         abstract: "Deliver the finished files of each destination with a send: block to its provider's API.",
         discussion: """
         Reads the files `sluice run` finished under OUT (default ./out) for every
-        destination whose pipeline entry has a `send:` block, sends them in
+        destination whose pipeline entry has a `send:` block, and of its side
+        outputs (Mixpanel profiles and groups, Amplitude groups and user
+        mappings, each to its own endpoint), sends them in
         request-sized batches as the provider documents, and records every batch
         the provider acknowledged in OUT/.sluice-send/NAME.ledger (fsynced) before
         going on. A rerun, after a crash or a kill -9, sends what the ledger does
@@ -42,7 +44,7 @@ struct SendCommand: ParsableCommand {
     var pipeline: String
 
     @Option(name: .customLong("endpoint"),
-            help: ArgumentHelp("Send destination NAME's requests to URL instead of the provider's (tests, proxies, data residency).",
+            help: ArgumentHelp("Send destination NAME's requests (a side output's: DEST.KIND) to URL instead of the provider's (tests, proxies, data residency).",
                                valueName: "name=url"))
     var endpoints: [String] = []
 

@@ -35,9 +35,24 @@ import SluiceTestSupport
 ///
 /// Adjust S2S (dev.adjust.com/en/api/s2s-api/events): `POST /event`, form
 /// parameters with `s2s=1`, `app_token`, `event_token`, `Authorization: Bearer TOKEN`.
+///
+/// Mixpanel `/engage` and `/groups` (docs.mixpanel.com/reference/profile-batch-update,
+/// /reference/group-batch-update, /reference/user-profile-limits): a form `POST`
+/// of `data` (a JSON list of at most 2000 updates, not gzip) and `verbose=1`;
+/// each update with `$token` (the secret here
+/// is the project token) and `$distinct_id` (groups: `$group_key`, `$group_id`)
+/// and one operation; a bad update makes it answer 200 `{"status":0,"error":…}`
+/// and apply none of the batch.
+///
+/// Amplitude `/groupidentify` and `/usermap` (amplitude.com/docs/apis/analytics/group-identify,
+/// /user-mapping): form parameters `api_key` and `identification` (at most 1024
+/// groups and 1024 group properties) or `mapping` (at most 2000), 1 MB (413
+/// beyond); a wrong key is 400 "Invalid API key", a record without its fields a 400.
 public final class ProviderEmulator: @unchecked Sendable {
     public enum Provider: Sendable {
         case mixpanel, amplitude, segment, ga4, adjust
+        /// The endpoints of the side outputs `mixpanel.profiles`, `mixpanel.groups`, `amplitude.groups`, `amplitude.user_mappings`.
+        case mixpanelProfiles, mixpanelGroups, amplitudeGroups, amplitudeUserMappings
 
         var path: String {
             switch self {
@@ -46,6 +61,10 @@ public final class ProviderEmulator: @unchecked Sendable {
             case .segment: return "/v1/batch"
             case .ga4: return "/mp/collect"
             case .adjust: return "/event"
+            case .mixpanelProfiles: return "/engage"
+            case .mixpanelGroups: return "/groups"
+            case .amplitudeGroups: return "/groupidentify"
+            case .amplitudeUserMappings: return "/usermap"
             }
         }
     }
@@ -96,6 +115,9 @@ public final class ProviderEmulator: @unchecked Sendable {
         case .segment: (state.maxRecords, state.maxBytes) = (2500, 500_000)
         case .ga4: (state.maxRecords, state.maxBytes) = (25, 130_000)
         case .adjust: (state.maxRecords, state.maxBytes) = (1, 65_536)
+        case .mixpanelProfiles, .mixpanelGroups: (state.maxRecords, state.maxBytes) = (2000, 2_000_000)
+        case .amplitudeGroups: (state.maxRecords, state.maxBytes) = (1024, 1_000_000)
+        case .amplitudeUserMappings: (state.maxRecords, state.maxBytes) = (2000, 1_000_000)
         }
         if let maxRecords { state.maxRecords = maxRecords }
         if let maxBytes { state.maxBytes = maxBytes }
@@ -164,6 +186,8 @@ public final class ProviderEmulator: @unchecked Sendable {
             case .segment: return segment(head, body, authorization, number, reply)
             case .ga4: return ga4(head, body, number, reply)
             case .adjust: return adjust(head, body, authorization, number, reply)
+            case .mixpanelProfiles, .mixpanelGroups: return mixpanelProfiles(head, body, number, reply)
+            case .amplitudeGroups, .amplitudeUserMappings: return amplitudeForm(head, body, number, reply)
             }
         }
     }
@@ -295,9 +319,7 @@ public final class ProviderEmulator: @unchecked Sendable {
                         _ reply: Reply) -> (Int, [(String, String)], String, Int) {
         guard head.method == .POST, head.uri == "/event" else { return reply(404, "{\"error\":\"Not found\"}", []) }
         guard authorization == "Bearer " + state.secret else { return reply(401, "{\"error\":\"Unauthorized\"}", []) }
-        var components = URLComponents()
-        components.percentEncodedQuery = String(decoding: body, as: UTF8.self)
-        let params = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { a, _ in a })
+        let params = formParameters(body)
         guard head.headers.first(name: "Content-Type") == "application/x-www-form-urlencoded", params["s2s"] == "1",
               let app = params["app_token"], app.count == 12, let token = params["event_token"], token.count == 6 else {
             return reply(400, "{\"error\":\"Event request failed (missing or malformed parameters)\"}", [])
@@ -305,6 +327,76 @@ public final class ProviderEmulator: @unchecked Sendable {
         let line = params.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
         state.imported.append(Imported(line: line, insertID: "", request: number))
         return reply(200, "{\"status\":\"OK\"}", [])
+    }
+
+    private func mixpanelProfiles(_ head: HTTPRequestHead, _ body: [UInt8], _ number: Int,
+                                  _ reply: Reply) -> (Int, [(String, String)], String, Int) {
+        let params = formParameters(body)
+        guard head.method == .POST, head.uri == provider.path, params["verbose"] == "1" else {
+            return reply(404, "{\"error\":\"POST \(provider.path) with verbose=1 expected, got \(head.method) \(head.uri)\",\"status\":0}", [])
+        }
+        guard head.headers.first(name: "Content-Encoding") == nil,
+              head.headers.first(name: "Content-Type") == "application/x-www-form-urlencoded",
+              let updates = (try? JSONSerialization.jsonObject(with: Data((params["data"] ?? "").utf8))) as? [[String: Any]],
+              !updates.isEmpty else {
+            return reply(200, "{\"error\":\"data, missing or invalid (a JSON list, form-encoded, not gzip)\",\"status\":0}", [])
+        }
+        if updates.count > state.maxRecords || body.count > state.maxBytes {
+            return reply(413, "{\"error\":\"request exceeds \(state.maxRecords) updates or \(state.maxBytes) bytes\",\"status\":0}", [])
+        }
+        let operations: Set<String> = ["$set", "$set_once", "$union", "$add", "$append", "$remove", "$unset", "$delete"]
+        for update in updates {
+            let ids = provider == .mixpanelGroups ? ["$group_key", "$group_id"] : ["$distinct_id"]
+            guard update["$token"] as? String == state.secret else {
+                return reply(200, "{\"error\":\"$token, invalid\",\"status\":0}", [])
+            }
+            for id in ids where (update[id] as? String ?? "").isEmpty {
+                return reply(200, "{\"error\":\"Engage API error: \(id), missing or empty\",\"status\":0}", [])
+            }
+            guard update.keys.filter(operations.contains).count == 1 else {
+                return reply(200, "{\"error\":\"exactly one operation expected\",\"status\":0}", [])
+            }
+            if (update["$set"] as? [String: Any])?["emulator_refuse"] != nil {
+                return reply(200, "{\"error\":\"$set: emulator_refuse is refused\",\"status\":0}", [])
+            }
+        }
+        for update in updates { state.imported.append(Imported(line: canonical(update), insertID: "", request: number)) }
+        return reply(200, "{\"error\":null,\"status\":1}", [])
+    }
+
+    private func amplitudeForm(_ head: HTTPRequestHead, _ body: [UInt8], _ number: Int,
+                               _ reply: Reply) -> (Int, [(String, String)], String, Int) {
+        guard head.method == .POST, head.uri == provider.path,
+              head.headers.first(name: "Content-Type") == "application/x-www-form-urlencoded" else {
+            return reply(404, "{\"error\":\"form POST \(provider.path) expected\"}", [])
+        }
+        let params = formParameters(body)
+        guard params["api_key"] == state.secret else {
+            return reply(400, "{\"code\":400,\"error\":\"Invalid API key: \(params["api_key"] ?? "")\"}", [])
+        }
+        let parameter = provider == .amplitudeGroups ? "identification" : "mapping"
+        guard let records = (try? JSONSerialization.jsonObject(with: Data((params[parameter] ?? "").utf8))) as? [[String: Any]] else {
+            return reply(400, "{\"code\":400,\"error\":\"\(parameter): a JSON list expected\"}", [])
+        }
+        let properties = records.reduce(0) { $0 + (($1["group_properties"] as? [String: Any])?.count ?? 0) }
+        if records.count > state.maxRecords || body.count > state.maxBytes || properties > 1024 {
+            return reply(413, "{\"code\":413,\"error\":\"Payload too large\"}", [])
+        }
+        let required = provider == .amplitudeGroups ? ["group_type", "group_value"] : ["user_id", "global_user_id"]
+        for record in records {
+            for field in required where (record[field] as? String ?? "").isEmpty {
+                return reply(400, "{\"code\":400,\"error\":\"missing \(field)\"}", [])
+            }
+        }
+        for record in records { state.imported.append(Imported(line: canonical(record), insertID: "", request: number)) }
+        return reply(200, "success", [])
+    }
+
+    /// An `application/x-www-form-urlencoded` body's parameters (the first of a repeated name).
+    private func formParameters(_ body: [UInt8]) -> [String: String] {
+        var components = URLComponents()
+        components.percentEncodedQuery = String(decoding: body, as: UTF8.self)
+        return Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { a, _ in a })
     }
 
     private func canonical(_ object: [String: Any]) -> String {
