@@ -78,8 +78,12 @@ def main():
     out.write("    ]\n}\n")
 
 
-# The kinds of numbers a person has; toll-free, premium and shared-cost numbers are businesses'.
-PERSONAL_TYPES = (("fixed_line", PhoneNumberType.FIXED_LINE), ("mobile", PhoneNumberType.MOBILE))
+# The kinds of numbers a person has (a line, a mobile, a voicemail box, a VoIP
+# line); toll-free, premium, shared-cost, UAN and pager numbers are
+# businesses', and "personal" follow-me numbers are rare enough that their
+# ranges (Italy's 178 and 199, ten digits) match more timestamps than phones.
+PERSONAL_TYPES = (("fixed_line", PhoneNumberType.FIXED_LINE), ("mobile", PhoneNumberType.MOBILE),
+                  ("voicemail", PhoneNumberType.VOICEMAIL), ("voip", PhoneNumberType.VOIP))
 
 
 def region_rows():
