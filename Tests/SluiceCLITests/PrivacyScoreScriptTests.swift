@@ -48,13 +48,13 @@ import Testing
         let path = corpus(directory, events: [
             event("e1", #""properties":{"email":"jane.doe@example.com"}"#),
             event("e2", #""properties":{"note":"jane.doe@example.com"}"#),
-            event("e3", #""properties":{"user_id":4111111111111111}"#),
+            event("e3", #""properties":{"value":4111111111111111}"#),
             event("e4", #""properties":{"by_key":{"jane.doe@example.com":1}}"#),
         ], labels: [
             label("e1", "pii", "email", "value", #"["properties","email"]"#, #""jane.doe@example.com""#, #""[email]""#),
             // A label that wants the text kept around the token: "[email]" alone is then a miss.
             label("e2", "pii", "email", "value", #"["properties","note"]"#, #""jane.doe@example.com""#, #""[email] (work)""#),
-            label("e3", "benign", "counter", "number", #"["properties","user_id"]"#, "4111111111111111", "4111111111111111"),
+            label("e3", "benign", "counter", "number", #"["properties","value"]"#, "4111111111111111", "4111111111111111"),
             label("e4", "benign", "counter", "key", #"["properties","by_key","jane.doe@example.com"]"#,
                   #""jane.doe@example.com""#, #""jane.doe@example.com""#),
         ])

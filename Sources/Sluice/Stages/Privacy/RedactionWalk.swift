@@ -253,7 +253,9 @@ struct RedactionWalk {
     }
 
     /// A number whose value is an integer of 7-19 digits is read as its digits:
-    /// a card when they are one (an issuer's range and length, Luhn), a phone
+    /// a card when they are one (an issuer's range and length, Luhn) and the
+    /// field's name does not say it is something else (`request_count`,
+    /// `order_id`; `card_id` still says card), a phone
     /// when the field's name says phone (`"phone": 4155550100`) or, in a field
     /// not named for something else, when the digits are a calling code and a
     /// valid national number of it (`4915123456789`; from eight digits when
@@ -266,10 +268,13 @@ struct RedactionWalk {
                                           into: &numberDigits) else { return }
         var detector: PIIDetector?
         numberDigits.withUnsafeBufferPointer { digits in
-            if cardsInNumbers && digits.count >= 12 && NumberDetection.isCard(digits, 0, digits.count) {
+            let key = field >= 0 ? view.json.rawStringBody(field) : UnsafeBufferPointer(start: nil, count: 0)
+            let hint = field >= 0 ? numberFieldHints.hint(forKey: key) : .none
+            // A count, an id or a time that passes Luhn in an issuer's range is still a count (`"request_count": 30010575493922`).
+            if cardsInNumbers && digits.count >= 12 && (hint != .notPhone || PhoneContext.namesCard(key))
+                && NumberDetection.isCard(digits, 0, digits.count) {
                 detector = .card
             } else if phonesInNumbers && digits.count <= 15 {
-                let hint = field >= 0 ? numberFieldHints.hint(forKey: view.json.rawStringBody(field)) : .none
                 if hint == .phone || (hint == .none && (PhoneDetection.isInternationalNumber(digits, scratch: &phoneScratch)
                                                         || isInternationalInRegion(digits, view.document))) {
                     detector = .phone

@@ -10,7 +10,8 @@ import Testing
         ("phone", PhoneContext.Hint.phone), ("mobileNumber", .phone), ("home_phone", .phone), ("tel", .phone),
         ("faxNo", .phone), ("telefono", .phone), ("contact_msisdn", .phone),
         ("order_id", .notPhone), ("userId", .notPhone), ("sku", .notPhone), ("app_version", .notPhone), ("count", .notPhone),
-        ("value", .none), ("note", .none), ("hotel", .none), ("x1", .none), ("", .none),
+        ("expires_at", .notPhone), ("createdAt", .notPhone), ("order_reference", .notPhone),
+        ("value", .none), ("note", .none), ("hotel", .none), ("x1", .none), ("ref", .none), ("", .none),
     ])
     func aFieldsNameSaysPhoneOrSomethingElse(key: String, expected: PhoneContext.Hint) {
         let bytes = Array(key.utf8)
@@ -32,6 +33,12 @@ import Testing
             + #""total":14155550123,"m":4915123456789,"ms":1795161600040}"#)
         #expect(P.apply(line, &stage) == P.track(#""properties":{"phone":"[phone]","counter":4155550123,"x":2345678901,"#
             + #""n":"[phone]","total":14155550123,"m":"[phone]","ms":1795161600040}"#))
+    }
+
+    @Test(arguments: [("card_number", true), ("cardId", true), ("cc", true), ("Kreditkarte", true), ("tarjeta", true),
+                      ("request_count", false), ("order_id", false), ("ccount", false), ("", false)])
+    func aFieldsNameSaysCard(key: String, expected: Bool) {
+        #expect(Array(key.utf8).withUnsafeBufferPointer { PhoneContext.namesCard($0) } == expected)
     }
 
     @Test func aVersionInAFieldNamedForOneIsNotAnAddress() throws {

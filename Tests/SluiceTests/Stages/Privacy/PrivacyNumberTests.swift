@@ -24,6 +24,15 @@ import Testing
         #expect(P.apply(line, &stage) == line)
     }
 
+    @Test func aCountOrAnIdThatPassesLuhnIsNotACardUnlessItsFieldSaysCard() throws {
+        var stage = try P.stage()
+        // 30010575493922: Diners Club's range and length, Luhn-valid.
+        let line = P.track(#""properties":{"request_count":30010575493922,"order_id":4111111111111111,"#
+            + #""card_id":4111111111111111,"x":30010575493922}"#)
+        #expect(P.apply(line, &stage) == P.track(#""properties":{"request_count":30010575493922,"order_id":4111111111111111,"#
+            + #""card_id":"[card]","x":"[card]"}"#))
+    }
+
     @Test func numbersFollowPathsExemptionsAndDetectors() throws {
         var onlyEmail = try P.stage("{redact: [email]}")
         let line = P.track(#""properties":{"card":4111111111111111}"#)

@@ -10,7 +10,8 @@ enum PhoneContext {
     enum Hint: Equatable { case none, phone, notPhone }
 
     /// What a field's name says: `phone`, `mobile_number`, `faxNo`, `tel` say
-    /// phone; `id`, `order_ref`, `sku`, `version`, `count`, `ts` say otherwise.
+    /// phone; `id`, `order_reference`, `sku`, `version`, `count`, `ts`,
+    /// `expires_at` say otherwise.
     /// Read from the key's raw bytes, ASCII case-insensitively, in words split
     /// at `_`, `-`, `.`, spaces and lower-to-upper case changes.
     static func hint(forKey key: UnsafeBufferPointer<UInt8>) -> Hint {
@@ -40,6 +41,14 @@ enum PhoneContext {
             index += 1
         }
         return other ? .notPhone : .none
+    }
+
+    /// Whether a field's name says payment card (`card_number`, `cardId`, `cc`, `pan`, `Kreditkarte`, `tarjeta`),
+    /// which a word that says something else (`id`) in it does not undo.
+    static func namesCard(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !key.isEmpty else { return false }
+        if cardStems.contains(where: { TextBytes.containsFolded(key, $0) }) { return true }
+        return TextBytes.equalsFolded(key, Array("cc".utf8)) || TextBytes.equalsFolded(key, Array("pan".utf8))
     }
 
     /// Whether the words before `start` in `text` (up to 32 bytes back) say
@@ -75,6 +84,8 @@ enum PhoneContext {
 
     /// Parts of a field name that say phone wherever they appear (`homePhone`, `telefono`).
     private static let phoneStems: [[UInt8]] = ["phone", "mobile", "msisdn", "whatsapp", "telef", "teleph"].map { Array($0.utf8) }
+    /// Parts of a field name that say payment card.
+    private static let cardStems: [[UInt8]] = ["card", "karte", "carte", "tarjeta", "cartao", "ccnum", "cc_num"].map { Array($0.utf8) }
     /// Whole words of a field name that say phone.
     private static let phoneWords: [[UInt8]] = ["tel", "cell", "cellular", "fax", "sms", "mob", "handy", "gsm", "celular",
                                                 "cellulare", "portable", "móvil", "puhelin", "mobil"].map { Array($0.utf8) }
@@ -82,8 +93,9 @@ enum PhoneContext {
     private static let otherWords: [[UInt8]] = [
         "id", "ids", "uuid", "guid", "count", "counter", "sku", "isbn", "ean", "upc", "gtin", "order", "invoice",
         "tracking", "version", "build", "ver", "code", "zip", "postal", "postcode", "price", "amount", "total", "qty",
-        "quantity", "ts", "time", "timestamp", "duration", "ms", "seq", "sequence", "serial", "barcode", "ref",
-        "reference", "sum", "size", "bytes", "score", "revenue", "cents",
+        "quantity", "ts", "time", "timestamp", "duration", "ms", "seq", "sequence", "serial", "barcode",
+        "reference", "sum", "size", "bytes", "score", "revenue", "cents", "at", "epoch", "expires", "expiry",
+        "expiration", "created", "updated", "modified", "since", "until",
     ].map { Array($0.utf8) }
 
     /// Words before a number that say phone, in the languages Sluice's users write most.
