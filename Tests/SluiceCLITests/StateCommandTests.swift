@@ -300,7 +300,7 @@ import Glibc
         var other = saved
         other[8] = 9
         directory.write("app.state", other)
-        expectRefused(try runWithState(directory), status: 65, "has state format 9; this sluice reads format 2", directory, state: other)
+        expectRefused(try runWithState(directory), status: 65, "has state format 9; this sluice reads formats 2 to 3", directory, state: other)
     }
 
     @Test func aStateFromAnotherPipelineIsRefusedWithExit65() throws {

@@ -31,6 +31,11 @@ public protocol Destination {
     /// file set into `out`, records for the type's side outputs into `side`.
     mutating func encodeProfile(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer,
                                 side: inout SideRecords) -> ProfileOutcome
+    /// What the destination remembers of devices for their later events
+    /// (`DeviceMemory`), kept across runs by `--state`, with the settings that
+    /// decide what it means (a memory saved under others is not restored); nil
+    /// for none (the default).
+    var deviceMemory: (memory: DeviceMemory, signature: String)? { get }
 }
 
 extension Destination {
@@ -59,6 +64,7 @@ extension Destination {
                                        side: inout SideRecords) -> ProfileOutcome {
         .notTaken("unsupported_type")
     }
+    public var deviceMemory: (memory: DeviceMemory, signature: String)? { nil }
 }
 
 /// A set of message types as bits: asked once per event per destination, so no hashing.

@@ -88,6 +88,15 @@ final class FanOut {
         notTaken = Array(repeating: ReasonTally(), count: settings.count)
     }
 
+    /// The destinations' device memories, by destination name, for `--state`.
+    var deviceMemories: [StateFormat.Memory] {
+        destinations.indices.compactMap { index in
+            destinations[index].deviceMemory.map {
+                StateFormat.Memory(name: counts[index].name, signature: $0.signature, memory: $0.memory)
+            }
+        }
+    }
+
     /// Offers the event to every destination; returns what became of it.
     func deliver(_ event: Event) throws -> Fate {
         // Destinations read fields by node index: hand them a document whose

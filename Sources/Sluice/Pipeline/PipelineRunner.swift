@@ -152,8 +152,8 @@ public final class PipelineRunner {
                 logger.error("--state \(statePath) is left as it was, because an input could not be read: run the same inputs again from it")
             } else if let state {
                 let saving = Monotonic.nanoseconds()
-                summary.state.savedBytes = try state.write(stages: stages, sourceNames: rejects.sourceNames,
-                                                            latestTime: rejects.latestTime)
+                summary.state.savedBytes = try state.write(stages: stages, memories: fanOut.deviceMemories,
+                                                            sourceNames: rejects.sourceNames, latestTime: rejects.latestTime)
                 summary.state.saveSeconds = Double(Monotonic.nanoseconds() - saving) / 1e9
                 stateFile = state
             }
@@ -208,11 +208,12 @@ public final class PipelineRunner {
         summary.usesState = true
         let state = try StateFile(path: path)
         let loading = Monotonic.nanoseconds()
-        if let header = try state.load(into: &stages, sourceBase: Int32(rejects.sourceNames.count)) {
+        if let header = try state.load(into: &stages, memories: fanOut.deviceMemories, sourceBase: Int32(rejects.sourceNames.count)) {
             rejects.sourceNames += header.sources
             rejects.latestTime = header.latestTime
             summary.carriedIn = header.carriedLines
             summary.state.loadedBytes = header.fileBytes
+            summary.state.restoredDevices = header.restoredDevices
             summary.state.loadSeconds = Double(Monotonic.nanoseconds() - loading) / 1e9
         }
         return state

@@ -75,6 +75,8 @@ public struct RunSummary: Sendable {
         public var loadSeconds = 0.0
         public var savedBytes = 0
         public var saveSeconds = 0.0
+        /// Devices the destinations' memories got back from the state file (`DeviceMemory`).
+        public var restoredDevices = 0
     }
     /// Empty (or whitespace-only) lines: skipped, not counted in `linesIn`.
     public var blankLines = 0
@@ -252,6 +254,7 @@ public struct RunSummary: Sendable {
             s.raw("load_seconds", format3(state.loadSeconds))
             s.field("saved_bytes", state.savedBytes)
             s.raw("save_seconds", format3(state.saveSeconds))
+            s.field("restored_devices", state.restoredDevices)
             out.raw("state", s.text)
         }
         out.field("reject_files", rejectFiles)

@@ -10,8 +10,9 @@ import Darwin
 /// - The lock is `FILE.lock` (`flock`, held for the whole run), so two cron
 ///   runs that overlap cannot both start from the same state and lose what
 ///   the first one carried; the second exits 75 and does nothing.
-/// - Loading maps the file read-only and restores the stages from it
-///   (`StateFormat.decode`); a missing file is a first run.
+/// - Loading maps the file read-only and restores the stages, and the
+///   destinations' device memories, from it (`StateFormat.decode`); a
+///   missing file is a first run.
 /// - Saving streams the state to `FILE.tmp-PID` and fsyncs it (`write`), and
 ///   once the run's stats are written too renames it over `FILE` and fsyncs
 ///   the directory (`commit`): after a crash there is the old state or the
@@ -52,7 +53,8 @@ public final class StateFile {
     }
 
     /// Restores `stages` (fresh ones) from the file; nil when there is no file yet.
-    func load(into stages: inout [any Stage], sourceBase: Int32) throws(StateError) -> StateFormat.Header? {
+    func load(into stages: inout [any Stage], memories: [StateFormat.Memory] = [], sourceBase: Int32) throws(StateError)
+        -> StateFormat.Header? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -64,14 +66,16 @@ public final class StateFile {
         guard info.st_mode & S_IFMT == S_IFREG else { throw .notAStateFile(path: path) }
         let size = Int(info.st_size)
         if size == 0 {
-            return try StateFormat.decode(UnsafeRawBufferPointer(start: nil, count: 0), path: path, into: &stages, sourceBase: sourceBase)
+            return try StateFormat.decode(UnsafeRawBufferPointer(start: nil, count: 0), path: path, into: &stages, memories: memories,
+                                          sourceBase: sourceBase)
         }
         guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
             throw .cannotRead(path: path, errno: errno)
         }
         defer { munmap(mapped, size) }
         _ = madvise(mapped, size, MADV_SEQUENTIAL)
-        return try StateFormat.decode(UnsafeRawBufferPointer(start: mapped, count: size), path: path, into: &stages, sourceBase: sourceBase)
+        return try StateFormat.decode(UnsafeRawBufferPointer(start: mapped, count: size), path: path, into: &stages, memories: memories,
+                                      sourceBase: sourceBase)
     }
 
     /// The written state waiting for `commit` (`FILE.tmp-PID`), if any.
@@ -81,7 +85,8 @@ public final class StateFile {
     /// its size. The file itself changes only at `commit`, so the run can still
     /// fail (its stats cannot be written) and leave the previous state for a retry.
     @discardableResult
-    func write(stages: [any Stage], sourceNames: [String], latestTime: EventTime) throws(StateError) -> Int {
+    func write(stages: [any Stage], memories: [StateFormat.Memory] = [], sourceNames: [String],
+               latestTime: EventTime) throws(StateError) -> Int {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 { throw .cannotWrite(path: temporary, errno: errno, atEnd: true) }
@@ -89,7 +94,7 @@ public final class StateFile {
             let code = FileSystem.writeAll(fd, chunk).errno
             if code != 0 { throw .cannotWrite(path: temporary, errno: code, atEnd: true) }
         }
-        StateFormat.encode(stages: stages, latestTime: latestTime, to: writer)
+        StateFormat.encode(stages: stages, memories: memories, latestTime: latestTime, to: writer)
         var failure = writer.failure
         if failure == nil && fsync(fd) != 0 { failure = .cannotWrite(path: temporary, errno: errno, atEnd: true) }
         if close(fd) != 0 && failure == nil { failure = .cannotWrite(path: temporary, errno: errno, atEnd: true) }

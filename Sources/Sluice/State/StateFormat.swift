@@ -1,26 +1,35 @@
 /// The layout of a `--state` file: a versioned header, one section per
-/// stateful stage (written by the stage itself), an index, and a CRC-32.
+/// stateful stage (written by the stage itself) and one per destination
+/// that remembers devices (`DeviceMemory`), an index, and a CRC-32.
 ///
 /// ```
 /// offset 0   "SLUICEST"                       magic (8 bytes)
-///        8   format version                   u32, little-endian (this is 2; 1 kept no consent marks)
-///       12   sections                         each stage's bytes, one after another
+///        8   format version                   u32, little-endian (this is 3; 2, read too, kept no
+///                                             destination memories; 1 kept no consent marks)
+///       12   sections                         each stage's bytes, then each destination memory's
 ///            index:
 ///              stage list                     count, then each stage's name: the whole pipeline, in order
 ///              latest event time              i64 µs (dates rejects files as one long run would)
 ///              carried lines                  u64: lines the stages hold (timers), checked at restore
 ///              sources                        count, then names: the inputs carried lines came from
 ///              sections                       count, then each: position, name, signature, offset, length
+///              memories                       count, then each: destination, signature, offset, length
 ///   end-12   index offset                     u64
 ///   end-4    CRC-32 (zlib) of every byte before it
 /// ```
 /// Counts and offsets in the index are varints; names are length-prefixed
 /// UTF-8. The index goes last so sections stream to disk as they are encoded.
 /// A section is found by the stage's position *and* name, and is only read
-/// into a stage whose `stateSignature` is the one it was saved under.
+/// into a stage whose `stateSignature` is the one it was saved under. A
+/// destination's memory is restored into the destination of the same name
+/// whose memory has the same signature; otherwise it is left out (it is what
+/// the destination learned of devices, not lines: the destination starts
+/// without it, as on a first run).
 enum StateFormat {
     static let magic: [UInt8] = Array("SLUICEST".utf8)
-    static let version: UInt32 = 2
+    static let version: UInt32 = 3
+    /// The earliest version still read.
+    static let oldestReadable: UInt32 = 2
     static let headerSize = 12
     static let trailerSize = 12
 
@@ -34,6 +43,16 @@ enum StateFormat {
         var sources: [String]
         /// The size of the file.
         var fileBytes = 0
+        /// Destinations whose device memory was restored, and the devices it held.
+        var restoredMemories = 0
+        var restoredDevices = 0
+    }
+
+    /// A destination's device memory as the state file keeps it.
+    struct Memory {
+        var name: String
+        var signature: String
+        var memory: DeviceMemory
     }
 
     private struct Section {
@@ -46,7 +65,7 @@ enum StateFormat {
     // MARK: - Writing
 
     /// Writes the whole file through `writer`: header, each stateful stage's section, index, trailer.
-    static func encode(stages: [any Stage], latestTime: EventTime, to writer: StateWriter) {
+    static func encode(stages: [any Stage], memories: [Memory] = [], latestTime: EventTime, to writer: StateWriter) {
         writer.raw(magic)
         writer.u32(version)
         var sections: [Section] = []
@@ -58,6 +77,12 @@ enum StateFormat {
             carried += stage.heldLines
             sections.append(Section(position: position, name: stage.name, signature: stage.stateSignature,
                                     range: Int(start)..<Int(writer.offset)))
+        }
+        var memorySections: [(name: String, signature: String, range: Range<Int>)] = []
+        for memory in memories {
+            let start = writer.offset
+            memory.memory.save(to: writer)
+            memorySections.append((memory.name, memory.signature, Int(start)..<Int(writer.offset)))
         }
         let indexOffset = writer.offset
         writer.varint(stages.count)
@@ -75,6 +100,13 @@ enum StateFormat {
             writer.varint(section.range.lowerBound)
             writer.varint(section.range.count)
         }
+        writer.varint(memorySections.count)
+        for section in memorySections {
+            writer.string(section.name)
+            writer.string(section.signature)
+            writer.varint(section.range.lowerBound)
+            writer.varint(section.range.count)
+        }
         writer.u64(indexOffset)
         writer.u32(writer.checksum)
         writer.flush()
@@ -85,7 +117,7 @@ enum StateFormat {
     /// Checks a state file's bytes and restores each stateful stage of `stages`
     /// (fresh ones) from its section. Origins of carried lines are mapped to
     /// the run's sources from `sourceBase` on, in the order of `Header.sources`.
-    static func decode(_ bytes: UnsafeRawBufferPointer, path: String, into stages: inout [any Stage],
+    static func decode(_ bytes: UnsafeRawBufferPointer, path: String, into stages: inout [any Stage], memories: [Memory] = [],
                        sourceBase: Int32) throws(StateError) -> Header {
         let size = bytes.count
         let head = Array(bytes.prefix(magic.count))
@@ -95,7 +127,9 @@ enum StateFormat {
         }
         guard size >= headerSize else { throw .corrupt(path: path, detail: "the file is cut short: \(size) bytes") }
         let found = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: magic.count, as: UInt32.self))
-        guard found == version else { throw .incompatibleVersion(path: path, found: found, supported: version) }
+        guard (oldestReadable...version).contains(found) else {
+            throw .incompatibleVersion(path: path, found: found, supported: version)
+        }
         guard size >= headerSize + trailerSize else { throw .corrupt(path: path, detail: "the file is cut short: \(size) bytes") }
         let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: size - 4, as: UInt32.self))
         let computed = StateChecksum.of(UnsafeRawBufferPointer(rebasing: bytes[..<(size - 4)]))
@@ -125,6 +159,16 @@ enum StateFormat {
                 throw index.corrupt("a section for \(name) sits at stage \(position + 1), which is not \(name)")
             }
             sections.append(Section(position: position, name: name, signature: signature, range: offset..<(offset + length)))
+        }
+        var savedMemories: [(name: String, signature: String, range: Range<Int>)] = []
+        if found >= 3 {
+            for _ in 0..<(try index.count("the destination memory list")) {
+                let name = try index.string()
+                let signature = try index.string()
+                let offset = try index.int(in: headerSize...sectionsEnd, "a destination memory's offset")
+                let length = try index.int(in: 0...(sectionsEnd - offset), "a destination memory's length")
+                savedMemories.append((name, signature, offset..<(offset + length)))
+            }
         }
         try index.expectEnd("the index")
 
@@ -157,7 +201,16 @@ enum StateFormat {
         guard held == carried else {
             throw .corrupt(path: path, detail: "the index says \(carried) lines are carried but the stages hold \(held)")
         }
-        return Header(latestTime: EventTime(microseconds: latest), carriedLines: carried, sources: sources, fileBytes: size)
+        var header = Header(latestTime: EventTime(microseconds: latest), carriedLines: carried, sources: sources, fileBytes: size)
+        for memory in memories {
+            guard let saved = savedMemories.first(where: { $0.name == memory.name && $0.signature == memory.signature }) else { continue }
+            var reader = StateReader(bytes, range: saved.range, path: path)
+            try memory.memory.restore(from: &reader)
+            try reader.expectEnd("destination \(memory.name)'s memory")
+            header.restoredMemories += 1
+            header.restoredDevices += memory.memory.count
+        }
+        return header
     }
 
     private static func hex(_ value: UInt32) -> String {

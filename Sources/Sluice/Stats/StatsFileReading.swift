@@ -334,6 +334,7 @@ private struct StatsJSONReader {
             case "load_seconds": state.loadSeconds = try double(value, field)
             case "saved_bytes": state.savedBytes = try int(value, field)
             case "save_seconds": state.saveSeconds = try double(value, field)
+            case "restored_devices": state.restoredDevices = try int(value, field)
             default: throw problem("unknown key '\(field)' (written by another version of sluice?)")
             }
         }

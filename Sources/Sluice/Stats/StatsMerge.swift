@@ -131,6 +131,7 @@ extension RunSummary {
             usesState = true
             state.loadedBytes += shard.state.loadedBytes
             state.savedBytes += shard.state.savedBytes
+            state.restoredDevices += shard.state.restoredDevices
             state.loadSeconds = max(state.loadSeconds, shard.state.loadSeconds)
             state.saveSeconds = max(state.saveSeconds, shard.state.saveSeconds)
         }

@@ -98,7 +98,7 @@ import Testing
     @Test func aPipelineWithoutStatefulStagesStillHasAValidState() throws {
         let bytes = state("[]")
         // Header, an index of empty lists, a time and a count, the trailer.
-        #expect(bytes.count == 12 + 12 + 12)
+        #expect(bytes.count == 12 + 13 + 12)
         #expect(try restore(bytes, "[]").get().carriedLines == 0)
     }
 
@@ -143,8 +143,53 @@ import Testing
         var bytes = state()
         bytes[8] = 1
         let error = failure(bytes)
-        #expect(error == .incompatibleVersion(path: "test.state", found: 1, supported: 2))
-        #expect(error?.description.contains("state format 1; this sluice reads format 2") == true)
+        #expect(error == .incompatibleVersion(path: "test.state", found: 1, supported: 3))
+        #expect(error?.description.contains("state format 1; this sluice reads formats 2 to 3") == true)
+    }
+
+    @Test func aFormat2StateIsReadAsOneWithoutDestinationMemories() throws {
+        // Format 2 is format 3 without the destination memory list at the end of the index.
+        let current = state()
+        var old = Array(current[..<(current.count - 13)]) + Array(current[(current.count - 12)...])
+        #expect(current[current.count - 13] == 0, "no memories: the list's count is the index's last byte")
+        old[8] = 2
+        let header = try restore(resealed(old)).get()
+        #expect(header.carriedLines == (try restore(current).get()).carriedLines)
+        #expect(header.restoredMemories == 0)
+    }
+
+    @Test func aDestinationsMemoryIsRestoredInItsRecencyOrderUnderTheSameNameAndSignature() throws {
+        let memory = DeviceMemory(maxBytes: 1 << 20)
+        for device in 0..<5 {
+            Array("dev-\(device)".utf8).withUnsafeBytes { _ = memory.set(DeviceMemory.Pairs.encode([(Array("plan".utf8), Array("{\"value\":\"p\(device)\"}".utf8))]), isUser: device == 4, $0) }
+        }
+        Array("dev-0".utf8).withUnsafeBytes { _ = memory.value(isUser: false, $0) }  // dev-0 becomes the most recent
+        let writer = StateWriter()
+        StateFormat.encode(stages: [], memories: [StateFormat.Memory(name: "ga4", signature: "ga4 user_properties", memory: memory)],
+                           latestTime: .epoch, to: writer)
+        let bytes = writer.bytes
+        func restored(_ name: String, _ signature: String, maxBytes: Int = 1 << 20) throws -> (DeviceMemory, StateFormat.Header) {
+            let fresh = DeviceMemory(maxBytes: maxBytes)
+            var stages: [any Stage] = []
+            let header = try bytes.withUnsafeBytes { raw throws(StateError) in
+                try StateFormat.decode(raw, path: "t", into: &stages, memories: [StateFormat.Memory(name: name, signature: signature, memory: fresh)],
+                                       sourceBase: 0)
+            }
+            return (fresh, header)
+        }
+        let (same, header) = try restored("ga4", "ga4 user_properties")
+        #expect(header.restoredMemories == 1 && header.restoredDevices == 5 && same.count == 5)
+        #expect(Array("dev-4".utf8).withUnsafeBytes { same.value(isUser: true, $0) } != nil)
+        #expect(Array("dev-4".utf8).withUnsafeBytes { same.value(isUser: false, $0) } == nil, "a userId is not an anonymousId")
+        // Room for two devices' entries: the two most recently used before the save are kept (dev-4, then dev-0).
+        let entry = 5 + DeviceMemory.Pairs.encode([(Array("plan".utf8), Array("{\"value\":\"p0\"}".utf8))]).count + DeviceMemory.entryOverhead
+        let (small, _) = try restored("ga4", "ga4 user_properties", maxBytes: 2 * entry)
+        #expect(small.count == 2 && small.forgotten == 3)
+        #expect(Array("dev-0".utf8).withUnsafeBytes { small.value(isUser: false, $0) } != nil)
+        #expect(Array("dev-4".utf8).withUnsafeBytes { small.value(isUser: true, $0) } != nil)
+        // Another name or another meaning: left out.
+        #expect(try restored("ga4-eu", "ga4 user_properties").0.count == 0)
+        #expect(try restored("ga4", "mixpanel {group_keys: []}").1.restoredMemories == 0)
     }
 
     @Test func anotherStageListIsAnotherPipeline() {

@@ -15,9 +15,10 @@ import SluiceJSON
 /// as counted (a value's and the id's bytes plus `entryOverhead`); beyond it the least
 /// recently used device is forgotten (counted in `forgotten`). A look-up is
 /// one hash of the device's id, a probe and a comparison of the id, and none
-/// at all while the memory is empty. It lasts for the run: it is not in the
-/// `--state` file.
-final class DeviceMemory {
+/// at all while the memory is empty. With `--state` it is saved at the end of
+/// a run and restored at the start of the next (`save`, `restore`), so a
+/// device's identify on Monday still reaches its events on Tuesday.
+public final class DeviceMemory {
     /// What an entry costs besides its value's and its id's bytes: its record
     /// and arrays' headers (80 bytes) and its share of the index (4-byte buckets at ≤ 50% load).
     static let entryOverhead = 96
@@ -126,6 +127,41 @@ final class DeviceMemory {
     }
 
     private func touch(_ slot: Int32) { recency.touch(slot, in: &entries) }
+
+    /// Writes every device, least recently used first: its kind of id, the id and the value.
+    func save(to writer: StateWriter) {
+        writer.varint(count)
+        for slot in recency.slotsByRecency(entries, count: count) {
+            let entry = entries[Int(slot)]
+            writer.bool(entry.isUser)
+            writer.bytes(entry.id)
+            writer.bytes(entry.value)
+        }
+    }
+
+    /// Reads what `save` wrote into an empty memory, in the same recency order;
+    /// beyond `maxBytes` (a smaller `device_memory` than the saving run's) the
+    /// least recently used are forgotten, as they would have been.
+    func restore(from reader: inout StateReader) throws(StateError) {
+        let devices = try reader.count("a destination's remembered device count", minimumBytes: 3)
+        for _ in 0..<devices {
+            let isUser = try reader.bool()
+            let id = try reader.bytes()
+            let value = try reader.bytes()
+            try DeviceMemory.checkPairs(value, reader)
+            id.withUnsafeBytes { _ = set(value, isUser: isUser, $0) }
+        }
+    }
+
+    /// A restored value must decode as `Pairs` (lengths within it), or reading it later would trap.
+    private static func checkPairs(_ value: [UInt8], _ reader: StateReader) throws(StateError) {
+        var position = 0
+        while position < value.count {
+            guard value.count - position >= 2 else { throw reader.corrupt("a remembered value is cut short") }
+            position += 2 + (Int(value[position]) | Int(value[position + 1]) << 8)
+            guard position <= value.count else { throw reader.corrupt("a remembered value is cut short") }
+        }
+    }
 }
 
 extension DeviceMemory {

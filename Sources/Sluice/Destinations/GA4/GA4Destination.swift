@@ -107,6 +107,10 @@ public struct GA4Destination: Destination {
     var recordStart = 0
     /// The user properties each device's identify messages set, for its later events (`GA4UserMemory.swift`).
     let userMemory: DeviceMemory
+    /// The user properties of each device's identify messages, for its later requests (`GA4UserMemory.swift`).
+    public var deviceMemory: (memory: DeviceMemory, signature: String)? {
+        userMemory.maxBytes > 0 ? (userMemory, "ga4 user_properties") : nil
+    }
     /// Events that got remembered user properties (counted per event: not a `ChangeCounts` look-up).
     var rememberedPropertiesAdded = 0
     var counts = ChangeCounts()

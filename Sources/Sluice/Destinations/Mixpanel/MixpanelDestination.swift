@@ -100,6 +100,12 @@ public struct MixpanelDestination: Destination {
     let identity: MixpanelIdentitySettings
     /// The groups each device joined, for its later events (`MixpanelProfileProperties.swift`).
     let groupMemory: DeviceMemory
+    /// The groups each device joined, for its later events: what they mean depends on the `group_keys`.
+    public var deviceMemory: (memory: DeviceMemory, signature: String)? {
+        guard groupMemory.maxBytes > 0 else { return nil }
+        let keys = identity.groupKeys.map { String(decoding: $0, as: UTF8.self) }
+        return (groupMemory, "mixpanel {group_keys: [\(keys.joined(separator: ", "))]}")
+    }
     /// Events that got the device's groups (counted per event: not a `ChangeCounts` look-up).
     var groupsAddedToEvents = 0
     var counts = ChangeCounts()
