@@ -89,7 +89,7 @@ public final class ProviderEmulator: @unchecked Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: Channel
     private let lock = NSLock()
-    private var state = State()
+    var state = State()
 
     struct State {
         var secret: String
@@ -329,124 +329,14 @@ public final class ProviderEmulator: @unchecked Sendable {
         return reply(200, "{\"status\":\"OK\"}", [])
     }
 
-    private func mixpanelProfiles(_ head: HTTPRequestHead, _ body: [UInt8], _ number: Int,
-                                  _ reply: Reply) -> (Int, [(String, String)], String, Int) {
-        let params = formParameters(body)
-        guard head.method == .POST, head.uri == provider.path, params["verbose"] == "1" else {
-            return reply(404, "{\"error\":\"POST \(provider.path) with verbose=1 expected, got \(head.method) \(head.uri)\",\"status\":0}", [])
-        }
-        guard head.headers.first(name: "Content-Encoding") == nil,
-              head.headers.first(name: "Content-Type") == "application/x-www-form-urlencoded",
-              let updates = (try? JSONSerialization.jsonObject(with: Data((params["data"] ?? "").utf8))) as? [[String: Any]],
-              !updates.isEmpty else {
-            return reply(200, "{\"error\":\"data, missing or invalid (a JSON list, form-encoded, not gzip)\",\"status\":0}", [])
-        }
-        if updates.count > state.maxRecords || body.count > state.maxBytes {
-            return reply(413, "{\"error\":\"request exceeds \(state.maxRecords) updates or \(state.maxBytes) bytes\",\"status\":0}", [])
-        }
-        let operations: Set<String> = ["$set", "$set_once", "$union", "$add", "$append", "$remove", "$unset", "$delete"]
-        for update in updates {
-            let ids = provider == .mixpanelGroups ? ["$group_key", "$group_id"] : ["$distinct_id"]
-            guard update["$token"] as? String == state.secret else {
-                return reply(200, "{\"error\":\"$token, invalid\",\"status\":0}", [])
-            }
-            for id in ids where (update[id] as? String ?? "").isEmpty {
-                return reply(200, "{\"error\":\"Engage API error: \(id), missing or empty\",\"status\":0}", [])
-            }
-            guard update.keys.filter(operations.contains).count == 1 else {
-                return reply(200, "{\"error\":\"exactly one operation expected\",\"status\":0}", [])
-            }
-            if (update["$set"] as? [String: Any])?["emulator_refuse"] != nil {
-                return reply(200, "{\"error\":\"$set: emulator_refuse is refused\",\"status\":0}", [])
-            }
-        }
-        for update in updates { state.imported.append(Imported(line: canonical(update), insertID: "", request: number)) }
-        return reply(200, "{\"error\":null,\"status\":1}", [])
-    }
-
-    private func amplitudeForm(_ head: HTTPRequestHead, _ body: [UInt8], _ number: Int,
-                               _ reply: Reply) -> (Int, [(String, String)], String, Int) {
-        guard head.method == .POST, head.uri == provider.path,
-              head.headers.first(name: "Content-Type") == "application/x-www-form-urlencoded" else {
-            return reply(404, "{\"error\":\"form POST \(provider.path) expected\"}", [])
-        }
-        let params = formParameters(body)
-        guard params["api_key"] == state.secret else {
-            return reply(400, "{\"code\":400,\"error\":\"Invalid API key: \(params["api_key"] ?? "")\"}", [])
-        }
-        let parameter = provider == .amplitudeGroups ? "identification" : "mapping"
-        guard let records = (try? JSONSerialization.jsonObject(with: Data((params[parameter] ?? "").utf8))) as? [[String: Any]] else {
-            return reply(400, "{\"code\":400,\"error\":\"\(parameter): a JSON list expected\"}", [])
-        }
-        let properties = records.reduce(0) { $0 + (($1["group_properties"] as? [String: Any])?.count ?? 0) }
-        if records.count > state.maxRecords || body.count > state.maxBytes || properties > 1024 {
-            return reply(413, "{\"code\":413,\"error\":\"Payload too large\"}", [])
-        }
-        let required = provider == .amplitudeGroups ? ["group_type", "group_value"] : ["user_id", "global_user_id"]
-        for record in records {
-            for field in required where (record[field] as? String ?? "").isEmpty {
-                return reply(400, "{\"code\":400,\"error\":\"missing \(field)\"}", [])
-            }
-        }
-        for record in records { state.imported.append(Imported(line: canonical(record), insertID: "", request: number)) }
-        return reply(200, "success", [])
-    }
-
     /// An `application/x-www-form-urlencoded` body's parameters (the first of a repeated name).
-    private func formParameters(_ body: [UInt8]) -> [String: String] {
+    func formParameters(_ body: [UInt8]) -> [String: String] {
         var components = URLComponents()
         components.percentEncodedQuery = String(decoding: body, as: UTF8.self)
         return Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { a, _ in a })
     }
 
-    private func canonical(_ object: [String: Any]) -> String {
+    func canonical(_ object: [String: Any]) -> String {
         String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
-    }
-}
-
-final class WeakEmulator: @unchecked Sendable {
-    weak var emulator: ProviderEmulator?
-}
-
-/// One connection's requests: head and body gathered, then answered (after a delay when scripted).
-final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    private let emulator: WeakEmulator
-    private var head: HTTPRequestHead?
-    private var body: [UInt8] = []
-
-    init(emulator: WeakEmulator) { self.emulator = emulator }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            self.head = head
-            body = []
-        case .body(var buffer):
-            body += buffer.readBytes(length: buffer.readableBytes) ?? []
-        case .end:
-            guard let head, let emulator = emulator.emulator else { return }
-            let answer = emulator.answer(head: head, body: body)
-            let keepAlive = head.isKeepAlive
-            let respond = { [self] in
-                var headers = HTTPHeaders(answer.headers)
-                headers.add(name: "Content-Length", value: "\(answer.body.utf8.count)")
-                if !keepAlive { headers.add(name: "Connection", value: "close") }
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version,
-                                                                     status: HTTPResponseStatus(statusCode: answer.status),
-                                                                     headers: headers))), promise: nil)
-                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: answer.body)))), promise: nil)
-                context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-                    if !keepAlive { context.close(promise: nil) }
-                }
-            }
-            if answer.delay > 0 {
-                context.eventLoop.scheduleTask(in: .milliseconds(Int64(answer.delay))) { respond() }
-            } else {
-                respond()
-            }
-        }
     }
 }

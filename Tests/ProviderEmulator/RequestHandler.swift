@@ -1,0 +1,49 @@
+import NIOCore
+import NIOHTTP1
+
+final class WeakEmulator: @unchecked Sendable {
+    weak var emulator: ProviderEmulator?
+}
+
+/// One connection's requests: head and body gathered, then answered (after a delay when scripted).
+final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let emulator: WeakEmulator
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+
+    init(emulator: WeakEmulator) { self.emulator = emulator }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            body = []
+        case .body(var buffer):
+            body += buffer.readBytes(length: buffer.readableBytes) ?? []
+        case .end:
+            guard let head, let emulator = emulator.emulator else { return }
+            let answer = emulator.answer(head: head, body: body)
+            let keepAlive = head.isKeepAlive
+            let respond = { [self] in
+                var headers = HTTPHeaders(answer.headers)
+                headers.add(name: "Content-Length", value: "\(answer.body.utf8.count)")
+                if !keepAlive { headers.add(name: "Connection", value: "close") }
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version,
+                                                                     status: HTTPResponseStatus(statusCode: answer.status),
+                                                                     headers: headers))), promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: answer.body)))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+                    if !keepAlive { context.close(promise: nil) }
+                }
+            }
+            if answer.delay > 0 {
+                context.eventLoop.scheduleTask(in: .milliseconds(Int64(answer.delay))) { respond() }
+            } else {
+                respond()
+            }
+        }
+    }
+}
