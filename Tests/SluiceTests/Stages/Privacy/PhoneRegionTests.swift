@@ -39,6 +39,8 @@ import Testing
         ("de-DE", #""v":"030123456""#),      // the trunk prefix and a Berlin number
         ("cs-CZ", #""v":"420601461055""#),   // the calling code without its +
         ("it-IT", #""v":"33012345678""#),    // an Italian voicemail box (3[2-8] and 9-10 digits)
+        ("it-IT", #""v":"0306406152""#),     // a Rome number whose digits also pass the ISBN-10 check, as 1 in 11 do
+        ("fr-FR", #""v":"0434026859""#),
         ("it-IT", #""ref":"351492658""#),    // a field named ref: a reference or a referrer, nothing certain
         ("en-US", #""v":"Il cliente scrive 2015550123, grazie!""#),
     ])
@@ -53,7 +55,8 @@ import Testing
         ("de-DE", #""v":"612345678""#),      // Germans write their trunk prefix
         ("fr-FR", #""v":"030123456""#),      // not a French number
         ("cs-CZ", #""order_id":"601461055""#),  // a field named for something else
-        ("it-IT", #""v":"0306406152""#),     // a Rome number and an ISBN-10: the check digit decides
+        ("it-IT", #""isbn":"0306406152""#),  // a Rome number and an ISBN-10, in a field named for the ISBN
+        ("it-IT", #""v":"ISBN 0306406152""#),
         ("cs-CZ", #""v":"601.461.055""#),    // thousands grouped with dots
         ("it-IT", #""v":"1789578929""#),     // a unix time in Italy's "personal number" range 178, not read as a phone
         ("it-IT", #""expires_at":"33012345678""#),  // a field named for a time

@@ -308,11 +308,12 @@ enum PhoneDetection {
             // Without context, a shape only phone numbers have.
             if candidate.hasExtension || hasTrunkPrefix(digits, grouped: groups.count > 1, scratch: &scratch.pattern) { return true }
             // The last resort for a run no shape says is a phone: a person's number in the event's own country.
+            // A barcode's check digit vetoes it; an ISBN-10's does not, since one number in 11 passes it and
+            // a valid number of the event's country is likelier a phone (an ISBN comes with `ISBN` or a field named so).
             func regional() -> Bool {
                 if scratch.region == -2 { scratch.region = scratch.event.flatMap(PhoneRegion.ofEvent) ?? -1 }
                 guard scratch.region >= 0, hint != .notPhone, separators & 4 == 0 else { return false }
-                if groups.count == 1 && ((digitCount == 10 && isISBN10(digits))
-                                         || ((digitCount == 8 || digitCount >= 12) && NumberDetection.isGTIN(digits, 0, digitCount))) {
+                if groups.count == 1 && ((digitCount == 8 || digitCount >= 12) && NumberDetection.isGTIN(digits, 0, digitCount)) {
                     return false  // written solid with a check digit: a barcode or an ISBN
                 }
                 let region = scratch.regions.region(scratch.region)
