@@ -54,6 +54,35 @@ import Testing
         #expect(merged.stdoutText.contains("\"records_not_delivered\":\(bigRecords)"))
     }
 
+    @Test func rejectRecordsThatNeverReachAFinishedRejectsFileAreCountedAndTheRunIsNotBalanced() throws {
+        let directory = TemporaryDirectory()
+        let generated = try SluiceBinary.shell("$SLUICE generate --events 4000 --seed 3 --malformed 0.5 > in.ndjson", in: directory.path)
+        #expect(generated.status == 0)
+        // The rejects, uncompressed, outgrow the file size limit; the destination's small files do not.
+        directory.write("p.yaml", """
+            version: 1
+            rejects: {gzip_level: 0}
+            destinations:
+              small: {type: ndjson, rotate: {max_events: 100}}
+            """)
+        let result = try SluiceBinary.shell("ulimit -f 128; exec \"$SLUICE\" run --pipeline p.yaml --stats s.json --metrics m.prom in.ndjson",
+                                            in: directory.path, shell: "/bin/sh")
+        #expect(result.status == 74, "\(result.stderr)")
+        let stats = json(directory.file("s.json"))
+        let rejected = try #require(stats["rejected"] as? Int)
+        #expect(rejected > 0)  // the run stops at the failed write
+        let notDelivered = try #require(stats["reject_records_not_delivered"] as? Int)
+        #expect(notDelivered > 0 && notDelivered <= rejected, "\(notDelivered) of \(rejected)")
+        #expect(stats["records_not_delivered"] == nil, "the destination's records all reached finished files")
+        #expect(stats["balanced"] as? Bool == false)
+        #expect(result.stderr.contains("\(notDelivered) reject records not delivered"))
+        let samples = prometheusSamples(directory.file("m.prom"))
+        #expect(samples["sluice_reject_records_not_delivered_total"] == Double(notDelivered))
+        let merged = try SluiceBinary.run(["stats", "merge", "s.json"], in: directory.path)
+        #expect(merged.status == 65, "\(merged.stderr)")
+        #expect(merged.stdoutText.contains("\"reject_records_not_delivered\":\(notDelivered)"))
+    }
+
     @Test func anOutputDirectoryDeletedMidRunIsNamedAndItsRecordsCountedNotDelivered() throws {
         let directory = TemporaryDirectory()
         let generated = try SluiceBinary.shell("$SLUICE generate --events 400 --seed 3 > in.ndjson", in: directory.path)

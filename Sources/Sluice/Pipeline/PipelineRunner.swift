@@ -186,7 +186,11 @@ public final class PipelineRunner {
     public func snapshot() -> RunSummary {
         var result = summary
         result.destinations = fanOut.destinationCounts(outputs: outputs, finished: outputsFinished)
-        result.rejectFiles = outputs.rejectsReport.fileCount
+        let rejectsReport = outputs.rejectsReport
+        result.rejectFiles = rejectsReport.fileCount
+        if outputsFinished, let inFiles = rejectsReport.finishedRecords {
+            result.rejectRecordsNotDelivered = max(0, rejects.records - inFiles)
+        }
         (result.files, result.filesNotListed) = outputs.finishedFiles
         result.stages = stages.map { ($0.name, $0.counters) }
         result.stageGroups = stages.map(\.counterGroups)

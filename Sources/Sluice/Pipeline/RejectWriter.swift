@@ -23,6 +23,8 @@ final class RejectWriter {
     var sourceNames: [String] = []
     /// The latest event time seen so far.
     var latestTime = EventTime.epoch
+    /// Reject records handed to the rejects output so far.
+    private(set) var records = 0
 
     init(output: DestinationOutput, scrubbers: [(stage: Int, scrubber: any RejectScrubber)] = []) {
         self.output = output
@@ -62,6 +64,7 @@ final class RejectWriter {
     }
 
     private func append<Bytes: Collection>(_ record: RejectRecord, line: Bytes) throws where Bytes.Element == UInt8 {
+        records += 1
         _ = try output.append(time: latestTime) { buffer in
             record.encode(line: line, into: &buffer)
             return 1

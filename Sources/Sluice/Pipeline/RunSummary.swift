@@ -112,6 +112,8 @@ public struct RunSummary: Sendable {
     }
     /// Rejects files completed and renamed.
     public var rejectFiles = 0
+    /// Reject records that never reached a finished rejects file (a write, fsync or rename failed).
+    public var rejectRecordsNotDelivered = 0
     /// The files finished (renamed), paths relative to `filesRoot` (`FinishedFile`),
     /// up to `FinishedFileList.maxListed` per output; `filesNotListed` counts the rest.
     public var files: [FinishedFile] = []
@@ -139,8 +141,8 @@ public struct RunSummary: Sendable {
     public var recordsNotDelivered: Int {
         destinations.reduce(0) { $0 + $1.notDelivered + $1.outputs.reduce(0) { $0 + $1.notDelivered } }
     }
-    /// Every line settled, and every record it became in a finished file.
-    public var isBalanced: Bool { inFlight == 0 && recordsNotDelivered == 0 }
+    /// Every line settled, and every record it became in a finished file (a reject record too).
+    public var isBalanced: Bool { inFlight == 0 && recordsNotDelivered == 0 && rejectRecordsNotDelivered == 0 }
 
     /// One line for stderr at the end of a run (the logger adds `sluice: `).
     public var summaryLine: String {
@@ -148,6 +150,9 @@ public struct RunSummary: Sendable {
         if usesState { parts[0] += ", \(carried) carried to the state (\(carriedIn) carried in)" }
         if blankLines > 0 { parts.append("\(blankLines) blank skipped") }
         if recordsNotDelivered > 0 { parts.append("\(recordsNotDelivered) records not delivered (not in a finished file)") }
+        if rejectRecordsNotDelivered > 0 {
+            parts.append("\(rejectRecordsNotDelivered) reject records not delivered (not in a finished rejects file)")
+        }
         func files(_ count: Int) -> String { "\(count) file\(count == 1 ? "" : "s")" }
         let outputs = destinations.map { destination in
             let sides = destination.outputs.filter { $0.records > 0 || $0.files > 0 }.map { "\($0.name) \($0.records) in \(files($0.files))" }
@@ -258,6 +263,7 @@ public struct RunSummary: Sendable {
             out.raw("state", s.text)
         }
         out.field("reject_files", rejectFiles)
+        if rejectRecordsNotDelivered > 0 { out.field("reject_records_not_delivered", rejectRecordsNotDelivered) }
         var filesJSON: [String] = []
         for file in files {
             var f = JSONObjectWriter()

@@ -67,6 +67,9 @@ public enum PrometheusTextfile {
         out.metric("sluice_destination_output_compressed_bytes_total", .counter, "Gzip bytes written to a side output.",
                    perOutput(\.compressedBytes))
         out.metric("sluice_reject_files_total", .counter, "Rejects files completed and renamed.", [([], summary.rejectFiles)])
+        out.metric("sluice_reject_records_not_delivered_total", .counter,
+                   "Reject records that did not reach a finished rejects file: a write, fsync or rename failed.",
+                   [([], summary.rejectRecordsNotDelivered)])
 
         let gauges = summary.stages.map { StageRegistry.type(key: $0.name)?.gauges ?? [] }
         out.metric("sluice_stage_counter_total", .counter, "Each stage's own counters (its levels are gauges of their own).",

@@ -69,6 +69,7 @@ extension RunSummary {
                 usesState = true
                 state = try reader.state(value, key)
             case "reject_files": rejectFiles = try reader.int(value, key)
+            case "reject_records_not_delivered": rejectRecordsNotDelivered = try reader.int(value, key)
             case "files":
                 // Paths as they were on disk at the end of that run.
                 filesRoot = ""

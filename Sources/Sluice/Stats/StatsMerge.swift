@@ -109,6 +109,7 @@ extension RunSummary {
         }
         inputs += shard.inputs
         rejectFiles += shard.rejectFiles
+        rejectRecordsNotDelivered += shard.rejectRecordsNotDelivered
         files += shard.files
         filesNotListed += shard.filesNotListed
         if let other = shard.reorder {
