@@ -22,6 +22,21 @@ enum FormEncoding {
         }
     }
 
+    /// The length of `bytes` encoded.
+    static func encodedCount<Bytes: Collection>(_ bytes: Bytes) -> Int where Bytes.Element == UInt8 {
+        var count = 0
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
+                count += 1
+            default:
+                count += 3
+            }
+        }
+        return count
+    }
+
     /// `name=value&…`, each encoded.
     static func body(_ fields: [(name: String, value: [UInt8])]) -> [UInt8] {
         var out: [UInt8] = []

@@ -19,7 +19,7 @@ import SluiceJSON
 /// - Auth: the project token inside each update; no credentials are sent.
 /// - Limits: "2000" updates per request and "a maximum of 1 MB" each (user and
 ///   group profile limits); `sluice run` writes files of 200 updates and 2 MB,
-///   each file one request.
+///   and a request holds at most 2 MB form-encoded (a file may take two).
 /// - `verbose=1`: "a JSON Object ... `status`, with the value 1 on success and 0
 ///   on failure, and `error`"; the endpoint "will return a 200 OK even if there
 ///   are data validation issues", so a 200 with `status: 0` refuses the batch
@@ -41,6 +41,9 @@ struct MixpanelProfileUpdates: ProviderAPI {
     }
 
     func url(endpoint: String?) -> String { endpoint ?? defaultURL }
+
+    var encodesRecords: Bool { true }
+    func encodedSize(_ record: ArraySlice<UInt8>) -> Int { FormEncoding.encodedCount(record) }
 
     func request(records: ArraySlice<UInt8>, count: Int, gzipped: [UInt8]?) -> (headers: [(String, String)], body: [UInt8]) {
         ([("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],

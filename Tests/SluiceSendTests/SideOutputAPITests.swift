@@ -28,6 +28,20 @@ import Testing
         #expect(!headers.contains { $0.0 == "Authorization" || $0.0 == "Content-Encoding" })
     }
 
+    @Test func formEncodedRecordsAreCutByTheSizeTheyTakeInTheBody() throws {
+        let groups = try #require(ProviderAPIs.make(type: "amplitude", sideOutput: "groups", settings: eu, secret: "k"))
+        // 400 records of 4,996 bytes, a quote every other byte: 9,998 bytes each in the body, 99 to a request of 1 MB.
+        let record = "{\"p\":\"" + String(repeating: "\"a", count: 2494) + "\"}"
+        let file = SendFile(path: "f", identity: "i", compressed: [], text: Array(String(repeating: record + "\n", count: 400).utf8))
+        let batches = Batches.cut(0..<400, of: file, api: groups)
+        #expect(batches.map(\.count) == [99, 99, 99, 99, 4])
+        for batch in batches {
+            let body = groups.request(records: file.bytes(batch), count: batch.count, gzipped: nil).body
+            #expect(body.count <= 1_000_000, "\(batch): \(body.count) bytes")
+        }
+        #expect(batches.map(\.count).reduce(0, +) == 400)
+    }
+
     @Test func mixpanelsStatusZeroRefusesTheWholeBatchWithItsError() throws {
         let engage = try #require(ProviderAPIs.make(type: "mixpanel", sideOutput: "profiles", settings: eu, secret: "s"))
         #expect(engage.refusedInAnswer(Array("{\"error\":null,\"status\":1}".utf8), count: 3).isEmpty)
