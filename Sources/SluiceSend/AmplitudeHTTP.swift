@@ -36,9 +36,12 @@ struct AmplitudeHTTP: ProviderAPI {
     /// [v2] a wrong or missing key is a 400 ("Invalid API key", `missing_field: api_key`), not a 401.
     func refusesCredentials(status: Int, body: [UInt8]) -> Bool { AmplitudeHTTP.isInvalidKey(status: status, body: body) }
 
+    /// HTTP V2 says `Invalid API key`; the older form endpoints (`/groupidentify`,
+    /// `/usermap`, `api.amplitude.com`) answer a bare `invalid_api_key`.
     static func isInvalidKey(status: Int, body: [UInt8]) -> Bool {
         let text = String(decoding: body.prefix(2048), as: UTF8.self).lowercased()
-        return status == 400 && (text.contains("invalid api key") || text.contains("\"missing_field\":\"api_key\""))
+        return status == 400 && (text.contains("invalid api key") || text.contains("invalid_api_key")
+                                 || text.contains("\"missing_field\":\"api_key\""))
     }
 
     static func make(settings: SendSettings, secret: String) -> Result<AmplitudeHTTP, SendFailure> {

@@ -9,7 +9,8 @@ import NIOHTTP1
 /// - 400: the records it names (Mixpanel strict mode's `failed_records`) are
 ///   refused with its reason, the rest acknowledged as sent; a 400 that names
 ///   none refuses the whole batch with the provider's message. Never retried.
-/// - 401, 403: the credentials are refused: sending stops (exit 77), this batch unacknowledged.
+/// - 401, 403 (or an answer the API reads as refusing the credentials, whatever its
+///   status): the credentials are refused: sending stops (exit 77), this batch unacknowledged.
 /// - 413: the batch is split in two and each half sent; a single record is refused.
 /// - 408, 429, 5xx, a timeout, a connection error: tried again after the
 ///   `RetryPolicy`'s wait, until `--max-retry-time` (exit 75).
@@ -50,13 +51,13 @@ struct BatchDelivery: Sendable {
                 await queue.recordRequest(bytes: body.count, seconds: started.duration(to: .now).seconds)
                 let code = Int(response.status.code)
                 switch code {
-                case 200..<300:
-                    let refused = api.refusedInAnswer(answer, count: range.count).map { ($0.index + range.lowerBound, $0.reason) }
-                    return await queue.acknowledge(file, range, status: code, refused: refused)
                 case _ where api.refusesCredentials(status: code, body: answer), 401, 403:
                     await queue.fail(.unauthorized("\(queue.name): the provider refused the credentials (HTTP \(code): "
                         + BatchDelivery.summary(answer) + "); nothing more was sent and nothing unacknowledged was marked sent"))
                     return false
+                case 200..<300:
+                    let refused = api.refusedInAnswer(answer, count: range.count).map { ($0.index + range.lowerBound, $0.reason) }
+                    return await queue.acknowledge(file, range, status: code, refused: refused)
                 case _ where code == 400 || api.refusingStatuses.contains(code):
                     guard let named = api.refusedRecords(in: answer, count: range.count) else {
                         return await queue.acknowledge(file, range, status: code,

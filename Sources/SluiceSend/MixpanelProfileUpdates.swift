@@ -59,14 +59,25 @@ struct MixpanelProfileUpdates: ProviderAPI {
         return (0..<count).map { ($0, error) }
     }
 
-    /// The `error` of a verbose answer whose `status` is not 1 (or of the plain answer `0`); nil for a success.
+    /// The `error` of a verbose answer whose `status` is not 1 (or of the plain answer `0`, or of an
+    /// answer that says neither: the updates are kept in the send-rejects rather than taken as applied); nil for a success.
     static func failure(_ body: [UInt8]) -> String? {
         let text = String(decoding: body.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if text == "1" { return nil }
         if text == "0" { return "Mixpanel answered 0 (the update failed)" }
         guard let document = try? JSONDocument.parse(body), document.kind(0) == .object,
-              let status = document.member("status", of: 0) else { return nil }
+              let status = document.member("status", of: 0) else {
+            return "Mixpanel's answer says neither success nor failure: " + BatchDelivery.summary(body)
+        }
         guard String(decoding: document.rawBytes(status), as: UTF8.self) != "1" else { return nil }
         return document.member("error", of: 0).flatMap { document.string($0) } ?? "Mixpanel answered status 0"
+    }
+
+    /// An error about the project token (`$token, invalid`) refuses every batch alike: sending stops
+    /// (exit 77) instead of putting every update in the send-rejects. The token is the pipeline's `token:`.
+    func refusesCredentials(status: Int, body: [UInt8]) -> Bool {
+        guard status == 200 || status == 400 || status == 401 || status == 403,
+              let error = MixpanelProfileUpdates.failure(body) else { return false }
+        return error.lowercased().contains("token")
     }
 }

@@ -42,6 +42,9 @@ public enum SendRun {
         let name: String
         /// The destination's name (`{dest}` of the path template).
         let dest: String
+        /// One request at a time, in file order: a side output's profile updates must land in the order
+        /// they were made (a later `$set` of a property wins only if it comes later).
+        var inOrder = false
         let template: PathTemplate
         let settings: SendSettings
         let api: any ProviderAPI
@@ -67,8 +70,12 @@ public enum SendRun {
         for destination in configuration.destinations {
             guard let send = destination.send else { continue }
             if options.validate && !ProviderAPIs.validating.contains(destination.type.name) { continue }
-            guard case let .files(template) = destination.target, !template.isAbsolute else {
-                say("error: destination '\(destination.name)': sluice send reads files under OUT; its path must be a relative template")
+            // Events written to stdout leave nothing to send but the side outputs' files.
+            var eventsTemplate: PathTemplate?
+            if case let .files(template) = destination.target { eventsTemplate = template }
+            for template in [eventsTemplate].compactMap({ $0 }) + destination.sideOutputs.map(\.template) where template.isAbsolute {
+                say("error: destination '\(destination.name)': sluice send reads files under OUT; its paths must be relative "
+                    + "templates, not \(template.description)")
                 return 78
             }
             let secret: String
@@ -89,16 +96,18 @@ public enum SendRun {
                 return failure.exitCode
             case .success(let api):
                 if !options.dryRun { redactor.add(secret) }
-                targets.append(Target(name: destination.name, dest: destination.name, template: template, settings: send, api: api,
-                                      url: api.url(endpoint: options.endpoints[destination.name])))
+                if let eventsTemplate {
+                    targets.append(Target(name: destination.name, dest: destination.name, template: eventsTemplate, settings: send, api: api,
+                                          url: api.url(endpoint: options.endpoints[destination.name])))
+                }
             }
             // The side outputs go to the provider's other endpoints, with the same `send:` block.
             for side in destination.sideOutputs where !options.validate {
                 guard let api = ProviderAPIs.make(type: destination.type.name, sideOutput: side.kind.name, settings: send,
                                                   secret: secret) else { continue }
                 let name = SideOutputKind.outputName(destination: destination.name, kind: side.kind.name)
-                targets.append(Target(name: name, dest: destination.name, template: side.template, settings: send, api: api,
-                                      url: api.url(endpoint: options.endpoints[name])))
+                targets.append(Target(name: name, dest: destination.name, inOrder: true, template: side.template, settings: send,
+                                      api: api, url: api.url(endpoint: options.endpoints[name])))
             }
         }
         for name in options.endpoints.keys where !targets.contains(where: { $0.name == name }) {

@@ -42,9 +42,15 @@ struct SendSession {
         let showProgress = !options.quiet && (options.progress ?? console.isTerminal)
         let progress = showProgress ? Task { await reportProgress(queues, stop: stop) } : nil
         let started = ContinuousClock.now
+        // A destination's `max_requests_per_second` holds for all its requests, its side outputs' included.
+        var limiters: [String: RateLimiter] = [:]
+        for target in targets where limiters[target.dest] == nil {
+            limiters[target.dest] = RateLimiter(perSecond: target.settings.maxRequestsPerSecond)
+        }
         await withTaskGroup(of: Void.self) { group in
             for (target, queue) in zip(targets, queues) {
-                group.addTask { await send(target, queue, client: client, stop: stop) }
+                let limiter = limiters[target.dest]!
+                group.addTask { await send(target, queue, limiter: limiter, client: client, stop: stop) }
             }
         }
         progress?.cancel()
@@ -54,15 +60,16 @@ struct SendSession {
         return await report(queues, stop: stop, elapsed: started.duration(to: .now))
     }
 
-    /// One destination: its senders take batches until none is left (with `--watch`, until a signal).
-    private func send(_ target: SendRun.Target, _ queue: DestinationQueue, client: HTTPClient, stop: StopSignal) async {
+    /// One file set: its senders take batches until none is left (with `--watch`, until a signal);
+    /// `concurrency` of them for a destination's events, one for a side output (`Target.inOrder`).
+    private func send(_ target: SendRun.Target, _ queue: DestinationQueue, limiter: RateLimiter, client: HTTPClient,
+                      stop: StopSignal) async {
         let delivery = BatchDelivery(client: client, queue: queue, api: target.api, url: target.url, policy: options.retry,
-                                     requestTimeout: options.requestTimeout,
-                                     limiter: RateLimiter(perSecond: target.settings.maxRequestsPerSecond), stop: stop)
+                                     requestTimeout: options.requestTimeout, limiter: limiter, stop: stop)
         while true {
             await queue.scan()
             await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<target.settings.concurrency {
+                for _ in 0..<(target.inOrder ? 1 : target.settings.concurrency) {
                     group.addTask {
                         while let batch = await queue.next(stopping: stop.isStopping) {
                             _ = await delivery.deliver(batch)

@@ -47,7 +47,7 @@ extension ProviderEmulator {
         }
         let params = formParameters(body)
         guard params["api_key"] == state.secret else {
-            return reply(400, "{\"code\":400,\"error\":\"Invalid API key: \(params["api_key"] ?? "")\"}", [])
+            return reply(400, "invalid_api_key", [])  // as the older endpoints on api.amplitude.com answer
         }
         let parameter = provider == .amplitudeGroups ? "identification" : "mapping"
         guard let records = (try? JSONSerialization.jsonObject(with: Data((params[parameter] ?? "").utf8))) as? [[String: Any]] else {

@@ -47,7 +47,7 @@ import SluiceTestSupport
 /// Amplitude `/groupidentify` and `/usermap` (amplitude.com/docs/apis/analytics/group-identify,
 /// /user-mapping): form parameters `api_key` and `identification` (at most 1024
 /// groups and 1024 group properties) or `mapping` (at most 2000), 1 MB (413
-/// beyond); a wrong key is 400 "Invalid API key", a record without its fields a 400.
+/// beyond); a wrong key is a 400 `invalid_api_key`, a record without its fields a 400.
 public final class ProviderEmulator: @unchecked Sendable {
     public enum Provider: Sendable {
         case mixpanel, amplitude, segment, ga4, adjust
@@ -97,6 +97,8 @@ public final class ProviderEmulator: @unchecked Sendable {
         var maxBytes = 2_000_000
         var script: [Scripted] = []
         var delayEvery: Int = 0
+        var inFlight = 0
+        var maxInFlight = 0
         var imported: [Imported] = []
         var requests = 0
         var statuses: [Int] = []
@@ -156,6 +158,17 @@ public final class ProviderEmulator: @unchecked Sendable {
 
     public var imported: [Imported] { lock.withLock { state.imported } }
     public var requests: Int { lock.withLock { state.requests } }
+    /// The most requests it held unanswered at once.
+    public var maxInFlight: Int { lock.withLock { state.maxInFlight } }
+
+    func received() {
+        lock.withLock {
+            state.inFlight += 1
+            state.maxInFlight = max(state.maxInFlight, state.inFlight)
+        }
+    }
+
+    func answered() { lock.withLock { state.inFlight -= 1 } }
     public var statuses: [Int] { lock.withLock { state.statuses } }
     /// The `Authorization` headers it was sent (to check what a request carried).
     public var authorizations: [String] { lock.withLock { state.authorizations } }

@@ -25,6 +25,7 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
             body += buffer.readBytes(length: buffer.readableBytes) ?? []
         case .end:
             guard let head, let emulator = emulator.emulator else { return }
+            emulator.received()
             let answer = emulator.answer(head: head, body: body)
             let keepAlive = head.isKeepAlive
             let respond = { [self] in
@@ -35,6 +36,7 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
                                                                      status: HTTPResponseStatus(statusCode: answer.status),
                                                                      headers: headers))), promise: nil)
                 context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: answer.body)))), promise: nil)
+                emulator.answered()
                 context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
                     if !keepAlive { context.close(promise: nil) }
                 }

@@ -16,11 +16,12 @@ import Testing
         let directory = TemporaryDirectory()
         let emulators: [String: ProviderEmulator]
 
-        init(users: Int = 450, extraInput: [String] = []) throws {
+        init(users: Int = 450, extraInput: [String] = [], mixpanelSend: String = "{credentials_env: MIXPANEL_SECRET}",
+             mixpanelRotate: Int = 2000, emulatorToken: String = SendSideOutputsTests.token) throws {
             emulators = [
                 "mixpanel": try ProviderEmulator(.mixpanel, secret: SendFixture.secret),
-                "mixpanel.profiles": try ProviderEmulator(.mixpanelProfiles, secret: SendSideOutputsTests.token),
-                "mixpanel.groups": try ProviderEmulator(.mixpanelGroups, secret: SendSideOutputsTests.token),
+                "mixpanel.profiles": try ProviderEmulator(.mixpanelProfiles, secret: emulatorToken),
+                "mixpanel.groups": try ProviderEmulator(.mixpanelGroups, secret: emulatorToken),
                 "amplitude": try ProviderEmulator(.amplitude, secret: SendSideOutputsTests.amplitudeKey),
                 "amplitude.groups": try ProviderEmulator(.amplitudeGroups, secret: SendSideOutputsTests.amplitudeKey),
                 "amplitude.user_mappings": try ProviderEmulator(.amplitudeUserMappings, secret: SendSideOutputsTests.amplitudeKey),
@@ -33,8 +34,9 @@ import Testing
                     token: \(SendSideOutputsTests.token)
                     identity: original
                     group_keys: [company_id]
+                    rotate: {max_events: \(mixpanelRotate)}
                     outputs: {groups: {rotate: {max_events: 40}}}
-                    send: {credentials_env: MIXPANEL_SECRET}
+                    send: \(mixpanelSend)
                   amplitude:
                     type: amplitude
                     user_mapping: true
@@ -118,23 +120,46 @@ import Testing
         #expect(fixture.emulators["mixpanel.profiles"]!.imported.count == expected["mixpanel.profiles"]!.count)
     }
 
-    @Test func aBatchMixpanelAnswersStatusZeroToGoesToSendRejectsWithItsError() throws {
-        // One group whose traits Mixpanel refuses (the emulator refuses `emulator_refuse`): its file's batch is refused whole.
-        let bad = #"{"type":"group","anonymousId":"dev-x","userId":"user-x","groupId":"g-x","messageId":"g-x","timestamp":"2026-11-20T09:00:00Z","traits":{"company_id":"cx","emulator_refuse":true}}"#
-        let fixture = try Fixture(users: 90, extraInput: [bad])
-        let groups = fixture.lines("mixpanel/groups")
-        #expect(groups.count == 31)
+    @Test func aBatchMixpanelAnswersStatusZeroToGoesToSendRejectsWholeWithItsError() throws {
+        // One group whose traits Mixpanel refuses (the emulator refuses `emulator_refuse`), in the hour of 30
+        // others: their file, one request, is refused whole, each update with Mixpanel's error; the next hour's is sent.
+        let bad = #"{"type":"group","anonymousId":"dev-x","userId":"user-x","groupId":"g-x","messageId":"g-x","timestamp":"2026-11-20T08:00:30Z","traits":{"company_id":"cx","emulator_refuse":true}}"#
+        let later = #"{"type":"group","anonymousId":"dev-y","userId":"user-y","groupId":"g-y","messageId":"g-y","timestamp":"2026-11-20T09:00:00Z","traits":{"company_id":"cy"}}"#
+        let fixture = try Fixture(users: 90, extraInput: [bad, later])
+        #expect(fixture.lines("mixpanel/groups").count == 32)
+        #expect(gunzipFiles(fixture.directory, under: "out/mixpanel/groups/").map { $0.lines.count }.sorted() == [1, 31])
         let result = try fixture.send(["--stats", "stats.json"])
         #expect(result.status == 0, "\(result.stderr)")
         let rejects = gunzipFiles(fixture.directory, under: "out/send-rejects/mixpanel.groups/").flatMap(\.lines)
             .map { String(decoding: $0, as: UTF8.self) }
-        // The refused file is the last one (the bad group came last): its whole batch, each with Mixpanel's error.
-        let refusedCount = groups.count - 30
-        #expect(rejects.count == refusedCount)
+        #expect(rejects.count == 31)
         #expect(rejects.allSatisfy { $0.contains("\"status\":200") && $0.contains("\"reason\":\"$set: emulator_refuse is refused\"") })
-        #expect(fixture.emulators["mixpanel.groups"]!.imported.count == 30)
-        #expect(fixture.stats("mixpanel.groups")["refused"] as? Int == refusedCount)
-        #expect(fixture.stats("mixpanel.groups")["sent"] as? Int == 30)
+        #expect(fixture.emulators["mixpanel.groups"]!.imported.count == 1)
+        #expect(fixture.stats("mixpanel.groups")["refused"] as? Int == 31)
+        #expect(fixture.stats("mixpanel.groups")["sent"] as? Int == 1)
+    }
+
+    @Test func anErrorAboutTheProjectTokenStopsWithExit77AndMarksNothingSent() throws {
+        let fixture = try Fixture(users: 60, emulatorToken: "another-project-token-000000000")
+        let result = try fixture.send(["--stats", "stats.json"])
+        #expect(result.status == 77, "\(result.stderr)")
+        #expect(result.stderr.contains("mixpanel.profiles: the provider refused the credentials"), "\(result.stderr)")
+        #expect(fixture.emulators["mixpanel.profiles"]!.imported.isEmpty)
+        #expect(gunzipFiles(fixture.directory, under: "out/send-rejects/mixpanel.profiles/").isEmpty)
+        #expect(!gunzipFiles(fixture.directory, under: "out/mixpanel/profiles/").isEmpty)
+    }
+
+    @Test func aSideOutputIsSentOneRequestAtATimeInFileOrderWhateverTheConcurrency() throws {
+        let fixture = try Fixture(mixpanelSend: "{credentials_env: MIXPANEL_SECRET, concurrency: 4}", mixpanelRotate: 100)
+        for name in ["mixpanel", "mixpanel.profiles"] { fixture.emulators[name]!.delayEveryRequest(milliseconds: 30) }
+        let inFileOrder = gunzipFiles(fixture.directory, under: "out/mixpanel/profiles/").sorted { $0.file < $1.file }
+            .flatMap(\.lines).map { SendSideOutputsTests.canonical(String(decoding: $0, as: UTF8.self)) }
+        #expect(inFileOrder.count == 600)
+        let result = try fixture.send()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(fixture.emulators["mixpanel.profiles"]!.imported.map(\.line) == inFileOrder)
+        #expect(fixture.emulators["mixpanel.profiles"]!.maxInFlight == 1)
+        #expect(fixture.emulators["mixpanel"]!.maxInFlight > 1, "the events' requests go side by side")
     }
 
     @Test func amplitudesGroupIdentifyRefusingTheKeyExits77WithNothingMarkedSent() throws {
@@ -148,6 +173,44 @@ import Testing
                                   encoding: .utf8)) ?? ""
         #expect(!ledger.contains("ack"))
         #expect(!gunzipFiles(fixture.directory, under: "out/amplitude/groups/").isEmpty)
+    }
+
+    @Test func aDestinationWritingItsEventsToStdoutHasItsSideOutputsSent() throws {
+        let directory = TemporaryDirectory()
+        let profiles = try ProviderEmulator(.mixpanelProfiles, secret: Self.token)
+        directory.write("p.yaml", """
+            version: 1
+            destinations:
+              mixpanel: {type: mixpanel, path: "-", token: \(Self.token), send: {credentials_env: MIXPANEL_SECRET}}
+
+            """)
+        directory.write("in.ndjson", (0..<5).map {
+            #"{"type":"identify","userId":"user-\#($0)","messageId":"i-\#($0)","timestamp":"2026-11-20T08:00:00Z","traits":{"plan":"pro"}}"#
+        }.joined(separator: "\n") + "\n")
+        let run = try SluiceBinary.shell("$SLUICE run --pipeline p.yaml --out out in.ndjson > /dev/null", in: directory.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        let result = try SluiceBinary.run(["send", "--pipeline", "p.yaml", "--endpoint", "mixpanel.profiles=\(profiles.url)", "out"],
+                                          in: directory.path, environment: ["MIXPANEL_SECRET": SendFixture.secret])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(profiles.imported.count == 5)
+    }
+
+    @Test func aSideOutputWithAnAbsolutePathIsRefused() throws {
+        let directory = TemporaryDirectory()
+        directory.write("p.yaml", """
+            version: 1
+            destinations:
+              mixpanel:
+                type: mixpanel
+                token: \(Self.token)
+                outputs: {profiles: {path: "\(directory.path)/engage/{seq}.ndjson.gz"}}
+                send: {credentials_env: MIXPANEL_SECRET}
+
+            """)
+        try FileManager.default.createDirectory(atPath: directory.file("out"), withIntermediateDirectories: true)
+        let result = try SluiceBinary.run(["send", "--pipeline", "p.yaml", "--dry-run", "out"], in: directory.path)
+        #expect(result.status == 78, "\(result.stderr)")
+        #expect(result.stderr.contains("its paths must be relative templates"), "\(result.stderr)")
     }
 
     @Test func dryRunListsTheSideOutputsRequestsToTheirEndpoints() throws {
