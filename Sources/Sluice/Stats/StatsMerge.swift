@@ -42,11 +42,15 @@ public enum StatsMerge {
     public static func problems(_ shards: [(path: String, summary: RunSummary)]) -> [Problem] {
         var problems: [Problem] = []
         for (path, shard) in shards {
-            if !shard.isBalanced {
+            if shard.inFlight != 0 {
                 problems.append(Problem(path: path, detail: "not balanced: lines_in \(shard.linesIn) + carried_in \(shard.carriedIn) = "
                     + "\(shard.linesIn + shard.carriedIn), but emitted \(shard.emitted) + merged \(shard.merged) + rejected \(shard.rejectedTotal) "
                     + "+ dropped \(shard.droppedTotal) + carried \(shard.carried) = \(shard.linesIn + shard.carriedIn - shard.inFlight) "
                     + "(\(shard.inFlight) in flight)"))
+            }
+            if shard.recordsNotDelivered > 0 || shard.rejectRecordsNotDelivered > 0 {
+                problems.append(Problem(path: path, detail: "not balanced: \(shard.recordsNotDelivered) records and "
+                    + "\(shard.rejectRecordsNotDelivered) reject records did not reach a finished file"))
             }
             if let error = shard.error { problems.append(Problem(path: path, detail: "the run stopped on an error: \(error)")) }
         }

@@ -158,6 +158,33 @@ import Testing
         #expect(header.restoredMemories == 0)
     }
 
+    @Test(arguments: [
+        ([4, 0] + Array("plan".utf8), "a name without its value"),
+        ([4, 0] + Array("plan".utf8) + [3, 0] + Array("{\"v".utf8), "is not JSON"),
+        ([2, 0, 0x0A, 0x41, 2, 0] + Array("{}".utf8), "is not text"),
+        ([9, 0, 1], "cut short"),
+    ] as [([UInt8], String)])
+    func aRememberedValueThatWouldNotDecodeOrNotBeJSONIsCorrupt(value: [UInt8], message: String) {
+        let memory = DeviceMemory(maxBytes: 1 << 20)
+        // The memory would refuse nothing: its values are written here as a buggy or crafted file would hold them.
+        let writer = StateWriter()
+        writer.varint(1)
+        writer.bool(false)
+        writer.bytes(Array("dev-1".utf8))
+        writer.bytes(value)
+        let bytes = writer.bytes
+        bytes.withUnsafeBytes { raw in
+            var reader = StateReader(raw, path: "t")
+            do throws(StateError) {
+                try memory.restore(from: &reader)
+                Issue.record("restored \(value)")
+            } catch {
+                #expect(error.description.contains(message), "\(error)")
+            }
+        }
+        #expect(memory.count == 0)
+    }
+
     @Test func aDestinationsMemoryIsRestoredInItsRecencyOrderUnderTheSameNameAndSignature() throws {
         let memory = DeviceMemory(maxBytes: 1 << 20)
         for device in 0..<5 {

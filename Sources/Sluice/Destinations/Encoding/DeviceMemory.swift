@@ -153,13 +153,31 @@ public final class DeviceMemory {
         }
     }
 
-    /// A restored value must decode as `Pairs` (lengths within it), or reading it later would trap.
+    /// A restored value must decode as `Pairs` (name and JSON, their lengths
+    /// within it), or reading it later would trap; its names must be text and
+    /// its JSON whole (a value, or an object's member as GA4 keeps them), or
+    /// the records it goes into would not be JSON.
     private static func checkPairs(_ value: [UInt8], _ reader: StateReader) throws(StateError) {
         var position = 0
+        var parts: [ArraySlice<UInt8>] = []
         while position < value.count {
             guard value.count - position >= 2 else { throw reader.corrupt("a remembered value is cut short") }
-            position += 2 + (Int(value[position]) | Int(value[position + 1]) << 8)
+            let start = position + 2
+            position = start + (Int(value[position]) | Int(value[position + 1]) << 8)
             guard position <= value.count else { throw reader.corrupt("a remembered value is cut short") }
+            parts.append(value[start..<position])
+        }
+        guard parts.count % 2 == 0 else { throw reader.corrupt("a remembered value has a name without its value") }
+        for pair in stride(from: 0, to: parts.count, by: 2) {
+            let name = parts[pair], json = parts[pair + 1]
+            guard String(validating: name, as: UTF8.self) != nil, !name.contains(where: { $0 < 0x20 }) else {
+                throw reader.corrupt("a remembered name is not text")
+            }
+            // As a member's value (`["acme"]`), or as a member (`"plan":{"value":"pro"}`): a document is an object.
+            guard (try? JSONDocument.parse(Array("{\"v\":".utf8) + json + [UInt8(ascii: "}")])) != nil
+                    || (try? JSONDocument.parse([UInt8(ascii: "{")] + json + [UInt8(ascii: "}")])) != nil else {
+                throw reader.corrupt("a remembered value is not JSON")
+            }
         }
     }
 }

@@ -35,8 +35,10 @@ import Testing
             + #""n":"[phone]","total":14155550123,"m":"[phone]","ms":1795161600040}"#))
     }
 
-    @Test(arguments: [("card_number", true), ("cardId", true), ("cc", true), ("Kreditkarte", true), ("tarjeta", true),
-                      ("request_count", false), ("order_id", false), ("ccount", false), ("", false)])
+    @Test(arguments: [("card_number", true), ("cardId", true), ("cc", true), ("cc_code", true), ("Kreditkarte", true),
+                      ("tarjeta", true), ("creditCard", true),
+                      ("request_count", false), ("order_id", false), ("ccount", false), ("discard_count", false),
+                      ("cardinality", false), ("", false)])
     func aFieldsNameSaysCard(key: String, expected: Bool) {
         #expect(Array(key.utf8).withUnsafeBufferPointer { PhoneContext.namesCard($0) } == expected)
     }

@@ -18,9 +18,23 @@ enum PhoneContext {
         guard !key.isEmpty else { return .none }
         for stem in phoneStems where TextBytes.containsFolded(key, stem) { return .phone }
         var other = false
+        var phone = false
+        forEachWord(key) { word in
+            if phoneWords.contains(where: { TextBytes.equalsFolded(word, $0) }) {
+                phone = true
+                return false
+            }
+            if !other && otherWords.contains(where: { TextBytes.equalsFolded(word, $0) }) { other = true }
+            return true
+        }
+        return phone ? .phone : other ? .notPhone : .none
+    }
+
+    /// Calls `body` with each word of a field's name, without copying, until it returns false: a word
+    /// ends before a non-letter-or-digit ASCII byte or an upper-case letter after a lower-case one.
+    private static func forEachWord(_ key: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) {
         var wordStart = 0
         var index = 0
-        // The words, without copying: a word ends before a non-letter-or-digit ASCII byte or an upper-case letter after a lower-case one.
         while index <= key.count {
             let ends: Bool
             if index == key.count {
@@ -31,24 +45,23 @@ enum PhoneContext {
                     || (byte &- UInt8(ascii: "A") < 26 && index > 0 && key[index - 1] &- UInt8(ascii: "a") < 26)
             }
             if ends {
-                if index > wordStart {
-                    let word = UnsafeBufferPointer(rebasing: key[wordStart..<index])
-                    if phoneWords.contains(where: { TextBytes.equalsFolded(word, $0) }) { return .phone }
-                    if !other && otherWords.contains(where: { TextBytes.equalsFolded(word, $0) }) { other = true }
-                }
+                if index > wordStart && !body(UnsafeBufferPointer(rebasing: key[wordStart..<index])) { return }
                 wordStart = index < key.count && !TextBytes.isASCIIAlnum(key[index]) && key[index] < 0x80 ? index + 1 : index
             }
             index += 1
         }
-        return other ? .notPhone : .none
     }
 
-    /// Whether a field's name says payment card (`card_number`, `cardId`, `cc`, `pan`, `Kreditkarte`, `tarjeta`),
-    /// which a word that says something else (`id`) in it does not undo.
+    /// Whether a word of a field's name says payment card (`card_number`, `cardId`, `cc_code`, `pan`,
+    /// `Kreditkarte`, `tarjeta`), which a word that says something else (`id`) in it does not undo;
+    /// `discard_count` and `cardinality` have no such word.
     static func namesCard(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard !key.isEmpty else { return false }
-        if cardStems.contains(where: { TextBytes.containsFolded(key, $0) }) { return true }
-        return TextBytes.equalsFolded(key, Array("cc".utf8)) || TextBytes.equalsFolded(key, Array("pan".utf8))
+        var card = false
+        forEachWord(key) { word in
+            card = cardWords.contains { TextBytes.equalsFolded(word, $0) }
+            return !card
+        }
+        return card
     }
 
     /// Whether the words before `start` in `text` (up to 32 bytes back) say
@@ -84,8 +97,11 @@ enum PhoneContext {
 
     /// Parts of a field name that say phone wherever they appear (`homePhone`, `telefono`).
     private static let phoneStems: [[UInt8]] = ["phone", "mobile", "msisdn", "whatsapp", "telef", "teleph"].map { Array($0.utf8) }
-    /// Parts of a field name that say payment card.
-    private static let cardStems: [[UInt8]] = ["card", "karte", "carte", "tarjeta", "cartao", "ccnum", "cc_num"].map { Array($0.utf8) }
+    /// Whole words of a field name that say payment card.
+    private static let cardWords: [[UInt8]] = [
+        "card", "cards", "cc", "pan", "ccnum", "creditcard", "cardnumber", "cardno", "karte", "kreditkarte", "carte",
+        "tarjeta", "cartao", "cartão",
+    ].map { Array($0.utf8) }
     /// Whole words of a field name that say phone.
     private static let phoneWords: [[UInt8]] = ["tel", "cell", "cellular", "fax", "sms", "mob", "handy", "gsm", "celular",
                                                 "cellulare", "portable", "móvil", "puhelin", "mobil"].map { Array($0.utf8) }
