@@ -36,7 +36,9 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
                                                                      status: HTTPResponseStatus(statusCode: answer.status),
                                                                      headers: headers))), promise: nil)
                 context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: answer.body)))), promise: nil)
-                emulator.answered()
+                // Through the weak box: a strong reference held by a delayed answer could make the event
+                // loop's thread the emulator's last owner, whose deinit waits for that loop to shut down.
+                self.emulator.emulator?.answered()
                 context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
                     if !keepAlive { context.close(promise: nil) }
                 }
