@@ -52,9 +52,12 @@ struct JSONEdits: Sendable {
         _modify { yield &unique().added }
     }
 
+    /// Inlined everywhere: every member look-up and `isModified` asks first.
     @inlinable var isEmpty: Bool {
-        guard let storage else { return true }
-        return storage.replaced.isEmpty && storage.removed.isEmpty && storage.added.isEmpty
+        @inline(__always) get {
+            guard let storage else { return true }
+            return storage.replaced.isEmpty && storage.removed.isEmpty && storage.added.isEmpty
+        }
     }
 
     @inlinable func isRemoved(_ keyIndex: Int) -> Bool {

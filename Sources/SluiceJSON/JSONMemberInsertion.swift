@@ -67,15 +67,12 @@ extension JSONDocument {
         let memberIndex = UInt32(at)
         let newTape = [JSONNode](unsafeUninitializedCapacity: tape.count + nodes.count) { buffer, count in
             tape.withUnsafeBufferPointer { old in
-                for index in 0..<at {
-                    var node = old[index]
-                    // The object and the containers around it (those spanning its
-                    // closing brace) grow; everything else before the insertion stays.
-                    if node.start < insertion && node.end > insertion {
-                        node.end += byteShift
-                        node.next += nodeShift
-                    }
-                    buffer[index] = node
+                // Everything before the insertion stays, copied in one piece; then the object
+                // and the containers around it (those spanning its closing brace) grow.
+                buffer.baseAddress!.initialize(from: old.baseAddress!, count: at)
+                for index in 0..<at where old[index].start < insertion && old[index].end > insertion {
+                    buffer[index].end += byteShift
+                    buffer[index].next += nodeShift
                 }
                 for (offset, var node) in nodes.enumerated() {
                     node.start += memberOffset

@@ -134,6 +134,10 @@ public struct JSONSplice {
     public mutating func applied(to document: JSONDocument) -> JSONDocument {
         precondition(!document.isModified, "splice a document with pending edits")
         guard !changes.isEmpty else { return document }
+        if changes.count == 1 && changes[0].node >= 0 {
+            // One value replaced (a truncated IP, most often): no shifts to tabulate.
+            return replacingOne(changes[0], in: document)
+        }
         if changes.count > 1 { changes.sort { $0.start < $1.start } }
         let sorted = changes
         // Byte deltas and removed tape counts, cumulative, in byte order.
@@ -149,46 +153,7 @@ public struct JSONSplice {
         removedShift.append(0)
         for (index, range) in removed.enumerated() { removedShift.append(removedShift[index] + range.end - range.start) }
         let removedTotal = removedShift[removed.count]
-        let oldBytes = document.bytes
-        // The new line: the kept runs of the old one and the replacement texts,
-        // appended through pointers (slices of arrays cost a retain and a
-        // generic append each). Made with `reserveCapacity`: the runtime's
-        // unspecialized allocation behind `unsafeUninitializedCapacity` or
-        // `repeating:count:` costs more than the whole copy.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(oldBytes.count + byteShift[sorted.count])
-        oldBytes.withUnsafeBufferPointer { old in
-            text.withUnsafeBufferPointer { text in
-                var copied = 0
-                for change in sorted {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: old[copied..<change.start]))
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[change.textStart..<change.textEnd]))
-                    copied = change.end
-                }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: old[copied...]))
-            }
-        }
-
-        if sorted.count == 1 && sorted[0].node >= 0 {
-            // One value replaced (a truncated IP, most often): copy the tape, then move what follows.
-            let change = sorted[0]
-            let delta = UInt32(bitPattern: Int32(byteShift[1]))
-            let position = UInt32(change.start)
-            var tape = document.tape
-            tape.withUnsafeMutableBufferPointer { tape in
-                for index in 0..<change.node where tape[index].end > position {
-                    tape[index].end &+= delta  // a container around the value
-                }
-                tape[change.node].end = UInt32(change.start + change.textEnd - change.textStart)
-                tape[change.node].kind = change.kind
-                tape[change.node].flags = change.flags
-                for index in (change.node + 1)..<tape.count {
-                    tape[index].start &+= delta
-                    tape[index].end &+= delta
-                }
-            }
-            return JSONDocument(bytes: bytes, tape: tape, hasInsignificantWhitespace: document.hasInsignificantWhitespace)
-        }
+        let bytes = sorted.withUnsafeBufferPointer { splicedBytes(document.bytes, $0, delta: byteShift[sorted.count]) }
         let tape = sorted.withUnsafeBufferPointer { sorted in
             byteShift.withUnsafeBufferPointer { byteShift in
                 removed.withUnsafeBufferPointer { removed in
@@ -202,6 +167,52 @@ public struct JSONSplice {
             }
         }
         return JSONDocument(bytes: bytes, tape: tape, hasInsignificantWhitespace: document.hasInsignificantWhitespace)
+    }
+
+    /// The document with the one scalar `change` names replaced: the tape copied, the
+    /// containers around the value lengthened, and what follows it moved.
+    private func replacingOne(_ change: Change, in document: JSONDocument) -> JSONDocument {
+        let shift = (change.textEnd - change.textStart) - (change.end - change.start)
+        let bytes = withUnsafePointer(to: change) { splicedBytes(document.bytes, UnsafeBufferPointer(start: $0, count: 1), delta: shift) }
+        let delta = UInt32(bitPattern: Int32(shift))
+        let position = UInt32(change.start)
+        var tape = document.tape
+        tape.withUnsafeMutableBufferPointer { tape in
+            for index in 0..<change.node where tape[index].end > position {
+                tape[index].end &+= delta  // a container around the value
+            }
+            tape[change.node].end = UInt32(change.start + change.textEnd - change.textStart)
+            tape[change.node].kind = change.kind
+            tape[change.node].flags = change.flags
+            for index in (change.node + 1)..<tape.count {
+                tape[index].start &+= delta
+                tape[index].end &+= delta
+            }
+        }
+        return JSONDocument(bytes: bytes, tape: tape, hasInsignificantWhitespace: document.hasInsignificantWhitespace)
+    }
+
+    /// The new line: the kept runs of `oldBytes` and the replacement texts of
+    /// `sorted` (in byte order), `delta` bytes longer in all. Appended through
+    /// pointers (slices of arrays cost a retain and a generic append each), into
+    /// an array made with `reserveCapacity`: the runtime's unspecialized
+    /// allocation behind `unsafeUninitializedCapacity` or `repeating:count:`
+    /// costs more than the whole copy.
+    private func splicedBytes(_ oldBytes: [UInt8], _ sorted: UnsafeBufferPointer<Change>, delta: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(oldBytes.count + delta)
+        oldBytes.withUnsafeBufferPointer { old in
+            text.withUnsafeBufferPointer { text in
+                var copied = 0
+                for change in sorted {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: old[copied..<change.start]))
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[change.textStart..<change.textEnd]))
+                    copied = change.end
+                }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: old[copied...]))
+            }
+        }
+        return bytes
     }
 
     /// The old tape without the removed nodes, offsets and indexes moved.

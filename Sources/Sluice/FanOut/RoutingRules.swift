@@ -20,6 +20,9 @@ public struct RoutingRules: Sendable {
     /// True when every pattern is a literal or a literal followed by one `*`
     /// (`"*"`, `"checkout_*"`, `"signed_up"`): matching those costs less than a cache look-up.
     private let isSimple: Bool
+    /// True when the last pattern is `*` (every destination's default `events:`):
+    /// it matches every name and the last match decides, so every name is taken.
+    private let takesEveryName: Bool
     /// Decisions by name for the other patterns; names are few in real streams, capped against hostile ones.
     private var cache: [ByteKey: Bool] = [:]
     static let cacheLimit = 4096
@@ -34,6 +37,7 @@ public struct RoutingRules: Sendable {
         isSimple = rules.allSatisfy { rule in
             !rule.pattern.contains(UInt8(ascii: "?")) && !rule.pattern.dropLast().contains(UInt8(ascii: "*"))
         }
+        takesEveryName = rules.last.map { !$0.negated && $0.pattern == [UInt8(ascii: "*")] } ?? false
     }
 
     /// Whether this destination takes the event.
@@ -59,6 +63,7 @@ public struct RoutingRules: Sendable {
 
     /// Whether the `events:` list takes a message of this name.
     public mutating func accepts(name: [UInt8]) -> Bool {
+        if takesEveryName { return true }
         if isSimple { return decide(name) }
         let key = ByteKey(name)
         if let cached = cache[key] { return cached }

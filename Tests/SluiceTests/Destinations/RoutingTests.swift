@@ -33,6 +33,13 @@ import SluiceTestSupport
         #expect(!take(&none, name: Array("x".utf8)))
     }
 
+    @Test func aStarLastTakesEveryNameAndANegatedOneNone() {
+        var all = RoutingRules(patterns: ["!debug_*", "*"], destinationName: "d", destinationType: "ndjson")
+        for name in ["debug_trace", "movie_tapped", ""] { #expect(take(&all, name: Array(name.utf8)), "\(name)") }
+        var none = RoutingRules(patterns: ["*", "!*"], destinationName: "d", destinationType: "ndjson")
+        for name in ["debug_trace", "movie_tapped", ""] { #expect(!take(&none, name: Array(name.utf8)), "\(name)") }
+    }
+
     private func event(_ integrations: String, name: String = "debug_trace") throws -> Event {
         let text = #"{"type":"track","event":"\#(name)","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z","integrations":\#(integrations)}"#
         return try Array(text.utf8).withUnsafeBufferPointer { Event.decode($0, origin: Origin(source: 0, line: 1)) }.get()

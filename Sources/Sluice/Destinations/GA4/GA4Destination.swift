@@ -289,6 +289,11 @@ public struct GA4Destination: Destination {
     /// appends the id in quotes, lowercased (a UUID's dashes left out, as Firebase
     /// writes it without them), or returns false when it is not 32 hex digits.
     static func appendAppInstanceID<Out: ByteSink>(_ id: UnsafeRawBufferPointer, _ out: inout Out) -> Bool {
+        // Most ids are written as GA4 wants them already: checked, then copied in one piece.
+        if id.count == 32 && id.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 || $0 &- UInt8(ascii: "a") < 6 }) {
+            out.append(UInt8(ascii: "\""), id, quoted: false, UInt8(ascii: "\""))
+            return true
+        }
         var digits = 0
         for byte in id where byte != UInt8(ascii: "-") {
             guard JSONString.hexValue(byte) != nil else { return false }

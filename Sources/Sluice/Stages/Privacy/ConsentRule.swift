@@ -18,9 +18,16 @@ struct ConsentRule {
     let settings: PrivacySettings.Consent
     /// Destinations with a category: their index and the category's name, lowercased.
     private var mapped: [(index: Int, category: [UInt8])] = []
+    /// How many leading keys `field` and `categories` share (`context.consent` by default: 2).
+    private let sharedKeys: Int
 
     init(settings: PrivacySettings.Consent) {
         self.settings = settings
+        if let field = settings.field?.components, let categories = settings.categories?.components {
+            sharedKeys = zip(field, categories).prefix { $0 == $1 }.count
+        } else {
+            sharedKeys = 0
+        }
     }
 
     mutating func prepare(destinations: [DestinationDescriptor]) {
@@ -29,9 +36,35 @@ struct ConsentRule {
         }
     }
 
-    /// Whether the person opted out of analytics altogether.
-    func optedOut(_ document: JSONDocument) -> Bool {
-        guard let field = settings.field, let node = document.find(field) else { return false }
+    /// Where the event's opt-out flag and category preferences are (nil: absent,
+    /// or not asked for), found in one walk down the keys their paths share:
+    /// every event is looked up for both, and most have neither.
+    @inline(__always)
+    func locate(_ document: JSONDocument) -> (flag: Int?, preferences: Int?) {
+        guard !mapped.isEmpty, let preferencesPath = settings.categories else {
+            // No destination has a category: only the flag is asked for.
+            guard let field = settings.field else { return (nil, nil) }
+            return (document.find(field), nil)
+        }
+        guard let field = settings.field else { return (nil, document.find(preferencesPath)) }
+        guard let base = ConsentRule.follow(field, keys: 0..<sharedKeys, from: 0, document) else { return (nil, nil) }
+        return (ConsentRule.follow(field, keys: sharedKeys..<field.components.count, from: base, document),
+                ConsentRule.follow(preferencesPath, keys: sharedKeys..<preferencesPath.components.count, from: base, document))
+    }
+
+    /// The value down the keys `keys` of `path` from the object at `node`.
+    private static func follow(_ path: JSONPath, keys: Range<Int>, from node: Int, _ document: JSONDocument) -> Int? {
+        var node = node
+        for index in keys {
+            guard let next = path.components[index].withUnsafeBytes({ document.member($0, of: node) }) else { return nil }
+            node = next
+        }
+        return node
+    }
+
+    /// Whether the person opted out of analytics altogether (`flag`: from `locate`).
+    func optedOut(_ document: JSONDocument, flag: Int?) -> Bool {
+        guard let node = flag else { return false }
         switch document.kind(node) {
         case .false: return true
         case .number:
@@ -46,10 +79,10 @@ struct ConsentRule {
         }
     }
 
-    /// The destinations the event's category preferences rule out, or nil when none are.
-    func withheld(_ document: JSONDocument) -> WithheldDestinations? {
-        guard !mapped.isEmpty, let path = settings.categories, let preferences = document.find(path),
-              document.kind(preferences) == .object else { return nil }
+    /// The destinations the event's category preferences rule out, or nil when
+    /// none are (`preferences`: from `locate`).
+    func withheld(_ document: JSONDocument, preferences: Int?) -> WithheldDestinations? {
+        guard !mapped.isEmpty, let preferences, document.kind(preferences) == .object else { return nil }
         let members = document.members(of: preferences)
         var result: WithheldDestinations?
         for destination in mapped {

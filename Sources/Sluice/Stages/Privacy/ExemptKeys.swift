@@ -4,7 +4,9 @@ import SluiceJSON
 /// down: a member whose key completes an exempt path is skipped whole.
 ///
 /// Flat storage (one byte buffer; each node's children side by side), so
-/// following it costs a few length compares per member and retains nothing.
+/// following it retains nothing: a member whose key has no child's length
+/// (most of them) costs one bit test, one that has costs a length compare per
+/// child and the key compared a word at a time (`ShortBytes`).
 struct ExemptKeys {
     /// No exempt path continues below here.
     static let none = -1
@@ -18,6 +20,8 @@ struct ExemptKeys {
         /// This entry's children: `entries[firstChild..<firstChild + childCount]`.
         var firstChild = 0
         var childCount = 0
+        /// Bit `length % 64` set for each child's key length.
+        var childLengths: UInt64 = 0
     }
 
     private var bytes: [UInt8] = []
@@ -53,8 +57,10 @@ struct ExemptKeys {
         var slot = [Int](repeating: 0, count: keys.count)
         for (index, node) in order.enumerated() { slot[node] = index }
         for node in order {
+            let lengths = children[node].reduce(UInt64(0)) { $0 | ExemptKeys.lengthBit(keys[$1].count) }
             entries.append(Entry(keyStart: bytes.count, keyLength: keys[node].count, terminal: terminal[node],
-                                 firstChild: children[node].first.map { slot[$0] } ?? 0, childCount: children[node].count))
+                                 firstChild: children[node].first.map { slot[$0] } ?? 0, childCount: children[node].count,
+                                 childLengths: lengths))
             bytes.append(contentsOf: keys[node])
         }
     }
@@ -66,21 +72,20 @@ struct ExemptKeys {
         guard node >= 0 else { return ExemptKeys.none }
         let length = key.count
         return entries.withUnsafeBufferPointer { entries in
+            if entries[node].childLengths & ExemptKeys.lengthBit(length) == 0 { return ExemptKeys.none }
             let first = entries[node].firstChild
             let count = entries[node].childCount
-            if count == 0 { return ExemptKeys.none }
             return bytes.withUnsafeBufferPointer { own in
                 for index in first..<(first + count) where entries[index].keyLength == length {
-                    let offset = entries[index].keyStart
-                    var equal = true
-                    for position in 0..<length where key[position] != own[offset + position] {
-                        equal = false
-                        break
+                    if length == 0 || ShortBytes.equal(own.baseAddress! + entries[index].keyStart, key.baseAddress!, length) {
+                        return entries[index].terminal ? ExemptKeys.skip : index
                     }
-                    if equal { return entries[index].terminal ? ExemptKeys.skip : index }
                 }
                 return ExemptKeys.none
             }
         }
     }
+
+    @inline(__always)
+    private static func lengthBit(_ length: Int) -> UInt64 { 1 << UInt64(length & 63) }
 }

@@ -131,13 +131,14 @@ public struct PrivacyProtection: Stage {
     public mutating func process(_ event: consuming Event, into output: inout StageOutput) {
         if event.document.isModified { event.document = event.document.materialized() }
         if let consent {
-            if consent.optedOut(event.document) {
+            let found = consent.locate(event.document)
+            if consent.optedOut(event.document, flag: found.flag) {
                 stats.optedOut += 1
                 auditLog.count(rule: Rule.consent.rawValue, path: consent.settings.field?.description ?? "")
                 output.drop(event.origin, .consent)
                 return
             }
-            if let withheld = consent.withheld(event.document) {
+            if let withheld = consent.withheld(event.document, preferences: found.preferences) {
                 stats.withheld += 1
                 auditLog.count(rule: Rule.consent.rawValue, path: consent.settings.categories?.description ?? "")
                 event.withheld = withheld

@@ -239,11 +239,8 @@ struct RedactionWalk {
     @inline(__always)
     private func mayHoldEmail(_ node: Int, _ view: View) -> Bool {
         if view.json.hasEscapes(node) { return true }
-        for index in (view.json.start(node) + 1)..<(view.json.end(node) - 1) {
-            let byte = view.bytes[index]
-            if byte == UInt8(ascii: "@") || byte == UInt8(ascii: "%") { return true }
-        }
-        return false
+        return PIIScanner.mayHoldEmail(UnsafeRawPointer(view.bytes.baseAddress!), from: view.json.start(node) + 1,
+                                       to: view.json.end(node) - 1, available: view.bytes.count)
     }
 
     /// Whether the number at `node` is long enough to be a phone or a card (7 characters), and not handled.

@@ -239,6 +239,8 @@ import Testing
         (#","appInstanceId":null"#, "missing_app_instance_id"),
         (#","appInstanceId":"dev-000001-abcdef12""#, "invalid_app_instance_id"),
         (#","appInstanceId":"5c7d2e1f9a8b4c3d2e1f0a9b8c7d6e5""#, "invalid_app_instance_id"),
+        (#","appInstanceId":"5c7d2e1f9a8b4c3d2e1f0a9b8c7d6e5g""#, "invalid_app_instance_id"),
+        (#","appInstanceId":"5c7d2e1f-9a8b-4c3d-2e1f-0a9b8c7d""#, "invalid_app_instance_id"),
     ])
     func anAppStreamEventWithoutAUsableAppInstanceIDIsNotTaken(_ member: String, _ reason: String) throws {
         var ga4 = try DestinationHarness("{type: ga4}")

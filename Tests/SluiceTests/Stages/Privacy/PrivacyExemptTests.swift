@@ -27,4 +27,15 @@ import Testing
         var noEmail = try P.stage("{redact: [card]}")
         #expect(P.apply(message, &noEmail) == message)
     }
+
+    @Test func aKeyThatOnlyResemblesAnExemptOneIsScannedInFull() throws {
+        var stage = try P.stage()
+        // The same length as `receivedAt` and `originalTimestamp` with one byte off, a length
+        // 64 more than `type`'s, and an exempt name one level too deep: all searched for cards.
+        let long = String(repeating: "t", count: 68)
+        let line = P.track(#""receivedAx":"4111111111111111","originalTimestamX":"4111111111111111","\#(long)":"4111111111111111","#
+            + #""properties":{"messageId":"4111111111111111"}"#)
+        #expect(P.apply(line, &stage) == P.track(#""receivedAx":"[card]","originalTimestamX":"[card]","\#(long)":"[card]","#
+            + #""properties":{"messageId":"[card]"}"#))
+    }
 }

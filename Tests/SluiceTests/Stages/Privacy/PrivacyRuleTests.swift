@@ -42,6 +42,21 @@ import Testing
         #expect(allowed.events[0].withheld == nil)
     }
 
+    @Test func theFlagAndThePreferencesAreFoundWhereverTheirPathsLead() throws {
+        let destinations = [DestinationDescriptor(index: 0, name: "adjust", type: "adjust", consentCategory: "Advertising")]
+        // Paths with no key in common, and paths sharing one key (the flag inside the preferences' parent).
+        for settings in ["{consent: {field: optout.flag, categories: prefs}}", "{consent: {field: c.flag, categories: c.prefs}}"] {
+            var stage = try P.stage(settings, destinations: destinations)
+            let flag = settings.contains("optout") ? #""optout":{"flag":false}"# : #""c":{"flag":false}"#
+            let prefs = settings.contains("optout") ? #""prefs":{"advertising":false}"# : #""c":{"prefs":{"advertising":false}}"#
+            let outcome = StageCase.run([P.track(flag), P.track(prefs), P.track(#""c":{"other":1}"#)], through: &stage)
+            #expect(outcome.dropped.map(\.reason) == [.consent], "\(settings)")
+            #expect(outcome.events.count == 2)
+            #expect(outcome.events[0].withheld?.contains(0) == true, "\(settings)")
+            #expect(outcome.events[1].withheld == nil)
+        }
+    }
+
     @Test func consentOffLetsOptedOutEventsThrough() throws {
         var stage = try P.stage("{consent: false}")
         #expect(P.apply(P.track(#""context":{"consent":{"analytics":false}}"#), &stage) != nil)

@@ -158,24 +158,43 @@ struct PIIScanner {
     /// when the buffer has 8 bytes from its start, as a JSON line almost always does.
     @inline(__always)
     static func mayHoldPII(_ raw: UnsafeRawPointer, from start: Int, to end: Int, available: Int) -> Bool {
+        anyWord(raw, from: start, to: end, available: available, hit)
+    }
+
+    /// Whether the bytes `start..<end` hold an `@` or a `%`, eight at a time as
+    /// `mayHoldPII`: the only bytes an email (plain or URL-encoded) cannot do without.
+    @inline(__always)
+    static func mayHoldEmail(_ raw: UnsafeRawPointer, from start: Int, to end: Int, available: Int) -> Bool {
+        anyWord(raw, from: start, to: end, available: available, emailHit)
+    }
+
+    /// Whether `test` holds for any of the words that cover `start..<end`: whole
+    /// words, then the last eight bytes again (overlapping); a range shorter than
+    /// a word is one word masked to it (assembled byte by byte near the buffer's end).
+    /// `test` must be false for a zero byte, which stands for the bytes masked off.
+    @inline(__always)
+    private static func anyWord(_ raw: UnsafeRawPointer, from start: Int, to end: Int, available: Int,
+                                _ test: (UInt64) -> Bool) -> Bool {
         let count = end - start
         if count <= 0 { return false }
         @inline(__always) func word(_ offset: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
         if count < 8 {
-            if start + 8 <= available { return hit(word(start) & (~UInt64(0) >> UInt64(64 - 8 * count))) }
-            for offset in start..<end {
-                let byte = raw.load(fromByteOffset: offset, as: UInt8.self)
-                if (byte &- 0x30) < 11 || byte == 0x40 || byte == 0x25 { return true }
+            if start + 8 <= available { return test(word(start) & (~UInt64(0) >> UInt64(64 - 8 * count))) }
+            var assembled: UInt64 = 0
+            var offset = end
+            while offset > start {
+                offset -= 1
+                assembled = assembled << 8 | UInt64(raw.load(fromByteOffset: offset, as: UInt8.self))
             }
-            return false
+            return test(assembled)
         }
         var offset = start
         while offset + 8 <= end {
-            if hit(word(offset)) { return true }
+            if test(word(offset)) { return true }
             offset += 8
         }
         // The last bytes: the last eight again, overlapping.
-        return offset < end && hit(word(end - 8))
+        return offset < end && test(word(end - 8))
     }
 
     /// Whether a word holds a byte in 0x30...0x3A (digits and `:`), `@` or `%`
@@ -186,9 +205,21 @@ struct PIIScanner {
         let high: UInt64 = 0x8080_8080_8080_8080
         let low = word & 0x7F7F_7F7F_7F7F_7F7F
         let between = (ones &* (127 + 0x3B) &- low) & ~word & (low &+ ones &* (127 - 0x2F)) & high
+        return between | emailBits(word) != 0
+    }
+
+    /// Whether a word holds an `@` or a `%`.
+    @inline(__always)
+    private static func emailHit(_ word: UInt64) -> Bool { emailBits(word) != 0 }
+
+    /// Not 0 exactly when a word holds an `@` or a `%` (haszero of the word xor each).
+    @inline(__always)
+    private static func emailBits(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
         let at = word ^ (ones &* 0x40)
         let percent = word ^ (ones &* 0x25)
-        return between | ((at &- ones) & ~at & high) | ((percent &- ones) & ~percent & high) != 0
+        return ((at &- ones) & ~at & high) | ((percent &- ones) & ~percent & high)
     }
 
     /// Settles one match against `matches` (sorted, none overlapping), for the tests.
