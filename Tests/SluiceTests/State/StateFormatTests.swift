@@ -185,6 +185,42 @@ import Testing
         #expect(memory.count == 0)
     }
 
+    @Test func aMemorySectionWithAnyBytesChangedIsRestoredOrRefusedNeverATrap() {
+        let memory = DeviceMemory(maxBytes: 1 << 20)
+        for device in 0..<20 {
+            let value = DeviceMemory.Pairs.encode([(Array("plan".utf8), Array("{\"value\":\"p\(device)\"}".utf8)),
+                                                   (Array("company_id".utf8), Array("[\"acme\",\"c\(device)\"]".utf8))])
+            Array("dev-\(device)".utf8).withUnsafeBytes { _ = memory.set(value, isUser: device % 3 == 0, $0) }
+        }
+        let writer = StateWriter()
+        StateFormat.encode(stages: [], memories: [StateFormat.Memory(name: "ga4", signature: "s", memory: memory)],
+                           latestTime: .epoch, to: writer)
+        let bytes = writer.bytes
+        // The memory section is everything between the header and the index.
+        let indexOffset = bytes.withUnsafeBytes { Int(UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: $0.count - 12, as: UInt64.self))) }
+        var random = SeededRandom(seed: 7)
+        var restored = 0, refused = 0
+        for _ in 0..<3000 {
+            var damaged = bytes
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                damaged[Int.random(in: 12..<indexOffset, using: &random)] = UInt8.random(in: 0...255, using: &random)
+            }
+            damaged = resealed(damaged)
+            let fresh = DeviceMemory(maxBytes: 1 << 20)
+            var stages: [any Stage] = []
+            do {
+                _ = try damaged.withUnsafeBytes { raw throws(StateError) in
+                    try StateFormat.decode(raw, path: "t", into: &stages, memories: [StateFormat.Memory(name: "ga4", signature: "s", memory: fresh)],
+                                           sourceBase: 0)
+                }
+                restored += 1
+            } catch {
+                refused += 1
+            }
+        }
+        #expect(restored + refused == 3000 && refused > 0)
+    }
+
     @Test func aDestinationsMemoryIsRestoredInItsRecencyOrderUnderTheSameNameAndSignature() throws {
         let memory = DeviceMemory(maxBytes: 1 << 20)
         for device in 0..<5 {
