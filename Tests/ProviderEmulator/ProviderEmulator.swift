@@ -99,6 +99,7 @@ public final class ProviderEmulator: @unchecked Sendable {
         var delayEvery: Int = 0
         var inFlight = 0
         var maxInFlight = 0
+        var arrivals: [UInt64] = []
         var imported: [Imported] = []
         var requests = 0
         var statuses: [Int] = []
@@ -161,8 +162,12 @@ public final class ProviderEmulator: @unchecked Sendable {
     /// The most requests it held unanswered at once.
     public var maxInFlight: Int { lock.withLock { state.maxInFlight } }
 
+    /// When each request arrived (monotonic nanoseconds, `DispatchTime`), in order.
+    public var arrivals: [UInt64] { lock.withLock { state.arrivals } }
+
     func received() {
         lock.withLock {
+            state.arrivals.append(DispatchTime.now().uptimeNanoseconds)
             state.inFlight += 1
             state.maxInFlight = max(state.maxInFlight, state.inFlight)
         }

@@ -175,6 +175,18 @@ import Testing
         #expect(!gunzipFiles(fixture.directory, under: "out/amplitude/groups/").isEmpty)
     }
 
+    @Test func aDestinationsRateLimitHoldsForItsSideOutputsToo() throws {
+        let fixture = try Fixture(users: 300, mixpanelSend: "{credentials_env: MIXPANEL_SECRET, max_requests_per_second: 10}",
+                                  mixpanelRotate: 150)
+        let result = try fixture.send()
+        #expect(result.status == 0, "\(result.stderr)")
+        let starts = ["mixpanel", "mixpanel.profiles", "mixpanel.groups"].flatMap { fixture.emulators[$0]!.arrivals }.sorted()
+        #expect(starts.count >= 6)
+        // Ten a second for the destination as a whole: no two of its requests start closer than the interval allows.
+        let gaps = zip(starts.dropFirst(), starts).map { Double($0 - $1) / 1e6 }
+        #expect(gaps.allSatisfy { $0 >= 80 }, "gaps in ms: \(gaps)")
+    }
+
     @Test func aDestinationWritingItsEventsToStdoutHasItsSideOutputsSent() throws {
         let directory = TemporaryDirectory()
         let profiles = try ProviderEmulator(.mixpanelProfiles, secret: Self.token)

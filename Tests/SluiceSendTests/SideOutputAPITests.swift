@@ -50,6 +50,12 @@ import Testing
         #expect(refused.map(\.index) == [0, 1, 2])
         #expect(refused.allSatisfy { $0.reason == "$distinct_id, missing or empty" })
         #expect(engage.refusedInAnswer(Array("0".utf8), count: 1).count == 1)
+        // An answer that says neither: kept in the send-rejects, not taken as applied.
+        let unclear = engage.refusedInAnswer(Array("<html>busy</html>".utf8), count: 2)
+        #expect(unclear.count == 2 && unclear[0].reason.hasPrefix("Mixpanel's answer says neither success nor failure"))
+        // An error about the project token refuses the credentials (exit 77), whatever the status.
+        #expect(engage.refusesCredentials(status: 200, body: Array("{\"error\":\"$token, invalid\",\"status\":0}".utf8)))
+        #expect(!engage.refusesCredentials(status: 200, body: Array("{\"error\":null,\"status\":1}".utf8)))
     }
 
     @Test func amplitudeGroupsAndMappingsAreFormPostsWithTheKeyToTheirHosts() throws {
