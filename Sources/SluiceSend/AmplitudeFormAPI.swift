@@ -47,8 +47,7 @@ struct AmplitudeFormAPI: ProviderAPI {
 
     func url(endpoint: String?) -> String { endpoint ?? defaultURL }
 
-    var encodesRecords: Bool { true }
-    func encodedSize(_ record: ArraySlice<UInt8>) -> Int { FormEncoding.encodedCount(record) }
+    var formEncoded: Bool { true }
 
     func request(records: ArraySlice<UInt8>, count: Int, gzipped: [UInt8]?) -> (headers: [(String, String)], body: [UInt8]) {
         ([("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "*/*")],

@@ -4,7 +4,7 @@ enum Batches {
     /// bytes, in order (a record larger than `maxBytes` alone: the provider
     /// answers 413 and it is refused).
     static func cut(_ range: Range<Int>, of file: SendFile, api: any ProviderAPI) -> [Range<Int>] {
-        if api.encodesRecords { return cutEncoded(range, of: file, api: api) }
+        if api.formEncoded { return cutEncoded(range, of: file, api: api) }
         var result: [Range<Int>] = []
         var first = range.lowerBound
         while first < range.upperBound {
@@ -19,13 +19,13 @@ enum Batches {
         return result
     }
 
-    /// The same, each record counted as the request body holds it (and one byte for the comma between two).
+    /// The same, each record counted as the request body holds it (and three bytes for the `%2C` between two).
     private static func cutEncoded(_ range: Range<Int>, of file: SendFile, api: any ProviderAPI) -> [Range<Int>] {
         var result: [Range<Int>] = []
         var first = range.lowerBound
         var bytes = 0
         for index in range {
-            let size = api.encodedSize(file.record(index)) + 3  // `%2C`, the comma between two records
+            let size = FormEncoding.encodedCount(file.record(index)) + 3  // `%2C`, the comma between two records
             if index > first && (index - first == api.maxRecords || bytes + size > api.maxBytes) {
                 result.append(first..<index)
                 first = index

@@ -7,14 +7,24 @@ enum FormEncoding {
     private static let hex = Array("0123456789ABCDEF".utf8)
 
     /// Appends `bytes` (UTF-8) encoded to `out`.
+    /// Whether a byte stands for itself in the body (the rest take three bytes, `%XX`).
+    @inline(__always)
+    private static func isKept(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
+            return true
+        default:
+            return false
+        }
+    }
+
     static func append<Bytes: Collection>(_ bytes: Bytes, to out: inout [UInt8]) where Bytes.Element == UInt8 {
         out.reserveCapacity(out.count + bytes.count + bytes.count / 4)
         for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
+            if isKept(byte) {
                 out.append(byte)
-            default:
+            } else {
                 out.append(UInt8(ascii: "%"))
                 out.append(hex[Int(byte >> 4)])
                 out.append(hex[Int(byte & 0x0F)])
@@ -24,17 +34,7 @@ enum FormEncoding {
 
     /// The length of `bytes` encoded.
     static func encodedCount<Bytes: Collection>(_ bytes: Bytes) -> Int where Bytes.Element == UInt8 {
-        var count = 0
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
-                count += 1
-            default:
-                count += 3
-            }
-        }
-        return count
+        bytes.reduce(0) { $0 + (isKept($1) ? 1 : 3) }
     }
 
     /// `name=value&…`, each encoded.

@@ -7,12 +7,11 @@ import Sluice
 protocol ProviderAPI: Sendable {
     /// Records per request, at most.
     var maxRecords: Int { get }
-    /// Uncompressed bytes of records per request, at most (as `encodedSize` counts them).
+    /// Uncompressed bytes of records per request, at most, as the body holds them.
     var maxBytes: Int { get }
-    /// What a record (without its newline) takes in the request body, when
-    /// that is not its length (a form-encoded body escapes bytes as `%XX`).
-    var encodesRecords: Bool { get }
-    func encodedSize(_ record: ArraySlice<UInt8>) -> Int
+    /// Whether the records go into the body form-encoded (`%XX` for most punctuation), so a record
+    /// takes more bytes there than its length (`Batches` counts them with `FormEncoding.encodedCount`).
+    var formEncoded: Bool { get }
     /// The URL of a request (a `--endpoint` replaces the default one, query included).
     func url(endpoint: String?) -> String
     /// Headers with the credentials, and the body, for `records` (whole lines with their newlines).
@@ -32,8 +31,7 @@ protocol ProviderAPI: Sendable {
 }
 
 extension ProviderAPI {
-    var encodesRecords: Bool { false }
-    func encodedSize(_ record: ArraySlice<UInt8>) -> Int { record.count }
+    var formEncoded: Bool { false }
     var acceptsPartially: Bool { true }
     func refusesCredentials(status: Int, body: [UInt8]) -> Bool { false }
     var refusingStatuses: Set<Int> { [] }

@@ -158,15 +158,7 @@ public final class DeviceMemory {
     /// its JSON whole (a value, or an object's member as GA4 keeps them), or
     /// the records it goes into would not be JSON.
     private static func checkPairs(_ value: [UInt8], _ reader: StateReader) throws(StateError) {
-        var position = 0
-        var parts: [ArraySlice<UInt8>] = []
-        while position < value.count {
-            guard value.count - position >= 2 else { throw reader.corrupt("a remembered value is cut short") }
-            let start = position + 2
-            position = start + (Int(value[position]) | Int(value[position + 1]) << 8)
-            guard position <= value.count else { throw reader.corrupt("a remembered value is cut short") }
-            parts.append(value[start..<position])
-        }
+        guard let parts = Pairs.parts(value) else { throw reader.corrupt("a remembered value is cut short") }
         guard parts.count % 2 == 0 else { throw reader.corrupt("a remembered value has a name without its value") }
         for pair in stride(from: 0, to: parts.count, by: 2) {
             let name = parts[pair], json = parts[pair + 1]
@@ -217,6 +209,18 @@ extension DeviceMemory {
             out.append(UInt8(truncatingIfNeeded: bytes.count))
             out.append(UInt8(truncatingIfNeeded: bytes.count >> 8))
             out.append(contentsOf: bytes)
+        }
+
+        /// Every name and JSON, in order, or nil when a length runs past the end (a value not written by `encode`).
+        static func parts(_ value: [UInt8]) -> [ArraySlice<UInt8>]? {
+            var parts: [ArraySlice<UInt8>] = []
+            var position = 0
+            while position < value.count {
+                guard value.count - position >= 2,
+                      value.count - position - 2 >= Int(value[position]) | Int(value[position + 1]) << 8 else { return nil }
+                parts.append(next(value, &position))
+            }
+            return parts
         }
 
         private static func next(_ value: [UInt8], _ position: inout Int) -> ArraySlice<UInt8> {

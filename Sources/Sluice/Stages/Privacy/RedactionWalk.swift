@@ -266,10 +266,12 @@ struct RedactionWalk {
         var detector: PIIDetector?
         numberDigits.withUnsafeBufferPointer { digits in
             let key = field >= 0 ? view.json.rawStringBody(field) : UnsafeBufferPointer(start: nil, count: 0)
+            // The field's name is read only for a number that may be a card or a phone (most are neither).
+            let isCard = cardsInNumbers && digits.count >= 12 && NumberDetection.isCard(digits, 0, digits.count)
+            guard isCard || (phonesInNumbers && digits.count <= 15) else { return }
             let hint = field >= 0 ? numberFieldHints.hint(forKey: key) : .none
             // A count, an id or a time that passes Luhn in an issuer's range is still a count (`"request_count": 30010575493922`).
-            if cardsInNumbers && digits.count >= 12 && (hint != .notPhone || PhoneContext.namesCard(key))
-                && NumberDetection.isCard(digits, 0, digits.count) {
+            if isCard && (hint != .notPhone || PhoneContext.namesCard(key)) {
                 detector = .card
             } else if phonesInNumbers && digits.count <= 15 {
                 if hint == .phone || (hint == .none && (PhoneDetection.isInternationalNumber(digits, scratch: &phoneScratch)
