@@ -164,6 +164,14 @@ public final class ByteBuffer: ByteSink {
         }
     }
 
+    /// Counts `count` bytes the caller wrote at `base + self.count`, after
+    /// `reserve` made room for them.
+    @inlinable @inline(__always)
+    public func advance(by count: Int) {
+        precondition(count >= 0 && count <= allocated - used, "ByteBuffer.advance past the reserved space")
+        used &+= count
+    }
+
     public func removeSubrange(_ range: PartialRangeFrom<Int>) {
         precondition(range.lowerBound >= 0 && range.lowerBound <= used, "ByteBuffer.removeSubrange out of bounds")
         used = range.lowerBound

@@ -3,119 +3,179 @@
 /// (`JSONDocument.insertingMember(_:into:)`).
 ///
 /// Offsets are from the start of `bytes`, `next` indexes from the start of
-/// `nodes`; `insertingMember` moves them into place. Keys and strings given
+/// the nodes; `insertingMember` moves them into place. Keys and strings given
 /// here must need no escaping (the builder checks in debug).
-public struct JSONBuilder {
-    /// The JSON text written so far.
-    @inlinable public var bytes: [UInt8] { text }
-    @usableFromInline var text: [UInt8] = []
-    @usableFromInline var nodes: [JSONNode] = []
-    /// Open objects: their node index, and whether they have a member yet.
-    @usableFromInline var open: [(node: Int, hasMembers: Bool)] = []
+///
+/// A class that a stage keeps and resets for each event: the text goes into a
+/// `ByteBuffer` and the nodes into memory of its own, so a member costs a
+/// capacity check and a copy, not an array's uniqueness checks and generic
+/// appends (the `session` stage writes eight members into every event).
+public final class JSONBuilder {
+    // Unsafe code: the builder owns `nodeBase` and `openBase` (allocated here,
+    // freed in deinit) and writes below their capacities, growing them first.
+    @usableFromInline let text: ByteBuffer
+    @usableFromInline var nodeBase: UnsafeMutablePointer<JSONNode>
+    @usableFromInline var nodeCount = 0
+    @usableFromInline var nodeCapacity: Int
+    /// Open objects, innermost last: each one's node index, shifted left
+    /// once, with the low bit set when it has a member already.
+    @usableFromInline var openBase: UnsafeMutablePointer<Int>
+    @usableFromInline var openCount = 0
+    @usableFromInline var openCapacity: Int
 
-    @inlinable
     public init(capacity: Int = 256) {
-        text.reserveCapacity(capacity)
-        nodes.reserveCapacity(32)
+        text = ByteBuffer(capacity: capacity)
+        nodeCapacity = 32
+        nodeBase = .allocate(capacity: nodeCapacity)
+        openCapacity = 8
+        openBase = .allocate(capacity: openCapacity)
     }
 
+    deinit {
+        nodeBase.deallocate()
+        openBase.deallocate()
+    }
+
+    /// The JSON text written so far, as an array (a copy).
+    public var bytes: [UInt8] { text.array }
+
+    /// The text written so far, valid until the next change.
+    @inlinable var textBytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: text.base, count: text.count) }
+
+    /// The nodes written so far, valid until the next change.
+    @inlinable var nodes: UnsafeBufferPointer<JSONNode> { UnsafeBufferPointer(start: nodeBase, count: nodeCount) }
+
     @inlinable
-    public mutating func reset() {
-        text.removeAll(keepingCapacity: true)
-        nodes.removeAll(keepingCapacity: true)
-        open.removeAll(keepingCapacity: true)
+    public func reset() {
+        text.removeAll()
+        nodeCount = 0
+        openCount = 0
     }
 
     /// `"key":` (after a comma when the open object already has a member).
     @inlinable
-    public mutating func key(_ key: [UInt8]) {
+    public func key(_ key: [UInt8]) {
         assert(!key.contains { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 })
-        if let last = open.indices.last {
-            if open[last].hasMembers { text.append(UInt8(ascii: ",")) }
-            open[last].hasMembers = true
+        key.withUnsafeBytes { self.key(raw: $0) }
+    }
+
+    /// The same with a key written in the code.
+    @inlinable
+    public func key(_ key: StaticString) {
+        self.key(raw: UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+    }
+
+    @inlinable
+    func key(raw key: UnsafeRawBufferPointer) {
+        var start = text.count
+        if openCount > 0 {
+            let last = openBase[openCount &- 1]
+            if last & 1 != 0 {
+                // `,"key":` in one append; the key's node starts after the comma.
+                text.append(UInt8(ascii: ","), key, quoted: true, UInt8(ascii: ":"))
+                start &+= 1
+                push(JSONNode(kind: .string, flags: 0, start: UInt32(start), end: UInt32(text.count &- 1),
+                              next: UInt32(nodeCount &+ 1)))
+                return
+            }
+            openBase[openCount &- 1] = last | 1
         }
-        let start = text.count
         text.append(UInt8(ascii: "\""))
-        text.append(contentsOf: key)
+        text.append(raw: key)
         text.append(UInt8(ascii: "\""))
-        scalar(.string, from: start)
+        push(JSONNode(kind: .string, flags: 0, start: UInt32(start), end: UInt32(text.count), next: UInt32(nodeCount &+ 1)))
         text.append(UInt8(ascii: ":"))
     }
 
-    /// The same with the key's text prepared once: `"key":` (quotes and colon included).
     @inlinable
-    public mutating func key(prepared: [UInt8]) {
-        if let last = open.indices.last {
-            if open[last].hasMembers { text.append(UInt8(ascii: ",")) }
-            open[last].hasMembers = true
-        }
-        let start = text.count
-        text.append(contentsOf: prepared)
-        nodes.append(JSONNode(kind: .string, flags: 0, start: UInt32(start), end: UInt32(text.count - 1),
-                              next: UInt32(nodes.count + 1)))
-    }
-
-    /// Prepares a key for `key(prepared:)`.
-    public static func prepare(_ key: String) -> [UInt8] { Array("\"\(key)\":".utf8) }
-
-    @inlinable
-    public mutating func beginObject() {
-        open.append((nodes.count, false))
-        nodes.append(JSONNode(kind: .object, flags: 0, start: UInt32(text.count), end: 0, next: 0))
+    public func beginObject() {
+        if openCount == openCapacity { growOpen() }
+        openBase[openCount] = nodeCount << 1
+        openCount &+= 1
+        push(JSONNode(kind: .object, flags: 0, start: UInt32(text.count), end: 0, next: 0))
         text.append(UInt8(ascii: "{"))
     }
 
     @inlinable
-    public mutating func endObject() {
-        let node = open.removeLast().node
+    public func endObject() {
+        precondition(openCount > 0, "JSONBuilder.endObject without an open object")
+        openCount &-= 1
+        let node = openBase[openCount] >> 1
         text.append(UInt8(ascii: "}"))
-        nodes[node].end = UInt32(text.count)
-        nodes[node].next = UInt32(nodes.count)
+        nodeBase[node].end = UInt32(text.count)
+        nodeBase[node].next = UInt32(nodeCount)
     }
 
-    /// A string value of bytes that need no escaping.
+    /// A string value of `count` bytes that need no escaping, written by `body`
+    /// into the space it is given.
     @inlinable
-    public mutating func string(appending body: (inout [UInt8]) -> Void) {
+    public func string(count: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Void) {
         let start = text.count
+        text.reserve(count &+ 2)
         text.append(UInt8(ascii: "\""))
-        body(&text)
+        body(text.base + text.count)
+        text.advance(by: count)
         text.append(UInt8(ascii: "\""))
         scalar(.string, from: start)
     }
 
     @inlinable
-    public mutating func integer(_ value: Int64) {
+    public func integer(_ value: Int64) {
         let start = text.count
-        appendInteger(value, to: &text)
+        var out = text
+        appendInteger(value, to: &out)
         scalar(.number, from: start)
     }
 
     @inlinable
-    public mutating func boolean(_ value: Bool) {
+    public func boolean(_ value: Bool) {
         let start = text.count
-        text.append(contentsOf: value ? Self.trueText : Self.falseText)
+        let literal: StaticString = value ? "true" : "false"
+        text.append(raw: UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
         scalar(value ? .true : .false, from: start)
     }
 
     /// A value already parsed (an interned one).
     @inlinable
-    public mutating func value(_ fragment: JSONFragment) {
+    public func value(_ fragment: JSONFragment) {
         let byteShift = UInt32(text.count)
-        let nodeShift = UInt32(nodes.count)
+        let nodeShift = UInt32(nodeCount)
         text.append(contentsOf: fragment.text)
         for var node in fragment.nodes {
             node.start += byteShift
             node.end += byteShift
             node.next += nodeShift
-            nodes.append(node)
+            push(node)
         }
     }
 
     @inlinable
-    mutating func scalar(_ kind: JSONKind, from start: Int) {
-        nodes.append(JSONNode(kind: kind, flags: 0, start: UInt32(start), end: UInt32(text.count), next: UInt32(nodes.count + 1)))
+    func scalar(_ kind: JSONKind, from start: Int) {
+        push(JSONNode(kind: kind, flags: 0, start: UInt32(start), end: UInt32(text.count), next: UInt32(nodeCount &+ 1)))
     }
 
-    @usableFromInline static let trueText = Array("true".utf8)
-    @usableFromInline static let falseText = Array("false".utf8)
+    @inlinable @inline(__always)
+    func push(_ node: JSONNode) {
+        if nodeCount == nodeCapacity { growNodes() }
+        nodeBase[nodeCount] = node
+        nodeCount &+= 1
+    }
+
+    @usableFromInline @inline(never)
+    func growNodes() {
+        let larger = UnsafeMutablePointer<JSONNode>.allocate(capacity: nodeCapacity * 2)
+        larger.moveInitialize(from: nodeBase, count: nodeCount)
+        nodeBase.deallocate()
+        nodeBase = larger
+        nodeCapacity *= 2
+    }
+
+    @usableFromInline @inline(never)
+    func growOpen() {
+        let larger = UnsafeMutablePointer<Int>.allocate(capacity: openCapacity * 2)
+        larger.moveInitialize(from: openBase, count: openCount)
+        openBase.deallocate()
+        openBase = larger
+        openCapacity *= 2
+    }
 }

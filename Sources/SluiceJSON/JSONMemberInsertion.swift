@@ -31,20 +31,23 @@ extension JSONDocument {
             node.next -= 1
             return node
         }
-        return insertingMember(Array(text[1..<(text.count - 1)]), nodes: nodes, into: object)
+        return text[1..<(text.count - 1)].withUnsafeBufferPointer { member in
+            nodes.withUnsafeBufferPointer { insertingMember(member, nodes: $0, into: object) }
+        }
     }
 
     /// The same with the member built by `builder` (`"key":value`, written
     /// after `key`): nothing is parsed.
     public func insertingMember(_ builder: JSONBuilder, into object: Int) -> JSONDocument? {
-        insertingMember(builder.bytes, nodes: builder.nodes, into: object)
+        insertingMember(builder.textBytes, nodes: builder.nodes, into: object)
     }
 
     /// The same with the member already indexed: `member` is `"key":value`
     /// and `nodes` its key's and value's nodes, offsets from the start of
     /// `member` and `next` indexes from the start of `nodes` (as
     /// `JSONBuilder` makes them). Nothing is parsed.
-    func insertingMember(_ member: [UInt8], nodes: [JSONNode], into object: Int) -> JSONDocument? {
+    func insertingMember(_ member: UnsafeBufferPointer<UInt8>, nodes: UnsafeBufferPointer<JSONNode>,
+                         into object: Int) -> JSONDocument? {
         guard !isModified, tape[object].kind == .object, !nodes.isEmpty else { return nil }
         let container = tape[object]
         let hasMembers = Int(container.next) > object + 1
@@ -65,28 +68,32 @@ extension JSONDocument {
         let insertion = UInt32(insertAt)
         let memberOffset = UInt32(insertAt + comma)
         let memberIndex = UInt32(at)
+        // Every offset and index below fits 32 bits once the new ones do: wrapping arithmetic.
+        guard self.bytes.count + Int(byteShift) < Int(UInt32.max), tape.count + nodes.count < Int(UInt32.max) else { return nil }
         let newTape = [JSONNode](unsafeUninitializedCapacity: tape.count + nodes.count) { buffer, count in
             tape.withUnsafeBufferPointer { old in
                 // Everything before the insertion stays, copied in one piece; then the object
                 // and the containers around it (those spanning its closing brace) grow.
-                buffer.baseAddress!.initialize(from: old.baseAddress!, count: at)
-                for index in 0..<at where old[index].start < insertion && old[index].end > insertion {
-                    buffer[index].end += byteShift
-                    buffer[index].next += nodeShift
+                let target = buffer.baseAddress!, source = old.baseAddress!
+                target.initialize(from: source, count: at)
+                for index in 0..<at where source[index].start < insertion && source[index].end > insertion {
+                    target[index].end &+= byteShift
+                    target[index].next &+= nodeShift
                 }
-                for (offset, var node) in nodes.enumerated() {
-                    node.start += memberOffset
-                    node.end += memberOffset
-                    node.next += memberIndex
-                    buffer[at + offset] = node
+                for offset in 0..<nodes.count {
+                    var node = nodes[offset]
+                    node.start &+= memberOffset
+                    node.end &+= memberOffset
+                    node.next &+= memberIndex
+                    (target + (at &+ offset)).initialize(to: node)
                 }
-                let moved = at + nodes.count
+                let moved = target + (at &+ nodes.count)
                 for index in at..<old.count {
-                    var node = old[index]
-                    node.start += byteShift
-                    node.end += byteShift
-                    node.next += nodeShift
-                    buffer[moved + index - at] = node
+                    var node = source[index]
+                    node.start &+= byteShift
+                    node.end &+= byteShift
+                    node.next &+= nodeShift
+                    (moved + (index &- at)).initialize(to: node)
                 }
             }
             count = tape.count + nodes.count

@@ -58,12 +58,14 @@ import Testing
     @Test func theBuilderIndexesWhatItWritesAsTheParserWould() {
         var pool = InternedJSON()
         let settings = pool.intern(Array(#"{"a":[1,{"b":null}],"c":"\u00e9"}"#.utf8))
-        var builder = JSONBuilder()
+        let builder = JSONBuilder()
         builder.beginObject()
         builder.key(Array("context".utf8))
         builder.beginObject()
-        builder.key(Array("id".utf8))
-        builder.string { $0.append(contentsOf: "abc".utf8) }
+        builder.key("id")
+        builder.string(count: 3) { target in
+            for (offset, byte) in "abc".utf8.enumerated() { target[offset] = byte }
+        }
         builder.key(Array("n".utf8))
         builder.integer(-42)
         builder.key(Array("t".utf8))
@@ -78,8 +80,31 @@ import Testing
         builder.endObject()
         builder.endObject()
         let parsed = try! JSONDocument.parse(builder.bytes)
-        #expect(builder.nodes == parsed.tape)
+        #expect(Array(builder.nodes) == parsed.tape)
         #expect(String(decoding: builder.bytes, as: UTF8.self)
             == #"{"context":{"id":"abc","n":-42,"t":true,"f":false,"s":{"a":[1,{"b":null}],"c":"\u00e9"},"e":{}}}"#)
+    }
+
+    @Test func aResetBuilderGrowsPastItsFirstSpaceAndStillIndexesAsTheParserWould() throws {
+        let builder = JSONBuilder(capacity: 4)
+        builder.beginObject()
+        builder.key("first")
+        builder.integer(1)
+        builder.reset()
+        // Nested deeper than the open-object space it starts with, and more nodes than its first node space.
+        for depth in 0..<20 {
+            builder.beginObject()
+            for member in 0..<3 {
+                builder.key(Array("k\(depth)-\(member)".utf8))
+                builder.integer(Int64(depth * 10 + member))
+            }
+            builder.key("next")
+        }
+        builder.boolean(false)
+        for _ in 0..<20 { builder.endObject() }
+        let parsed = try JSONDocument.parse(builder.bytes)
+        #expect(Array(builder.nodes) == parsed.tape)
+        let start = Array(#"{"k0-0":0,"k0-1":1,"k0-2":2,"next":{"k1-0":10"#.utf8)
+        #expect(builder.bytes.starts(with: start))
     }
 }

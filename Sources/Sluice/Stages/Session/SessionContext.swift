@@ -32,49 +32,43 @@ struct SessionContext {
     }
 
     static func idString(keyA: UInt64, keyB: UInt64, start: Int64, number: UInt32) -> String {
-        var out: [UInt8] = []
-        appendID(keyA: keyA, keyB: keyB, start: start, number: number, to: &out)
-        return String(decoding: out, as: UTF8.self)
+        withUnsafeBytes(of: idDigits(keyA: keyA, keyB: keyB, start: start, number: number)) { String(decoding: $0, as: UTF8.self) }
     }
 
-    private static func appendID(keyA: UInt64, keyB: UInt64, start: Int64, number: UInt32, to out: inout [UInt8]) {
+    /// The id's 32 hex digits, as four words in memory order.
+    private static func idDigits(keyA: UInt64, keyB: UInt64, start: Int64, number: UInt32) -> (UInt64, UInt64, UInt64, UInt64) {
         let (high, low) = id(keyA: keyA, keyB: keyB, start: start, number: number)
-        HexText.append(high, to: &out)
-        HexText.append(low, to: &out)
+        return (HexText.eightDigits(UInt32(truncatingIfNeeded: high >> 32)), HexText.eightDigits(UInt32(truncatingIfNeeded: high)),
+                HexText.eightDigits(UInt32(truncatingIfNeeded: low >> 32)), HexText.eightDigits(UInt32(truncatingIfNeeded: low)))
     }
 
     /// Writes the JSON object (text and index), settings and traits taken from their pools.
-    func write(into out: inout JSONBuilder, settingsPool: InternedJSON, traitsPool: InternedJSON) {
+    func write(into out: JSONBuilder, settingsPool: InternedJSON, traitsPool: InternedJSON) {
         out.beginObject()
-        out.key(prepared: Self.idKey)
-        out.string { Self.appendID(keyA: keyA, keyB: keyB, start: start, number: number, to: &$0) }
-        out.key(prepared: Self.startKey)
+        out.key("id")
+        out.string(count: 32) { target in
+            withUnsafeBytes(of: Self.idDigits(keyA: keyA, keyB: keyB, start: start, number: number)) {
+                UnsafeMutableRawPointer(target).copyMemory(from: $0.baseAddress!, byteCount: 32)
+            }
+        }
+        out.key("start_ms")
         out.integer(EventTime(microseconds: start).milliseconds)
-        out.key(prepared: Self.numberKey)
+        out.key("number")
         out.integer(Int64(number))
-        out.key(prepared: Self.seqKey)
+        out.key("seq")
         out.integer(Int64(seq))
-        out.key(prepared: Self.authenticatedKey)
+        out.key("authenticated")
         out.boolean(authenticated)
-        out.key(prepared: Self.engagementKey)
+        out.key("engagement_ms")
         out.integer(engagementMilliseconds)
         if settings != 0 {
-            out.key(prepared: Self.settingsKey)
+            out.key("settings")
             out.value(settingsPool.fragment(settings))
         }
         if traits != 0 {
-            out.key(prepared: Self.traitsKey)
+            out.key("traits")
             out.value(traitsPool.fragment(traits))
         }
         out.endObject()
     }
-
-    private static let idKey = JSONBuilder.prepare("id")
-    private static let startKey = JSONBuilder.prepare("start_ms")
-    private static let numberKey = JSONBuilder.prepare("number")
-    private static let seqKey = JSONBuilder.prepare("seq")
-    private static let authenticatedKey = JSONBuilder.prepare("authenticated")
-    private static let engagementKey = JSONBuilder.prepare("engagement_ms")
-    private static let settingsKey = JSONBuilder.prepare("settings")
-    private static let traitsKey = JSONBuilder.prepare("traits")
 }

@@ -71,7 +71,7 @@ public struct SessionTracking: Stage {
     var traitsPool = InternedJSON()
     var latest = Int64.min
     var stats = Counters()
-    private var builder = JSONBuilder()
+    private let builder = JSONBuilder()
 
     struct Counters {
         var started = [Int](repeating: 0, count: StartCause.allCases.count)
@@ -154,7 +154,7 @@ public struct SessionTracking: Stage {
         else { return }
         builder.reset()
         if let session = sessionAt(slot, time: started.microseconds) {
-            session.write(into: &builder, settingsPool: settingsPool, traitsPool: traitsPool)
+            session.write(into: builder, settingsPool: settingsPool, traitsPool: traitsPool)
         } else {
             // Before everything the device remembers: the start had no session we know.
             builder.beginObject()
@@ -185,7 +185,7 @@ public struct SessionTracking: Stage {
                 if document.kind(context) == .object,
                    Self.sessionKey.withUnsafeBytes({ document.member($0, of: context) }) == nil {
                     builder.key(Self.sessionKey)
-                    session.write(into: &builder, settingsPool: settingsPool, traitsPool: traitsPool)
+                    session.write(into: builder, settingsPool: settingsPool, traitsPool: traitsPool)
                     if let updated = document.insertingMember(builder, into: context) {
                         document = updated
                         return true
@@ -195,7 +195,7 @@ public struct SessionTracking: Stage {
                 builder.key(Self.contextKey)
                 builder.beginObject()
                 builder.key(Self.sessionKey)
-                session.write(into: &builder, settingsPool: settingsPool, traitsPool: traitsPool)
+                session.write(into: builder, settingsPool: settingsPool, traitsPool: traitsPool)
                 builder.endObject()
                 if let updated = document.insertingMember(builder, into: 0) {
                     document = updated
@@ -205,7 +205,7 @@ public struct SessionTracking: Stage {
         }
         // Edits pending, or a `context.session` to replace: the general (slower) way.
         builder.reset()
-        session.write(into: &builder, settingsPool: settingsPool, traitsPool: traitsPool)
+        session.write(into: builder, settingsPool: settingsPool, traitsPool: traitsPool)
         guard document.set(Self.sessionPath, json: builder.bytes) else { return false }
         document = document.materialized()
         return true
