@@ -33,6 +33,9 @@ let package = Package(
         .target(name: "CRename"),
         // gzip's CRC-32: PCLMULQDQ folding on x86-64, zlib's crc32_z elsewhere and for the tail.
         .target(name: "CCRC32", linkerSettings: [.linkedLibrary("z")]),
+        // SHA-256's compression function (SHA-NI on x86-64, portable C elsewhere): the
+        // privacy stage's HMAC runs on it with its key blocks hashed once.
+        .target(name: "CSHA256"),
         // JSON on bytes: the parser and its tape, edits and splices, the
         // writer, string and number text, and the output buffer. The tape is
         // internal; the rest of Sluice reads documents through node indexes.
@@ -51,6 +54,7 @@ let package = Package(
                 "CSignalPipe",
                 "CCRC32",
                 "CRename",
+                "CSHA256",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -106,7 +110,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceTests",
-            dependencies: ["Sluice", "SluiceJSON", "SluiceTestSupport", "CCRC32", "CZlib", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["Sluice", "SluiceJSON", "SluiceTestSupport", "CCRC32", "CSHA256", "CZlib", .product(name: "Logging", package: "swift-log"),
                            .product(name: "Crypto", package: "swift-crypto")],
             // Read from the source tree by PrivacyCorpusTests, not bundled.
             exclude: ["Stages/Privacy/Corpus"]
