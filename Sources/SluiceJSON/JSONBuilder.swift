@@ -163,19 +163,21 @@ public final class JSONBuilder {
 
     @usableFromInline @inline(never)
     func growNodes() {
-        let larger = UnsafeMutablePointer<JSONNode>.allocate(capacity: nodeCapacity * 2)
-        larger.moveInitialize(from: nodeBase, count: nodeCount)
-        nodeBase.deallocate()
-        nodeBase = larger
-        nodeCapacity *= 2
+        nodeBase = Self.doubled(nodeBase, count: nodeCount, capacity: &nodeCapacity)
     }
 
     @usableFromInline @inline(never)
     func growOpen() {
-        let larger = UnsafeMutablePointer<Int>.allocate(capacity: openCapacity * 2)
-        larger.moveInitialize(from: openBase, count: openCount)
-        openBase.deallocate()
-        openBase = larger
-        openCapacity *= 2
+        openBase = Self.doubled(openBase, count: openCount, capacity: &openCapacity)
+    }
+
+    /// Memory for twice `capacity` elements holding the `count` of `base`, which is freed.
+    private static func doubled<Element>(_ base: UnsafeMutablePointer<Element>, count: Int,
+                                         capacity: inout Int) -> UnsafeMutablePointer<Element> {
+        let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+        larger.moveInitialize(from: base, count: count)
+        base.deallocate()
+        capacity *= 2
+        return larger
     }
 }
