@@ -31,12 +31,14 @@ public struct InternedJSON {
         // Values are objects here (settings, traits); wrap to parse any value all the same.
         let nodes: [JSONNode]
         if let parsed = try? JSONDocument.parse(Array(#"{"v":"#.utf8) + text + Array("}".utf8)) {
-            nodes = parsed.tape[2...].map { node in
-                var node = node
-                node.start -= 5
-                node.end -= 5
-                node.next -= 2
-                return node
+            nodes = parsed.tape.withUnsafeBufferPointer { tape in
+                tape[2...].map { node in
+                    var node = node
+                    node.start -= 5
+                    node.end -= 5
+                    node.next -= 2
+                    return node
+                }
             }
         } else {
             preconditionFailure("interned text is not one JSON value")
@@ -66,8 +68,7 @@ public struct InternedJSON {
     public static func isOneValue(_ text: [UInt8]) -> Bool {
         text.withUnsafeBufferPointer { buffer in
             var parser = JSONParser(buffer: buffer)
-            var nodes: [JSONNode] = []
-            return (try? parser.parseDocument(into: &nodes)) != nil
+            return (try? parser.parseValue()) != nil
         }
     }
 

@@ -265,7 +265,11 @@ final class EventFields {
     /// The value of a JSON integer node (no fraction, no exponent, fits 64 bits), parsed from its bytes.
     static func integer(_ document: JSONDocument, _ node: Int) -> Int64? {
         guard document.kind(node) == .number else { return nil }
-        let raw = document.rawBytes(node)
+        return document.withRawBytes(node) { raw in integer(raw) }
+    }
+
+    /// The value of a JSON integer's text (no fraction, no exponent, fits 64 bits).
+    private static func integer(_ raw: UnsafeRawBufferPointer) -> Int64? {
         var index = raw.startIndex
         var negative = false
         if index < raw.endIndex && raw[index] == UInt8(ascii: "-") {
@@ -289,7 +293,7 @@ final class EventFields {
     /// The value of a JSON number node as a Double.
     static func double(_ document: JSONDocument, _ node: Int) -> Double? {
         guard document.kind(node) == .number else { return nil }
-        return Double(String(decoding: document.rawBytes(node), as: UTF8.self))
+        return Double(document.withRawBytes(node) { String(decoding: $0, as: UTF8.self) })
     }
 }
 

@@ -36,7 +36,7 @@ struct InsertID {
                 (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
             }
         }
-        return document.bytes.withUnsafeBytes {
+        return document.withLineBytes {
             (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
         }
     }

@@ -70,7 +70,7 @@ struct MessageFingerprint {
             let keyIndex = index, valueIndex = index + 1
             defer { index = document.after(valueIndex) }
             if document.isRemoved(key: keyIndex) { continue }
-            let keyBytes = Array(document.bytes[document.start(keyIndex)..<document.end(keyIndex)])
+            let keyBytes = document.withRawBytes(keyIndex) { Array($0) }
             let ignored = keyBytes.withUnsafeBytes { isIgnored($0, escaped: document.hasEscapes(keyIndex)) }
             if ignored { continue }
             let keyHash = StableHash.hash(keyBytes)

@@ -68,8 +68,9 @@ struct ConsentRule {
         switch document.kind(node) {
         case .false: return true
         case .number:
-            let raw = document.rawBytes(node)
-            return raw.allSatisfy { $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+            return document.withRawBytes(node) { raw in
+                raw.allSatisfy { $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+            }
         case .string:
             return document.withString(node) { text in
                 text.count == 5 && zip(text, "false".utf8).allSatisfy { ($0 | 0x20) == $1 }

@@ -334,7 +334,7 @@ public struct PrivacyProtection: Stage {
         if document.kind(node) == .string {
             _ = document.withString(node) { pseudonymizer!.appendPseudonym(of: $0, to: &scratch) }
         } else {
-            document.rawBytes(node).withUnsafeBytes { pseudonymizer!.appendPseudonym(of: $0, to: &scratch) }
+            document.withRawBytes(node) { pseudonymizer!.appendPseudonym(of: $0, to: &scratch) }
         }
         let text = scratch
         splice.replaceString(node, in: document) { $0.append(contentsOf: text) }

@@ -356,7 +356,7 @@ struct RedactionWalk {
         let escaped = view.json.hasEscapes(node)
         if !matches.isEmpty { matches.removeAll(keepingCapacity: true) }
         if escaped {
-            decoded = JSONString.unescape(view.document.bytes[(start + 1)..<(end - 1)])
+            decoded = JSONString.unescape(UnsafeBufferPointer(rebasing: view.bytes[(start + 1)..<(end - 1)]))
         }
         func run(_ string: UnsafeBufferPointer<UInt8>) {
             if emailOnly {

@@ -92,7 +92,7 @@ extension SessionTracking {
         if record.traits != 0, let known = try? JSONDocument.parse(traitsPool[record.traits]) {
             for (index, name) in traitNames.enumerated() where values[index] == nil && !cleared[index] {
                 guard let node = name.withUnsafeBytes({ known.member($0) }) else { continue }
-                values[index] = Array(known.rawBytes(node))
+                values[index] = known.rawBytes(node)
             }
         }
         var text: [UInt8] = [UInt8(ascii: "{")]
