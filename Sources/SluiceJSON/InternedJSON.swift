@@ -67,8 +67,11 @@ public struct InternedJSON {
     /// Whether `text` is one JSON value, as `intern` requires.
     public static func isOneValue(_ text: [UInt8]) -> Bool {
         text.withUnsafeBufferPointer { buffer in
-            var parser = JSONParser(buffer: buffer)
-            return (try? parser.parseValue()) != nil
+            let scratch = JSONParser.scratch(for: buffer)
+            return withExtendedLifetime(scratch) {
+                var parser = JSONParser(buffer: buffer, scratch: scratch)
+                return (try? parser.parseValue()) != nil
+            }
         }
     }
 

@@ -81,10 +81,13 @@ public struct JSONDocument: @unchecked Sendable {
     }
 
     /// Parses one JSON text that must be an object; copies the bytes only on success.
-    /// `scratch`: tape space to reuse from line to line (a reader parsing many
-    /// keeps one); without it, space for the line is made for this call.
-    public static func parse(_ buffer: UnsafeBufferPointer<UInt8>,
-                             scratch: JSONParseScratch? = nil) throws(JSONError) -> JSONDocument {
+    public static func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> JSONDocument {
+        try parse(buffer, scratch: JSONParser.scratch(for: buffer))
+    }
+
+    /// The same with `scratch`, tape space to reuse from line to line (a reader
+    /// parsing many keeps one; not optional here: unwrapping one costs a retain per line).
+    public static func parse(_ buffer: UnsafeBufferPointer<UInt8>, scratch: JSONParseScratch) throws(JSONError) -> JSONDocument {
         var parser = JSONParser(buffer: buffer, scratch: scratch)
         let storage = try parser.parseDocument()
         guard storage[0].kind == .object else {

@@ -31,27 +31,39 @@ struct JSONParser {
     /// The tape being built, in `scratch`'s memory: written through a pointer,
     /// not appended to an array (which checks uniqueness on every node), and
     /// copied out once, at its exact size, when the line is done.
-    private let scratch: JSONParseScratch
     private var nodes: UnsafeMutablePointer<JSONNode>
     private var nodeCount = 0
+    private var capacity: Int
+    /// The caller's scratch, held without a retain (one per line otherwise):
+    /// the caller keeps it alive while the parser is used.
+    private let scratch: Unmanaged<JSONParseScratch>
 
-    /// `scratch`: tape space to reuse; without it, space for this buffer is made.
-    init(buffer: UnsafeBufferPointer<UInt8>, scratch: JSONParseScratch? = nil) {
+    /// `scratch`: tape space to reuse, which the caller keeps alive while the parser is used.
+    init(buffer: UnsafeBufferPointer<UInt8>, scratch: borrowing JSONParseScratch) {
         // Offsets are kept in 32 bits; lines are at most 1 GiB (`max_line_bytes`).
         precondition(buffer.count < Int(UInt32.max), "JSON text over 4 GiB")
         // An empty buffer may have a nil base address; point at a constant instead.
         self.base = buffer.baseAddress ?? JSONParser.emptyBase
         self.count = buffer.count
-        let scratch = scratch ?? JSONParseScratch(capacity: buffer.count / 8 + 16)
-        self.scratch = scratch
+        self.scratch = .passUnretained(copy scratch)
         nodes = scratch.base
+        capacity = scratch.capacity
+    }
+
+    /// Space for a parser of `buffer` that has no scratch to reuse.
+    static func scratch(for buffer: UnsafeBufferPointer<UInt8>) -> JSONParseScratch {
+        JSONParseScratch(capacity: buffer.count / 8 + 16)
     }
 
     @inline(__always)
     private mutating func push(_ node: JSONNode) {
-        if nodeCount == scratch.capacity { nodes = scratch.grow() }
+        if nodeCount == capacity { grow() }
         nodes[nodeCount] = node
         nodeCount &+= 1
+    }
+
+    private mutating func grow() {
+        (nodes, capacity) = scratch._withUnsafeGuaranteedRef { ($0.grow(), $0.capacity) }
     }
 
     private static let emptyBase: UnsafePointer<UInt8> = {
