@@ -58,8 +58,9 @@ final class EventFields {
     let time: EventTime
     private var contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil, nil, nil, nil, nil)
 
-    /// `memo`: what the last event's `context` held, reused when this one's is the same text.
-    init(_ event: borrowing Event, memo: ContextMemo? = nil) {
+    /// `memo`: what the last event's `context` held, reused when this one's is the same text
+    /// (lent by its holder, the encoding context, for the fields' first reading).
+    init(_ event: borrowing Event, memo: Unretained<ContextMemo>? = nil) {
         let document = event.document
         self.document = document
         time = event.time
@@ -101,7 +102,7 @@ final class EventFields {
         if let timedNode { timed = EventFields.timedState(document, timedNode, properties: properties) }
         if let context {
             if let memo, !document.isModified {
-                readContext(context, memo: memo)
+                memo.with { readContext(context, memo: $0) }
             } else {
                 readContext(context)
             }

@@ -31,7 +31,7 @@ struct InsertID {
             material.removeAll(keepingCapacity: true)
             MessageIdentity.withText(document, messageId) { material.append(contentsOf: $0) }
             material.append(0)
-            material.append(contentsOf: name)
+            name.withUnsafeBufferPointer { material.append(contentsOf: $0) }
             return material.withUnsafeBytes {
                 (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
             }
