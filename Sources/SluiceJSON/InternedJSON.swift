@@ -22,6 +22,11 @@ public struct InternedJSON {
     /// The value `id` with its index, for `JSONBuilder.value`.
     public func fragment(_ id: UInt32) -> JSONFragment { fragments[Int(id)] }
 
+    /// Appends the value `id` to `builder`, read where it is kept (`fragment` hands out a copy: two retains).
+    public func append(_ id: UInt32, to builder: inout JSONBuilder) {
+        fragments.withUnsafeBufferPointer { builder.value($0[Int(id)]) }
+    }
+
     /// The id of `text` (one compact JSON value), with one more reference to it.
     public mutating func intern(_ text: [UInt8]) -> UInt32 {
         if let id = ids[text] {

@@ -36,7 +36,7 @@ public struct JSONBuilder {
         }
         let start = text.count
         text.append(UInt8(ascii: "\""))
-        text.append(contentsOf: key)
+        key.withUnsafeBufferPointer { text.append(contentsOf: $0) }
         text.append(UInt8(ascii: "\""))
         scalar(.string, from: start)
         text.append(UInt8(ascii: ":"))
@@ -50,7 +50,8 @@ public struct JSONBuilder {
             open[last].hasMembers = true
         }
         let start = text.count
-        text.append(contentsOf: prepared)
+        // Through a pointer: `append(contentsOf:)` takes an array argument owned, a retain per key.
+        prepared.withUnsafeBufferPointer { text.append(contentsOf: $0) }
         nodes.append(JSONNode(kind: .string, flags: 0, start: UInt32(start), end: UInt32(text.count - 1),
                               next: UInt32(nodes.count + 1)))
     }
@@ -93,7 +94,11 @@ public struct JSONBuilder {
     @inlinable
     public mutating func boolean(_ value: Bool) {
         let start = text.count
-        text.append(contentsOf: value ? Self.trueText : Self.falseText)
+        if value {
+            Self.trueText.withUnsafeBufferPointer { text.append(contentsOf: $0) }
+        } else {
+            Self.falseText.withUnsafeBufferPointer { text.append(contentsOf: $0) }
+        }
         scalar(value ? .true : .false, from: start)
     }
 
@@ -102,12 +107,14 @@ public struct JSONBuilder {
     public mutating func value(_ fragment: JSONFragment) {
         let byteShift = UInt32(text.count)
         let nodeShift = UInt32(nodes.count)
-        text.append(contentsOf: fragment.text)
-        for var node in fragment.nodes {
-            node.start += byteShift
-            node.end += byteShift
-            node.next += nodeShift
-            nodes.append(node)
+        fragment.text.withUnsafeBufferPointer { text.append(contentsOf: $0) }
+        fragment.nodes.withUnsafeBufferPointer { fragmentNodes in
+            for var node in fragmentNodes {
+                node.start += byteShift
+                node.end += byteShift
+                node.next += nodeShift
+                nodes.append(node)
+            }
         }
     }
 

@@ -152,12 +152,22 @@ public struct JSONDocument: @unchecked Sendable {
 
     /// Follows a dotted path of object keys from the root.
     public func find(_ path: JSONPath) -> Int? {
-        var node = 0
-        for component in path.components {
-            guard let next = component.withUnsafeBytes({ member($0, of: node) }) else { return nil }
-            node = next
+        find(path, keys: 0..<path.components.count, from: 0)
+    }
+
+    /// Follows the keys `keys` of `path` (a range of its components) from the object at `node`.
+    public func find(_ path: JSONPath, keys: Range<Int>, from node: Int) -> Int? {
+        path.keyBytes.withUnsafeBytes { bytes in
+            path.keyEnds.withUnsafeBufferPointer { ends in
+                var node = node
+                for index in keys {
+                    let start = index == 0 ? 0 : ends[index - 1]
+                    guard let next = member(UnsafeRawBufferPointer(rebasing: bytes[start..<ends[index]]), of: node) else { return nil }
+                    node = next
+                }
+                return node
+            }
         }
-        return node
     }
 
     /// The keys and value indexes of the object at `object`, in order (removed ones left out).
@@ -276,9 +286,19 @@ public enum ShortBytes {
 /// A dotted path of object keys (`context.ip`), split once at configuration time.
 public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     public let components: [[UInt8]]
+    /// The components end to end, and where each ends: what `find` reads (each
+    /// array taken out of `components` for a look-up costs a retain and a release).
+    let keyBytes: [UInt8]
+    let keyEnds: [Int]
 
     public init(_ dotted: String) {
         components = dotted.split(separator: ".", omittingEmptySubsequences: false).map { Array($0.utf8) }
+        keyBytes = components.flatMap { $0 }
+        var end = 0
+        keyEnds = components.map { component in
+            end += component.count
+            return end
+        }
     }
 
     public var description: String {

@@ -54,12 +54,7 @@ struct ConsentRule {
 
     /// The value down the keys `keys` of `path` from the object at `node`.
     private static func follow(_ path: JSONPath, keys: Range<Int>, from node: Int, _ document: JSONDocument) -> Int? {
-        var node = node
-        for index in keys {
-            guard let next = path.components[index].withUnsafeBytes({ document.member($0, of: node) }) else { return nil }
-            node = next
-        }
-        return node
+        document.find(path, keys: keys, from: node)
     }
 
     /// Whether the person opted out of analytics altogether (`flag`: from `locate`).

@@ -60,11 +60,11 @@ struct SessionContext {
         out.integer(engagementMilliseconds)
         if settings != 0 {
             out.key(prepared: Self.settingsKey)
-            out.value(settingsPool.fragment(settings))
+            settingsPool.append(settings, to: &out)
         }
         if traits != 0 {
             out.key(prepared: Self.traitsKey)
-            out.value(traitsPool.fragment(traits))
+            traitsPool.append(traits, to: &out)
         }
         out.endObject()
     }
