@@ -253,6 +253,11 @@ struct RedactionWalk {
         guard RedactionWalk.integerDigits(UnsafeBufferPointer(rebasing: view.bytes[start..<end]),
                                           into: &numberDigits) else { return }
         var detector: PIIDetector?
+        // Read from a local while the closure calls this walk's mutating methods
+        // (read in place, the array would be retained for the call).
+        var numberDigits: [UInt8] = []
+        swap(&numberDigits, &self.numberDigits)
+        defer { swap(&numberDigits, &self.numberDigits) }
         numberDigits.withUnsafeBufferPointer { digits in
             let key = field >= 0 ? view.json.rawStringBody(field) : UnsafeBufferPointer(start: nil, count: 0)
             // The field's name is read only for a number that may be a card or a phone (most are neither).
