@@ -48,7 +48,7 @@ public struct JSONDocument: @unchecked Sendable {
     /// The line and its tape (`JSONDocumentStorage.swift`), never changed once
     /// made: one reference, so that an event costs one retain, not three, each
     /// time it is copied on its way through the stages and the destinations.
-    @usableFromInline let storage: Storage
+    @usableFromInline var storage: Storage
     /// A copy of the line's text, as read (stages' edits are kept beside it).
     /// Code that only reads the bytes borrows them instead (`withRawBytes`, `appendRaw`, `write`).
     public var bytes: [UInt8] { storage.withBytes { Array($0) } }

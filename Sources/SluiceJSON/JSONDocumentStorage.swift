@@ -1,26 +1,30 @@
 // Unsafe code: a document's tape and line live in one allocation, a
 // `ManagedBuffer` whose elements are the tape's nodes with the line's bytes
-// right after them (bound to `UInt8` when the storage is made). Both are
-// written once, by `make`'s caller, before the storage is shared, and only
-// read afterwards; every pointer is handed out inside a closure that keeps
-// the storage alive.
+// right after them (bound to `UInt8` when the storage is made), in room for
+// `byteCapacity` bytes. Both are written by `make`'s caller before the
+// storage is shared, and changed after only by `JSONSplice.apply` while its
+// one document holds the only reference; every pointer is handed out inside
+// a closure that keeps the storage alive.
 
 extension JSONDocument {
     /// The sizes a document's storage records in its header.
     @usableFromInline
     struct StorageHeader {
         @usableFromInline let nodeCount: Int
-        @usableFromInline let byteCount: Int
+        @usableFromInline var byteCount: Int
+        /// The bytes the allocation has room for after the nodes (at least `byteCount`).
+        let byteCapacity: Int
         @usableFromInline let hasInsignificantWhitespace: Bool
 
-        init(nodeCount: Int, byteCount: Int, hasInsignificantWhitespace: Bool) {
+        init(nodeCount: Int, byteCount: Int, byteCapacity: Int, hasInsignificantWhitespace: Bool) {
             self.nodeCount = nodeCount
             self.byteCount = byteCount
+            self.byteCapacity = byteCapacity
             self.hasInsignificantWhitespace = hasInsignificantWhitespace
         }
     }
 
-    /// The line and its tape in one allocation, never changed once made.
+    /// The line and its tape in one allocation, never changed once shared.
     ///
     /// One object rather than two arrays in an object: a document costs one
     /// allocation and one free, not three, and reading it goes through one
@@ -33,8 +37,10 @@ extension JSONDocument {
         static func make(nodeCount: Int, byteCount: Int, hasInsignificantWhitespace: Bool,
                          initialize: (_ nodes: UnsafeMutablePointer<JSONNode>, _ bytes: UnsafeMutablePointer<UInt8>) -> Void) -> Storage {
             let stride = MemoryLayout<JSONNode>.stride
-            let made = create(minimumCapacity: nodeCount + (byteCount + stride - 1) / stride) { _ in
-                StorageHeader(nodeCount: nodeCount, byteCount: byteCount, hasInsignificantWhitespace: hasInsignificantWhitespace)
+            let byteSlots = (byteCount + stride - 1) / stride
+            let made = create(minimumCapacity: nodeCount + byteSlots) { _ in
+                StorageHeader(nodeCount: nodeCount, byteCount: byteCount, byteCapacity: byteSlots * stride,
+                              hasInsignificantWhitespace: hasInsignificantWhitespace)
             }
             let storage = unsafeDowncast(made, to: Storage.self)
             storage.withUnsafeMutablePointerToElements { nodes in

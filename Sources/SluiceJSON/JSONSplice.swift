@@ -1,6 +1,8 @@
 // Unsafe code: `applied(to:)` copies the old bytes and index into a new
 // document's storage through buffer pointers, in ranges computed from sorted,
 // non-overlapping changes; the storage is made with exactly the sizes it fills.
+// `apply(to:)` moves one value's bytes and index within a storage only its
+// document holds, after checking that the new line fits in its room.
 
 /// A batch of changes written straight into a document's bytes and tape:
 /// scalar values replaced by new scalars, and object members removed.
@@ -130,6 +132,20 @@ public struct JSONSplice {
     private var removed: [(start: Int, end: Int)] = []
     private var removedShift: [Int] = []
 
+    /// Applies every change to `document`: in its own storage when that is not
+    /// shared and has room (one value replaced, as a truncated IP: no allocation,
+    /// and only the bytes after the value move), else into a new one (`applied`).
+    public mutating func apply(to document: inout JSONDocument) {
+        precondition(!document.isModified, "splice a document with pending edits")
+        guard !changes.isEmpty else { return }
+        if changes.count == 1 && changes[0].node >= 0 && isKnownUniquelyReferenced(&document.storage) {
+            let change = changes[0]
+            let storage = document.storage
+            if text.withUnsafeBufferPointer({ JSONSplice.replaceInPlace(change, text: $0, in: storage) }) { return }
+        }
+        document = applied(to: document)
+    }
+
     /// The document with every change applied. Changes may have been added in any order.
     public mutating func applied(to document: JSONDocument) -> JSONDocument {
         precondition(!document.isModified, "splice a document with pending edits")
@@ -201,6 +217,36 @@ public struct JSONSplice {
             }
         }
         return JSONDocument(storage: storage)
+    }
+
+    /// `replacingOne` done in `storage` itself, which nothing else holds; false
+    /// (and nothing changed) when the new line would not fit in its room.
+    private static func replaceInPlace(_ change: Change, text: UnsafeBufferPointer<UInt8>,
+                                       in storage: JSONDocument.Storage) -> Bool {
+        let textCount = change.textEnd - change.textStart
+        let shift = textCount - (change.end - change.start)
+        let delta = UInt32(bitPattern: Int32(shift))
+        let position = UInt32(change.start)
+        return storage.withUnsafeMutablePointers { header, tape in
+            let count = header.pointee.byteCount
+            guard count + shift <= header.pointee.byteCapacity else { return false }
+            let bytes = UnsafeMutableRawPointer(tape + header.pointee.nodeCount)
+            // What follows the value moves first (copyMemory is a memmove: the regions may overlap), then the new text.
+            (bytes + change.start + textCount).copyMemory(from: bytes + change.end, byteCount: count - change.end)
+            if textCount > 0 { (bytes + change.start).copyMemory(from: text.baseAddress! + change.textStart, byteCount: textCount) }
+            header.pointee.byteCount = count + shift
+            for index in 0..<change.node where tape[index].end > position {
+                tape[index].end &+= delta  // a container around the value
+            }
+            tape[change.node].end = UInt32(change.start + textCount)
+            tape[change.node].kind = change.kind
+            tape[change.node].flags = change.flags
+            for index in (change.node + 1)..<header.pointee.nodeCount {
+                tape[index].start &+= delta
+                tape[index].end &+= delta
+            }
+            return true
+        }
     }
 
     /// Writes the new line to `out`: the kept runs of `old` and the replacement

@@ -170,7 +170,7 @@ public struct PrivacyProtection: Stage {
             splice.reset()
             removeFields(document)
             if !splice.isEmpty {
-                document = splice.applied(to: document)
+                splice.apply(to: &document)
                 changed = true
             }
         }
@@ -182,7 +182,7 @@ public struct PrivacyProtection: Stage {
         if pseudonymizer != nil { mayRename = pseudonymize(document) || mayRename }
         if redaction != nil { mayRename = redact(document) || mayRename }
         if !splice.isEmpty {
-            document = splice.applied(to: document)
+            splice.apply(to: &document)
             changed = true
         }
         return !changed ? .none : mayRename ? .mayRename : .changed
