@@ -22,6 +22,11 @@ public struct InternedJSON {
     /// The value `id` with its index, for `JSONBuilder.value`.
     public func fragment(_ id: UInt32) -> JSONFragment { fragments[Int(id)] }
 
+    /// Appends the value `id` to `builder`, read where it is kept (`fragment` hands out a copy: two retains).
+    public func append(_ id: UInt32, to builder: JSONBuilder) {
+        fragments.withUnsafeBufferPointer { builder.value($0[Int(id)]) }
+    }
+
     /// The id of `text` (one compact JSON value), with one more reference to it.
     public mutating func intern(_ text: [UInt8]) -> UInt32 {
         if let id = ids[text] {
@@ -31,12 +36,14 @@ public struct InternedJSON {
         // Values are objects here (settings, traits); wrap to parse any value all the same.
         let nodes: [JSONNode]
         if let parsed = try? JSONDocument.parse(Array(#"{"v":"#.utf8) + text + Array("}".utf8)) {
-            nodes = parsed.tape[2...].map { node in
-                var node = node
-                node.start -= 5
-                node.end -= 5
-                node.next -= 2
-                return node
+            nodes = parsed.tape.withUnsafeBufferPointer { tape in
+                tape[2...].map { node in
+                    var node = node
+                    node.start -= 5
+                    node.end -= 5
+                    node.next -= 2
+                    return node
+                }
             }
         } else {
             preconditionFailure("interned text is not one JSON value")
@@ -65,9 +72,11 @@ public struct InternedJSON {
     /// Whether `text` is one JSON value, as `intern` requires.
     public static func isOneValue(_ text: [UInt8]) -> Bool {
         text.withUnsafeBufferPointer { buffer in
-            var parser = JSONParser(buffer: buffer)
-            var nodes: [JSONNode] = []
-            return (try? parser.parseDocument(into: &nodes)) != nil
+            let scratch = JSONParser.scratch(for: buffer)
+            return withExtendedLifetime(scratch) {
+                var parser = JSONParser(buffer: buffer, scratch: scratch)
+                return (try? parser.parseValue()) != nil
+            }
         }
     }
 

@@ -140,12 +140,15 @@ public final class JSONBuilder {
     public func value(_ fragment: JSONFragment) {
         let byteShift = UInt32(text.count)
         let nodeShift = UInt32(nodeCount)
-        text.append(contentsOf: fragment.text)
-        for var node in fragment.nodes {
-            node.start += byteShift
-            node.end += byteShift
-            node.next += nodeShift
-            push(node)
+        // Through pointers: reading the fragment's arrays whole would retain them.
+        fragment.text.withUnsafeBytes { text.append(raw: $0) }
+        fragment.nodes.withUnsafeBufferPointer { fragmentNodes in
+            for var node in fragmentNodes {
+                node.start += byteShift
+                node.end += byteShift
+                node.next += nodeShift
+                push(node)
+            }
         }
     }
 

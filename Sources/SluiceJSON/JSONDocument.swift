@@ -40,40 +40,36 @@ struct JSONNode: Sendable, Equatable {
 /// An unchanged document is written back as its original bytes (minus
 /// insignificant whitespace), so values pass through exactly: `1e21`, `-0.0`
 /// and 2^63 keep their text.
-public struct JSONDocument: Sendable {
-    /// The line and its tape, never changed once parsed: one reference, so
-    /// that an event costs one retain, not three, each time it is copied on its
-    /// way through the stages and the destinations.
-    @usableFromInline
-    final class Storage: Sendable {
-        @usableFromInline let bytes: [UInt8]
-        @usableFromInline let tape: [JSONNode]
-        @usableFromInline let hasInsignificantWhitespace: Bool
-
-        init(bytes: [UInt8], tape: [JSONNode], hasInsignificantWhitespace: Bool) {
-            self.bytes = bytes
-            self.tape = tape
-            self.hasInsignificantWhitespace = hasInsignificantWhitespace
-        }
-    }
-
-    @usableFromInline let storage: Storage
-    /// The line's text, as read (stages' edits are kept beside it).
-    @inlinable public var bytes: [UInt8] { storage.bytes }
+///
+/// Sendable although `ManagedBuffer`, its storage's class, is not: the storage
+/// is written once, before the document is made, and only read afterwards;
+/// the edits are a value (copied on write).
+public struct JSONDocument: @unchecked Sendable {
+    /// The line and its tape (`JSONDocumentStorage.swift`), never changed once
+    /// made: one reference, so that an event costs one retain, not three, each
+    /// time it is copied on its way through the stages and the destinations.
+    @usableFromInline var storage: Storage
+    /// A copy of the line's text, as read (stages' edits are kept beside it).
+    /// Code that only reads the bytes borrows them instead (`withRawBytes`, `appendRaw`, `write`).
+    public var bytes: [UInt8] { storage.withBytes { Array($0) } }
+    /// The number of bytes in the line.
+    @inlinable public var byteCount: Int { storage.byteCount }
     /// The index of every value (see `JSONNode`): internal to this module;
     /// the rest of Sluice reads values through `JSONNodeAccess.swift`.
-    @inlinable var tape: [JSONNode] { storage.tape }
+    @inlinable var tape: Storage {
+        @inline(__always) get { storage }
+    }
     /// True when the original text has whitespace outside strings.
     @inlinable public var hasInsignificantWhitespace: Bool { storage.hasInsignificantWhitespace }
     /// The bytes the parsed line takes in memory: its text and its index (not
-    /// counting the allocations' headers, nor edits). What a holder of parsed
+    /// counting the allocation's header, nor edits). What a holder of parsed
     /// lines counts against its limit.
-    public var memoryBytes: Int { storage.bytes.count + storage.tape.count * MemoryLayout<JSONNode>.stride }
+    public var memoryBytes: Int { storage.byteCount + storage.count * MemoryLayout<JSONNode>.stride }
     /// Changes applied by stages, in the order they were made.
     @usableFromInline var edits: JSONEdits
 
-    init(bytes: [UInt8], tape: [JSONNode], hasInsignificantWhitespace: Bool) {
-        storage = Storage(bytes: bytes, tape: tape, hasInsignificantWhitespace: hasInsignificantWhitespace)
+    init(storage: Storage) {
+        self.storage = storage
         self.edits = JSONEdits()
     }
 
@@ -85,17 +81,19 @@ public struct JSONDocument: Sendable {
     }
 
     /// Parses one JSON text that must be an object; copies the bytes only on success.
-    /// `scratch`: tape space to reuse from line to line (a reader parsing many
-    /// keeps one); without it, space for the line is made for this call.
-    public static func parse(_ buffer: UnsafeBufferPointer<UInt8>,
-                             scratch: JSONParseScratch? = nil) throws(JSONError) -> JSONDocument {
-        var tape: [JSONNode] = []
+    public static func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> JSONDocument {
+        try parse(buffer, scratch: JSONParser.scratch(for: buffer))
+    }
+
+    /// The same with `scratch`, tape space to reuse from line to line (a reader
+    /// parsing many keeps one; not optional here: unwrapping one costs a retain per line).
+    public static func parse(_ buffer: UnsafeBufferPointer<UInt8>, scratch: JSONParseScratch) throws(JSONError) -> JSONDocument {
         var parser = JSONParser(buffer: buffer, scratch: scratch)
-        try parser.parseDocument(into: &tape)
-        guard tape[0].kind == .object else {
+        let storage = try parser.parseDocument()
+        guard storage[0].kind == .object else {
             throw JSONError(kind: .notAnObject, offset: 0)
         }
-        return JSONDocument(bytes: Array(buffer), tape: tape, hasInsignificantWhitespace: parser.sawWhitespace)
+        return JSONDocument(storage: storage)
     }
 
     /// The deepest nesting a document may have (`nesting_too_deep` beyond it).
@@ -119,8 +117,8 @@ public struct JSONDocument: Sendable {
         if edits.isEmpty {
             // No member removed: keys compared by their raw length, then their bytes,
             // through pointers (every event looks up several paths this way).
-            return storage.tape.withUnsafeBufferPointer { tape in
-                storage.bytes.withUnsafeBytes { bytes -> Int? in
+            return storage.withUnsafeBufferPointer { tape in
+                storage.withRawBytes { bytes -> Int? in
                     let end = Int(tape[object].next)
                     let rawLength = key.count + 2
                     var index = object + 1
@@ -154,12 +152,22 @@ public struct JSONDocument: Sendable {
 
     /// Follows a dotted path of object keys from the root.
     public func find(_ path: JSONPath) -> Int? {
-        var node = 0
-        for component in path.components {
-            guard let next = component.withUnsafeBytes({ member($0, of: node) }) else { return nil }
-            node = next
+        find(path, keys: 0..<path.components.count, from: 0)
+    }
+
+    /// Follows the keys `keys` of `path` (a range of its components) from the object at `node`.
+    public func find(_ path: JSONPath, keys: Range<Int>, from node: Int) -> Int? {
+        path.keyBytes.withUnsafeBytes { bytes in
+            path.keyEnds.withUnsafeBufferPointer { ends in
+                var node = node
+                for index in keys {
+                    let start = index == 0 ? 0 : ends[index - 1]
+                    guard let next = member(UnsafeRawBufferPointer(rebasing: bytes[start..<ends[index]]), of: node) else { return nil }
+                    node = next
+                }
+                return node
+            }
         }
-        return node
     }
 
     /// The keys and value indexes of the object at `object`, in order (removed ones left out).
@@ -188,9 +196,10 @@ public struct JSONDocument: Sendable {
         return result
     }
 
-    /// The raw text of a value, exactly as it was in the input.
-    public func rawBytes(_ node: Int) -> ArraySlice<UInt8> {
-        bytes[Int(tape[node].start)..<Int(tape[node].end)]
+    /// The raw text of a value, exactly as it was in the input: a copy
+    /// (`withRawBytes` lends it without one).
+    public func rawBytes(_ node: Int) -> [UInt8] {
+        withRawBytes(node) { Array($0) }
     }
 
     /// Appends the JSON text of the value at `node` as it is in the line (the
@@ -198,14 +207,14 @@ public struct JSONDocument: Sendable {
     @inlinable @inline(__always)
     public func appendRaw<Out: ByteSink>(_ node: Int, to out: inout Out) {
         let start = Int(tape[node].start), end = Int(tape[node].end)
-        bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<end])) }
+        storage.withBytes { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<end])) }
     }
 
     /// `lead`, the node's text as it is, then `trail`: an event's key as a member's start (`,"key":`).
     @inlinable @inline(__always)
     public func appendRaw<Out: ByteSink>(_ node: Int, to out: inout Out, lead: UInt8, trail: UInt8) {
         let start = Int(tape[node].start), end = Int(tape[node].end)
-        bytes.withUnsafeBytes { out.append(lead, UnsafeRawBufferPointer(rebasing: $0[start..<end]), quoted: false, trail) }
+        storage.withRawBytes { out.append(lead, UnsafeRawBufferPointer(rebasing: $0[start..<end]), quoted: false, trail) }
     }
 
     /// Calls `body` with the decoded UTF-8 of the string at `node` (nil if not a string).
@@ -214,11 +223,11 @@ public struct JSONDocument: Sendable {
         let n = tape[node]
         guard n.kind == .string else { return nil }
         if n.flags & JSONNode.hasEscapes == 0 {
-            return bytes.withUnsafeBytes { raw in
+            return storage.withRawBytes { raw in
                 body(UnsafeRawBufferPointer(rebasing: raw[Int(n.start + 1)..<Int(n.end - 1)]))
             }
         }
-        let decoded = JSONString.unescape(bytes[Int(n.start + 1)..<Int(n.end - 1)])
+        let decoded = storage.withBytes { JSONString.unescape(UnsafeBufferPointer(rebasing: $0[Int(n.start + 1)..<Int(n.end - 1)])) }
         return decoded.withUnsafeBytes(body)
     }
 
@@ -239,12 +248,12 @@ public struct JSONDocument: Sendable {
         if node.flags & JSONNode.hasEscapes == 0 {
             let length = Int(node.end - node.start) - 2
             guard length == key.count else { return false }
-            return bytes.withUnsafeBytes { raw in
+            return storage.withRawBytes { raw in
                 guard length > 0 else { return true }
                 return ShortBytes.equal(raw.baseAddress! + Int(node.start) + 1, key.baseAddress!, length)
             }
         }
-        let decoded = JSONString.unescape(bytes[Int(node.start + 1)..<Int(node.end - 1)])
+        let decoded = storage.withBytes { JSONString.unescape(UnsafeBufferPointer(rebasing: $0[Int(node.start + 1)..<Int(node.end - 1)])) }
         return decoded.elementsEqual(key)
     }
 }
@@ -277,9 +286,19 @@ public enum ShortBytes {
 /// A dotted path of object keys (`context.ip`), split once at configuration time.
 public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     public let components: [[UInt8]]
+    /// The components end to end, and where each ends: what `find` reads (each
+    /// array taken out of `components` for a look-up costs a retain and a release).
+    let keyBytes: [UInt8]
+    let keyEnds: [Int]
 
     public init(_ dotted: String) {
         components = dotted.split(separator: ".", omittingEmptySubsequences: false).map { Array($0.utf8) }
+        keyBytes = components.flatMap { $0 }
+        var end = 0
+        keyEnds = components.map { component in
+            end += component.count
+            return end
+        }
     }
 
     public var description: String {

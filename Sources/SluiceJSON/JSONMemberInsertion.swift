@@ -1,5 +1,5 @@
-// Unsafe code: the new index is written into an array created with
-// `unsafeUninitializedCapacity`, every slot initialized once before `count` is set.
+// Unsafe code: the new line and index are written into a document's storage
+// as it is made (`JSONDocument.Storage.make`), every node and byte once.
 
 extension JSONDocument {
     /// A copy of this document with one member appended to the object at
@@ -24,12 +24,14 @@ extension JSONDocument {
         else {
             return nil
         }
-        let nodes = parsed.tape[1...].map { node -> JSONNode in
-            var node = node
-            node.start -= 1
-            node.end -= 1
-            node.next -= 1
-            return node
+        let nodes = parsed.tape.withUnsafeBufferPointer { tape in
+            tape[1...].map { node -> JSONNode in
+                var node = node
+                node.start -= 1
+                node.end -= 1
+                node.next -= 1
+                return node
+            }
         }
         return text[1..<(text.count - 1)].withUnsafeBufferPointer { member in
             nodes.withUnsafeBufferPointer { insertingMember(member, nodes: $0, into: object) }
@@ -58,47 +60,52 @@ extension JSONDocument {
         let nodeShift = UInt32(nodes.count)
         let at = Int(container.next)  // tape index where the member's nodes go
 
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(self.bytes.count + Int(byteShift))
-        bytes.append(contentsOf: self.bytes[..<insertAt])
-        if hasMembers { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(contentsOf: member)
-        bytes.append(contentsOf: self.bytes[insertAt...])
-
         let insertion = UInt32(insertAt)
         let memberOffset = UInt32(insertAt + comma)
         let memberIndex = UInt32(at)
         // Every offset and index below fits 32 bits once the new ones do: wrapping arithmetic.
-        guard self.bytes.count + Int(byteShift) < Int(UInt32.max), tape.count + nodes.count < Int(UInt32.max) else { return nil }
-        let newTape = [JSONNode](unsafeUninitializedCapacity: tape.count + nodes.count) { buffer, count in
-            tape.withUnsafeBufferPointer { old in
+        guard storage.byteCount + Int(byteShift) < Int(UInt32.max), storage.count + nodes.count < Int(UInt32.max) else { return nil }
+        let old = storage
+        let made = Storage.make(nodeCount: old.count + nodes.count, byteCount: old.byteCount + Int(byteShift),
+                                hasInsignificantWhitespace: hasInsignificantWhitespace) { buffer, bytes in
+            old.withBytes { oldBytes in
+                // The line: up to the object's closing brace, a comma, the member, the rest.
+                bytes.initialize(from: oldBytes.baseAddress!, count: insertAt)
+                var written = insertAt
+                if hasMembers {
+                    bytes[written] = UInt8(ascii: ",")
+                    written += 1
+                }
+                if let base = member.baseAddress { (bytes + written).initialize(from: base, count: member.count) }
+                written += member.count
+                (bytes + written).initialize(from: oldBytes.baseAddress! + insertAt, count: oldBytes.count - insertAt)
+            }
+            old.withUnsafeBufferPointer { old in
                 // Everything before the insertion stays, copied in one piece; then the object
                 // and the containers around it (those spanning its closing brace) grow.
-                let target = buffer.baseAddress!, source = old.baseAddress!
-                target.initialize(from: source, count: at)
-                for index in 0..<at where source[index].start < insertion && source[index].end > insertion {
-                    target[index].end &+= byteShift
-                    target[index].next &+= nodeShift
+                buffer.initialize(from: old.baseAddress!, count: at)
+                for index in 0..<at where old[index].start < insertion && old[index].end > insertion {
+                    buffer[index].end &+= byteShift
+                    buffer[index].next &+= nodeShift
                 }
                 for offset in 0..<nodes.count {
                     var node = nodes[offset]
                     node.start &+= memberOffset
                     node.end &+= memberOffset
                     node.next &+= memberIndex
-                    (target + (at &+ offset)).initialize(to: node)
+                    (buffer + (at &+ offset)).initialize(to: node)
                 }
-                let moved = target + (at &+ nodes.count)
+                let moved = buffer + (at &+ nodes.count)
                 for index in at..<old.count {
-                    var node = source[index]
+                    var node = old[index]
                     node.start &+= byteShift
                     node.end &+= byteShift
                     node.next &+= nodeShift
                     (moved + (index &- at)).initialize(to: node)
                 }
             }
-            count = tape.count + nodes.count
         }
-        return JSONDocument(bytes: bytes, tape: newTape, hasInsignificantWhitespace: hasInsignificantWhitespace)
+        return JSONDocument(storage: made)
     }
 
     /// This document with its pending edits written into the bytes and parsed

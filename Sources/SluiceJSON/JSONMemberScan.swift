@@ -45,7 +45,7 @@ extension JSONDocument {
     @inlinable @inline(__always)
     public func firstRawByte(_ node: Int) -> UInt8 {
         let n = tape[node]
-        return n.end &- n.start > 2 ? bytes[Int(n.start) &+ 1] : 0
+        return n.end &- n.start > 2 ? storage.withBytes { $0[Int(n.start) &+ 1] } : 0
     }
 
     /// Whether `node` is a string with no escapes, so its raw text is its JSON form and its bytes.

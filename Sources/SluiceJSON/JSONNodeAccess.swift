@@ -53,16 +53,22 @@ extension JSONDocument {
     @inlinable @inline(__always)
     public func withRawBytes<R>(_ node: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         let start = Int(tape[node].start), end = Int(tape[node].end)
-        return try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
+        return try storage.withRawBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
+    }
+
+    /// Calls `body` with the whole line's text as read (stages' pending edits not applied).
+    @inlinable @inline(__always)
+    public func withLineBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try storage.withRawBytes(body)
     }
 
     /// Calls `body` with the document's index and bytes borrowed through pointers.
     @inlinable @inline(__always)
     public func withUnsafeView<R>(_ body: (UnsafeJSONView) throws -> R) rethrows -> R {
-        try tape.withUnsafeBufferPointer { nodes in
-            try bytes.withUnsafeBufferPointer { bytes in
-                try body(UnsafeJSONView(nodes: nodes, bytes: bytes))
-            }
+        try storage.withUnsafeMutablePointers { header, nodes in
+            let bytes = UnsafeRawPointer(nodes + header.pointee.nodeCount).assumingMemoryBound(to: UInt8.self)
+            return try body(UnsafeJSONView(nodes: UnsafeBufferPointer(start: nodes, count: header.pointee.nodeCount),
+                                           bytes: UnsafeBufferPointer(start: bytes, count: header.pointee.byteCount)))
         }
     }
 }

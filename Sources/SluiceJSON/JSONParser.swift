@@ -10,8 +10,8 @@ import Darwin
 // checking `index < count` before every load (eight bytes at a time only where
 // `index + 8 <= count`), and writes nodes into `JSONParseScratch`, whose
 // capacity it grows before each write. The scratch is reused from line to
-// line; no document points into it: a parsed line's nodes are copied into the
-// document's own array.
+// line; no document points into it: a parsed line's nodes are copied, with
+// its bytes, into the document's own storage.
 
 /// An RFC 8259 parser that indexes a line into a tape without copying values.
 ///
@@ -31,27 +31,39 @@ struct JSONParser {
     /// The tape being built, in `scratch`'s memory: written through a pointer,
     /// not appended to an array (which checks uniqueness on every node), and
     /// copied out once, at its exact size, when the line is done.
-    private let scratch: JSONParseScratch
     private var nodes: UnsafeMutablePointer<JSONNode>
     private var nodeCount = 0
+    private var capacity: Int
+    /// The caller's scratch, held without a retain (one per line otherwise):
+    /// the caller keeps it alive while the parser is used.
+    private let scratch: Unmanaged<JSONParseScratch>
 
-    /// `scratch`: tape space to reuse; without it, space for this buffer is made.
-    init(buffer: UnsafeBufferPointer<UInt8>, scratch: JSONParseScratch? = nil) {
+    /// `scratch`: tape space to reuse, which the caller keeps alive while the parser is used.
+    init(buffer: UnsafeBufferPointer<UInt8>, scratch: borrowing JSONParseScratch) {
         // Offsets are kept in 32 bits; lines are at most 1 GiB (`max_line_bytes`).
         precondition(buffer.count < Int(UInt32.max), "JSON text over 4 GiB")
         // An empty buffer may have a nil base address; point at a constant instead.
         self.base = buffer.baseAddress ?? JSONParser.emptyBase
         self.count = buffer.count
-        let scratch = scratch ?? JSONParseScratch(capacity: buffer.count / 8 + 16)
-        self.scratch = scratch
+        self.scratch = .passUnretained(copy scratch)
         nodes = scratch.base
+        capacity = scratch.capacity
+    }
+
+    /// Space for a parser of `buffer` that has no scratch to reuse.
+    static func scratch(for buffer: UnsafeBufferPointer<UInt8>) -> JSONParseScratch {
+        JSONParseScratch(capacity: buffer.count / 8 + 16)
     }
 
     @inline(__always)
     private mutating func push(_ node: JSONNode) {
-        if nodeCount == scratch.capacity { nodes = scratch.grow() }
+        if nodeCount == capacity { grow() }
         nodes[nodeCount] = node
         nodeCount &+= 1
+    }
+
+    private mutating func grow() {
+        (nodes, capacity) = scratch._withUnsafeGuaranteedRef { ($0.grow(), $0.capacity) }
     }
 
     private static let emptyBase: UnsafePointer<UInt8> = {
@@ -60,13 +72,22 @@ struct JSONParser {
         return UnsafePointer(pointer)
     }()
 
-    mutating func parseDocument(into tape: inout [JSONNode]) throws(JSONError) {
+    /// Parses the whole buffer as one JSON value (any kind); returns the line
+    /// and its tape copied into a document's storage, one allocation.
+    mutating func parseDocument() throws(JSONError) -> JSONDocument.Storage {
+        try parseValue()
+        return JSONDocument.Storage.make(nodes: UnsafeBufferPointer(start: nodes, count: nodeCount),
+                                         bytes: UnsafeBufferPointer(start: base, count: count),
+                                         hasInsignificantWhitespace: sawWhitespace)
+    }
+
+    /// Parses the whole buffer as one JSON value, leaving its nodes in the scratch space.
+    mutating func parseValue() throws(JSONError) {
         skipWhitespace()
         if index == count { throw JSONError(kind: .emptyInput, offset: 0) }
         try parseValue(depth: 0)
         skipWhitespace()
         if index != count { throw JSONError(kind: .trailingContent, offset: index) }
-        tape = Array(UnsafeBufferPointer(start: nodes, count: nodeCount))
     }
 
     @inline(__always)
@@ -211,7 +232,7 @@ struct JSONParser {
         while key < nodeCount {
             let node = tape[key]
             let body = UnsafeBufferPointer(start: base + Int(node.start) + 1, count: Int(node.end - node.start) - 2)
-            keys.append((node.flags & JSONNode.hasEscapes != 0 ? JSONString.unescape(ArraySlice(body)) : Array(body), Int(node.start)))
+            keys.append((node.flags & JSONNode.hasEscapes != 0 ? JSONString.unescape(body) : Array(body), Int(node.start)))
             key = Int(tape[key + 1].next)
         }
         keys.sort { $0.text.lexicographicallyPrecedes($1.text) }
@@ -376,29 +397,5 @@ struct JSONParser {
             value = value << 4 | UInt32(digit)
         }
         return value
-    }
-}
-
-/// Tape space for the parser, reused line after line by one reader (the
-/// runner keeps one); grows as a line needs, never shrinks.
-public final class JSONParseScratch {
-    fileprivate private(set) var base: UnsafeMutablePointer<JSONNode>
-    fileprivate private(set) var capacity: Int
-
-    public init(capacity: Int = 256) {
-        self.capacity = max(capacity, 16)
-        base = .allocate(capacity: self.capacity)
-    }
-
-    deinit { base.deallocate() }
-
-    /// Doubles the space, keeping the nodes written so far; returns the new base.
-    fileprivate func grow() -> UnsafeMutablePointer<JSONNode> {
-        let larger = UnsafeMutablePointer<JSONNode>.allocate(capacity: capacity * 2)
-        larger.moveInitialize(from: base, count: capacity)
-        base.deallocate()
-        base = larger
-        capacity *= 2
-        return larger
     }
 }

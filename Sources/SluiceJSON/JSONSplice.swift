@@ -1,6 +1,8 @@
-// Unsafe code: `applied(to:)` copies the old bytes and index into new arrays
-// through buffer pointers, in ranges computed from sorted, non-overlapping
-// changes; each array is created with exactly the capacity it fills.
+// Unsafe code: `applied(to:)` copies the old bytes and index into a new
+// document's storage through buffer pointers, in ranges computed from sorted,
+// non-overlapping changes; the storage is made with exactly the sizes it fills.
+// `apply(to:)` moves one value's bytes and index within a storage only its
+// document holds, after checking that the new line fits in its room.
 
 /// A batch of changes written straight into a document's bytes and tape:
 /// scalar values replaced by new scalars, and object members removed.
@@ -130,21 +132,35 @@ public struct JSONSplice {
     private var removed: [(start: Int, end: Int)] = []
     private var removedShift: [Int] = []
 
+    /// Applies every change to `document`: in its own storage when that is not
+    /// shared and has room (one value replaced, as a truncated IP: no allocation,
+    /// and only the bytes after the value move), else into a new one (`applied`).
+    public mutating func apply(to document: inout JSONDocument) {
+        precondition(!document.isModified, "splice a document with pending edits")
+        guard !changes.isEmpty else { return }
+        if changes.count == 1 && changes[0].node >= 0 && isKnownUniquelyReferenced(&document.storage) {
+            let change = changes[0]
+            let storage = document.storage
+            if text.withUnsafeBufferPointer({ JSONSplice.replaceInPlace(change, text: $0, in: storage) }) { return }
+        }
+        document = applied(to: document)
+    }
+
     /// The document with every change applied. Changes may have been added in any order.
     public mutating func applied(to document: JSONDocument) -> JSONDocument {
         precondition(!document.isModified, "splice a document with pending edits")
         guard !changes.isEmpty else { return document }
         if changes.count == 1 && changes[0].node >= 0 {
             // One value replaced (a truncated IP, most often): no shifts to tabulate.
-            return replacingOne(changes[0], in: document)
+            let change = changes[0]
+            return text.withUnsafeBufferPointer { JSONSplice.replacingOne(change, text: $0, in: document.storage) }
         }
         if changes.count > 1 { changes.sort { $0.start < $1.start } }
-        let sorted = changes
         // Byte deltas and removed tape counts, cumulative, in byte order.
         byteShift.removeAll(keepingCapacity: true)
         byteShift.append(0)
         removed.removeAll(keepingCapacity: true)
-        for (index, change) in sorted.enumerated() {
+        for (index, change) in changes.enumerated() {
             byteShift.append(byteShift[index] + (change.textEnd - change.textStart) - (change.end - change.start))
             if change.removedEnd > change.removedStart { removed.append((change.removedStart, change.removedEnd)) }
         }
@@ -152,73 +168,110 @@ public struct JSONSplice {
         removedShift.removeAll(keepingCapacity: true)
         removedShift.append(0)
         for (index, range) in removed.enumerated() { removedShift.append(removedShift[index] + range.end - range.start) }
-        let removedTotal = removedShift[removed.count]
-        let bytes = sorted.withUnsafeBufferPointer { splicedBytes(document.bytes, $0, delta: byteShift[sorted.count]) }
-        let tape = sorted.withUnsafeBufferPointer { sorted in
-            byteShift.withUnsafeBufferPointer { byteShift in
-                removed.withUnsafeBufferPointer { removed in
-                    removedShift.withUnsafeBufferPointer { removedShift in
-                        document.tape.withUnsafeBufferPointer { oldTape in
-                            JSONSplice.shiftedTape(oldTape, count: oldTape.count - removedTotal, sorted: sorted,
-                                                   byteShift: byteShift, removed: removed, removedShift: removedShift)
+        let old = document.storage
+        let storage = JSONDocument.Storage.make(nodeCount: old.count - removedShift[removed.count],
+                                                byteCount: old.byteCount + byteShift[changes.count],
+                                                hasInsignificantWhitespace: old.hasInsignificantWhitespace) { tape, bytes in
+            changes.withUnsafeBufferPointer { sorted in
+                text.withUnsafeBufferPointer { text in
+                    old.withBytes { JSONSplice.splice($0, sorted, text, into: bytes) }
+                }
+                byteShift.withUnsafeBufferPointer { byteShift in
+                    removed.withUnsafeBufferPointer { removed in
+                        removedShift.withUnsafeBufferPointer { removedShift in
+                            old.withUnsafeBufferPointer { oldTape in
+                                JSONSplice.shiftTape(oldTape, into: tape, count: oldTape.count - removedShift[removed.count],
+                                                     sorted: sorted, byteShift: byteShift, removed: removed, removedShift: removedShift)
+                            }
                         }
                     }
                 }
             }
         }
-        return JSONDocument(bytes: bytes, tape: tape, hasInsignificantWhitespace: document.hasInsignificantWhitespace)
+        return JSONDocument(storage: storage)
     }
 
     /// The document with the one scalar `change` names replaced: the tape copied, the
     /// containers around the value lengthened, and what follows it moved.
-    private func replacingOne(_ change: Change, in document: JSONDocument) -> JSONDocument {
+    private static func replacingOne(_ change: Change, text: UnsafeBufferPointer<UInt8>, in old: JSONDocument.Storage) -> JSONDocument {
         let shift = (change.textEnd - change.textStart) - (change.end - change.start)
-        let bytes = withUnsafePointer(to: change) { splicedBytes(document.bytes, UnsafeBufferPointer(start: $0, count: 1), delta: shift) }
         let delta = UInt32(bitPattern: Int32(shift))
         let position = UInt32(change.start)
-        var tape = document.tape
-        tape.withUnsafeMutableBufferPointer { tape in
+        let storage = JSONDocument.Storage.make(nodeCount: old.count, byteCount: old.byteCount + shift,
+                                                hasInsignificantWhitespace: old.hasInsignificantWhitespace) { tape, bytes in
+            old.withBytes { oldBytes in
+                withUnsafePointer(to: change) { JSONSplice.splice(oldBytes, UnsafeBufferPointer(start: $0, count: 1), text, into: bytes) }
+            }
+            old.withUnsafeBufferPointer { oldTape in
+                tape.initialize(from: oldTape.baseAddress!, count: oldTape.count)
+                for index in 0..<change.node where tape[index].end > position {
+                    tape[index].end &+= delta  // a container around the value
+                }
+                tape[change.node].end = UInt32(change.start + change.textEnd - change.textStart)
+                tape[change.node].kind = change.kind
+                tape[change.node].flags = change.flags
+                for index in (change.node + 1)..<oldTape.count {
+                    tape[index].start &+= delta
+                    tape[index].end &+= delta
+                }
+            }
+        }
+        return JSONDocument(storage: storage)
+    }
+
+    /// `replacingOne` done in `storage` itself, which nothing else holds; false
+    /// (and nothing changed) when the new line would not fit in its room.
+    private static func replaceInPlace(_ change: Change, text: UnsafeBufferPointer<UInt8>,
+                                       in storage: JSONDocument.Storage) -> Bool {
+        let textCount = change.textEnd - change.textStart
+        let shift = textCount - (change.end - change.start)
+        let delta = UInt32(bitPattern: Int32(shift))
+        let position = UInt32(change.start)
+        return storage.withUnsafeMutablePointers { header, tape in
+            let count = header.pointee.byteCount
+            guard count + shift <= header.pointee.byteCapacity else { return false }
+            let bytes = UnsafeMutableRawPointer(tape + header.pointee.nodeCount)
+            // What follows the value moves first (copyMemory is a memmove: the regions may overlap), then the new text.
+            (bytes + change.start + textCount).copyMemory(from: bytes + change.end, byteCount: count - change.end)
+            if textCount > 0 { (bytes + change.start).copyMemory(from: text.baseAddress! + change.textStart, byteCount: textCount) }
+            header.pointee.byteCount = count + shift
             for index in 0..<change.node where tape[index].end > position {
                 tape[index].end &+= delta  // a container around the value
             }
-            tape[change.node].end = UInt32(change.start + change.textEnd - change.textStart)
+            tape[change.node].end = UInt32(change.start + textCount)
             tape[change.node].kind = change.kind
             tape[change.node].flags = change.flags
-            for index in (change.node + 1)..<tape.count {
+            for index in (change.node + 1)..<header.pointee.nodeCount {
                 tape[index].start &+= delta
                 tape[index].end &+= delta
             }
+            return true
         }
-        return JSONDocument(bytes: bytes, tape: tape, hasInsignificantWhitespace: document.hasInsignificantWhitespace)
     }
 
-    /// The new line: the kept runs of `oldBytes` and the replacement texts of
-    /// `sorted` (in byte order), `delta` bytes longer in all. Appended through
-    /// pointers (slices of arrays cost a retain and a generic append each), into
-    /// an array made with `reserveCapacity`: the runtime's unspecialized
-    /// allocation behind `unsafeUninitializedCapacity` or `repeating:count:`
-    /// costs more than the whole copy.
-    private func splicedBytes(_ oldBytes: [UInt8], _ sorted: UnsafeBufferPointer<Change>, delta: Int) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(oldBytes.count + delta)
-        oldBytes.withUnsafeBufferPointer { old in
-            text.withUnsafeBufferPointer { text in
-                var copied = 0
-                for change in sorted {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: old[copied..<change.start]))
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[change.textStart..<change.textEnd]))
-                    copied = change.end
-                }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: old[copied...]))
-            }
+    /// Writes the new line to `out`: the kept runs of `old` and the replacement
+    /// texts of `sorted` (in byte order), through pointers, every byte once.
+    private static func splice(_ old: UnsafeBufferPointer<UInt8>, _ sorted: UnsafeBufferPointer<Change>,
+                               _ text: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) {
+        var written = 0
+        func copy(_ from: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+            guard !range.isEmpty else { return }
+            (out + written).initialize(from: from.baseAddress! + range.lowerBound, count: range.count)
+            written += range.count
         }
-        return bytes
+        var copied = 0
+        for change in sorted {
+            copy(old, copied..<change.start)
+            copy(text, change.textStart..<change.textEnd)
+            copied = change.end
+        }
+        copy(old, copied..<old.count)
     }
 
     /// The old tape without the removed nodes, offsets and indexes moved.
-    private static func shiftedTape(_ oldTape: UnsafeBufferPointer<JSONNode>, count: Int, sorted: UnsafeBufferPointer<Change>,
-                                    byteShift: UnsafeBufferPointer<Int>, removed: UnsafeBufferPointer<(start: Int, end: Int)>,
-                                    removedShift: UnsafeBufferPointer<Int>) -> [JSONNode] {
+    private static func shiftTape(_ oldTape: UnsafeBufferPointer<JSONNode>, into buffer: UnsafeMutablePointer<JSONNode>, count: Int,
+                                  sorted: UnsafeBufferPointer<Change>, byteShift: UnsafeBufferPointer<Int>,
+                                  removed: UnsafeBufferPointer<(start: Int, end: Int)>, removedShift: UnsafeBufferPointer<Int>) {
         /// How many of `count` sorted starts lie below `value` (the first index whose start is not below it).
         func countBelow(_ value: Int, _ count: Int, start: (Int) -> Int) -> Int {
             var low = 0, high = count
@@ -232,7 +285,7 @@ public struct JSONSplice {
         func bytesBefore(_ position: Int) -> Int { byteShift[countBelow(position, sorted.count) { sorted[$0].start }] }
         /// The number of removed nodes below `index`.
         func nodesBefore(_ index: Int) -> Int { removedShift[countBelow(index, removed.count) { removed[$0].start }] }
-        return [JSONNode](unsafeUninitializedCapacity: count) { buffer, written in
+        do {
             var out = 0
             var nextRemoved = 0
             // Scalars sit on the tape in byte order, so replaced nodes come up in the order of `sorted`.
@@ -270,11 +323,12 @@ public struct JSONSplice {
                     node.end = UInt32(Int(node.end) + shift)
                     node.next = UInt32(Int(node.next) - removedShift[nextRemoved])
                 }
-                buffer[out] = node
+                precondition(out < count, "splice: more nodes than counted")
+                (buffer + out).initialize(to: node)
                 out += 1
                 index += 1
             }
-            written = out
+            precondition(out == count, "splice: fewer nodes than counted")
         }
     }
 }

@@ -14,7 +14,12 @@ public enum JSONString {
     }
 
     /// Decodes the escapes of a string body that the parser already validated.
-    public static func unescape(_ body: ArraySlice<UInt8>) -> [UInt8] {
+    public static func unescape(_ body: ArraySlice<UInt8>) -> [UInt8] { decodeEscapes(body) }
+
+    /// The same for a body borrowed through a pointer (a document's line).
+    public static func unescape(_ body: UnsafeBufferPointer<UInt8>) -> [UInt8] { decodeEscapes(body) }
+
+    private static func decodeEscapes<Body: RandomAccessCollection<UInt8>>(_ body: Body) -> [UInt8] where Body.Index == Int {
         var out: [UInt8] = []
         out.reserveCapacity(body.count)
         var index = body.startIndex

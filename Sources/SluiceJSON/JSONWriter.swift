@@ -12,7 +12,7 @@ extension JSONDocument {
 
     private func writeCanonical<Out: ByteSink>(to out: inout Out) {
         if edits.isEmpty && !hasInsignificantWhitespace {
-            out.append(contentsOf: bytes)
+            storage.withRawBytes { out.append(raw: $0) }
             return
         }
         write(node: 0, to: &out)
@@ -37,7 +37,7 @@ extension JSONDocument {
                 if !edits.isRemoved(index) {
                     if !first { out.append(UInt8(ascii: ",")) }
                     first = false
-                    out.append(contentsOf: bytes[Int(tape[index].start)..<Int(tape[index].end)])
+                    appendRaw(index, to: &out)
                     out.append(UInt8(ascii: ":"))
                     write(node: valueIndex, to: &out)
                 }
@@ -66,14 +66,14 @@ extension JSONDocument {
             }
             out.append(UInt8(ascii: "]"))
         case .string, .number, .true, .false, .null:
-            out.append(contentsOf: bytes[Int(current.start)..<Int(current.end)])
+            appendRaw(node, to: &out)
         }
     }
 
     /// The document as canonical JSON text.
     public var canonicalJSON: [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
+        out.reserveCapacity(byteCount)
         write(to: &out)
         return out
     }

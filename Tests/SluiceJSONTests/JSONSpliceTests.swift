@@ -58,7 +58,7 @@ import Testing
             let context = "round \(round): \(text)"
             #expect(String(decoding: result.canonicalJSON, as: UTF8.self) == String(decoding: expected.canonicalJSON, as: UTF8.self), "\(context)")
             let reparsed = try JSONDocument.parse(result.bytes)
-            #expect(reparsed.tape == result.tape, "\(context)")
+            #expect(reparsed.tape.elementsEqual(result.tape), "\(context)")
             #expect(!result.isModified)
         }
     }
@@ -70,7 +70,7 @@ import Testing
         splice.replaceString(value - 1, in: document) { $0.append(contentsOf: "[email]".utf8) }
         let result = splice.applied(to: document)
         #expect(String(decoding: result.bytes, as: UTF8.self) == #"{"a":1,"[email]":{"b":"c"},"d":2}"#)
-        #expect(try JSONDocument.parse(result.bytes).tape == result.tape)
+        #expect(try JSONDocument.parse(result.bytes).tape.elementsEqual(result.tape))
         #expect(result.string(at: JSONPath("[email].b")) == "c")
     }
 
@@ -78,8 +78,7 @@ import Testing
         let document = try JSONDocument.parse(Array(#"{"a":"b"}"#.utf8))
         var splice = JSONSplice()
         let result = splice.applied(to: document)
-        let same = document.bytes.withUnsafeBufferPointer { a in result.bytes.withUnsafeBufferPointer { $0.baseAddress == a.baseAddress } }
-        #expect(same)
+        #expect(result.storage === document.storage)
     }
 
     @Test func removingEveryMemberLeavesAnEmptyObject() throws {
@@ -89,6 +88,6 @@ import Testing
         splice.removeMembers(document.members(of: inner).map(\.key), of: inner, in: document)
         let result = splice.applied(to: document)
         #expect(String(decoding: result.bytes, as: UTF8.self) == #"{"a":{},"b":true}"#)
-        #expect(try JSONDocument.parse(result.bytes).tape == result.tape)
+        #expect(try JSONDocument.parse(result.bytes).tape.elementsEqual(result.tape))
     }
 }

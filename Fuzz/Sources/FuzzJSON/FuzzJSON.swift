@@ -31,7 +31,7 @@ private func check(_ document: JSONDocument, _ line: UnsafeBufferPointer<UInt8>)
     precondition(UTF8Validation.isValid(line), "the parser accepted a line that is not UTF-8")
     let tape = document.tape
     for (index, node) in tape.enumerated() {
-        precondition(node.start <= node.end && Int(node.end) <= document.bytes.count, "node \(index) lies outside the line")
+        precondition(node.start <= node.end && Int(node.end) <= document.byteCount, "node \(index) lies outside the line")
         precondition(Int(node.next) > index && Int(node.next) <= tape.count, "node \(index) skips to \(node.next)")
         if node.kind == .string {
             _ = document.withString(index) { $0.count }

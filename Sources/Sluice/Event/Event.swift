@@ -80,10 +80,13 @@ public struct Event: Sendable {
 
     public var nameString: String { String(decoding: name, as: UTF8.self) }
 
-    /// Parses and checks one input line (without its line ending); `scratch`:
-    /// the parser's scratch space, reused from line to line by a reader.
-    public static func decode(_ line: UnsafeBufferPointer<UInt8>, origin: Origin,
-                              scratch: JSONParseScratch? = nil) -> Result<Event, Rejection> {
+    /// Parses and checks one input line (without its line ending).
+    public static func decode(_ line: UnsafeBufferPointer<UInt8>, origin: Origin) -> Result<Event, Rejection> {
+        decode(line, origin: origin, scratch: JSONParseScratch(capacity: line.count / 8 + 16))
+    }
+
+    /// The same with the parser's scratch space, reused from line to line by a reader.
+    public static func decode(_ line: UnsafeBufferPointer<UInt8>, origin: Origin, scratch: JSONParseScratch) -> Result<Event, Rejection> {
         let document: JSONDocument
         do {
             document = try JSONDocument.parse(line, scratch: scratch)
@@ -95,7 +98,8 @@ public struct Event: Sendable {
 
     /// Checks the fields every message must have. The top-level members are
     /// read in one pass (not one look-up per field: events have a dozen keys).
-    public static func decode(_ document: JSONDocument, origin: Origin) -> Result<Event, Rejection> {
+    /// The document is taken over, not copied, by the event it becomes.
+    public static func decode(_ document: consuming JSONDocument, origin: Origin) -> Result<Event, Rejection> {
         var typeNode: Int?, anonymousId: Int?, userId: Int?, timeNode: Int?, eventNode: Int?, nameNode: Int?
         document.forEachMember(of: 0) { key, value in
             switch document.decodedLength(key) {

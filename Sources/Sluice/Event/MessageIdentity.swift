@@ -44,7 +44,7 @@ enum MessageIdentity {
     @inline(__always)
     static func withText<R>(_ document: JSONDocument, _ node: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         if document.kind(node) == .string { return document.withString(node, body)! }
-        return document.rawBytes(node).withUnsafeBytes(body)
+        return document.withRawBytes(node, body)
     }
 
     /// The id's text as bytes.

@@ -49,7 +49,10 @@ final class FanOut {
     private var profileRecords = ByteBuffer(capacity: 1024)
     private var routes: [RoutingRules]
     private let renames: [[[UInt8]: String]]
-    private let outputs: [DestinationOutput]
+    /// Each destination's output, called without a retain per event (`OutputSet`, which the runner
+    /// holds for the whole run, keeps them; `ownedOutputs` too).
+    private let outputs: [Unretained<DestinationOutput>]
+    private let ownedOutputs: [DestinationOutput]
     private let stdout: StdoutSink?
     private let stdoutIndex: Int?
     private let rejects: RejectWriter
@@ -75,7 +78,8 @@ final class FanOut {
             RoutingRules(patterns: $0.events, destinationName: $0.name, destinationType: $0.type.name)
         }
         renames = settings.map(\.rename)
-        self.outputs = outputs.destinations
+        ownedOutputs = outputs.destinations
+        self.outputs = outputs.destinations.map(Unretained.init)
         stdout = outputs.stdout
         stdoutIndex = outputs.stdoutIndex
         self.rejects = rejects
@@ -158,10 +162,12 @@ final class FanOut {
             return .notTaken
         }
         var outcome = EncodeOutcome.records(0)
-        let written = try outputs[index].append(time: event.time, now: clock) { buffer in
-            outcome = destinations[index].encode(event, context: &context, into: &buffer)
-            if case let .records(count) = outcome { return count }
-            return 0
+        let written = try outputs[index].with { output in
+            try output.append(time: event.time, now: clock) { buffer in
+                outcome = destinations[index].encode(event, context: &context, into: &buffer)
+                if case let .records(count) = outcome { return count }
+                return 0
+            }
         }
         switch outcome {
         case .records:
@@ -189,7 +195,7 @@ final class FanOut {
         let outcome = destinations[index].encodeProfile(event, context: &context, into: &profileRecords, side: &sideRecords[index])
         var written = 0
         if case let .records(count) = outcome, count > 0 {
-            written = try outputs[index].append(time: event.time, now: clock, records: profileRecords, count: count)
+            written = try outputs[index].with { try $0.append(time: event.time, now: clock, records: profileRecords, count: count) }
         }
         switch outcome {
         case .records:

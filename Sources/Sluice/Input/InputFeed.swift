@@ -20,6 +20,8 @@ protocol InputFeed: AnyObject {
 /// any run of one input): each line goes on as soon as it is read.
 final class ConcatenatedInputs: InputFeed {
     let inputs: [InputLines]
+    /// The same, asked for each line without a retain (`inputs` keeps them).
+    private let unretained: [Unretained<InputLines>]
     private var current = 0
     /// Asked before an input is begun: false once reading must stop, so a stop
     /// that comes while one input ends keeps the next from being opened.
@@ -27,15 +29,16 @@ final class ConcatenatedInputs: InputFeed {
 
     init(_ inputs: [InputLines], mayBeginNext: @escaping () -> Bool = { true }) {
         self.inputs = inputs
+        unretained = inputs.map(Unretained.init)
         self.mayBeginNext = mayBeginNext
     }
 
     func next() throws -> InputRecord? {
         while current < inputs.count {
-            let input = inputs[current]
-            if !input.reached && !mayBeginNext() { return nil }
+            let input = unretained[current]
+            if !input.with({ $0.reached }) && !mayBeginNext() { return nil }
             do {
-                if let record = try input.next() { return record }
+                if let record = try input.with({ try $0.next() }) { return record }
             } catch {
                 // The failed input is done; the next call begins the next one.
                 current += 1

@@ -43,6 +43,9 @@ final class InputLines {
     let source: Int32
     private let reading: InputReading
     private var reader: LineReader?
+    /// `reader`, asked for each line without a retain: set with it when the
+    /// input opens and ends, never while a line is being read.
+    private var unretainedReader: Unretained<LineReader>?
     private var opened = false
     /// Whether reading it began (an input a stopped run never reached is not listed in `--stats`).
     var reached: Bool { opened }
@@ -72,7 +75,9 @@ final class InputLines {
         self.name = name
         self.source = source
         self.reading = reading
-        reader = LineReader(path: name, source: MemoryByteSource(bytes), maxLineBytes: reading.maxLineBytes)
+        let reader = LineReader(path: name, source: MemoryByteSource(bytes), maxLineBytes: reading.maxLineBytes)
+        self.reader = reader
+        unretainedReader = Unretained(reader)
         opened = true
     }
 
@@ -95,7 +100,7 @@ final class InputLines {
         guard !finished else { return nil }
         do {
             if !opened { try open() }
-            while let line = try reader!.next() {
+            while let line = try unretainedReader!.with({ try $0.next() }) {
                 switch line {
                 case let .line(buffer, number):
                     lines = number
@@ -156,11 +161,13 @@ final class InputLines {
         let reader = try LineReader.open(path, maxLineBytes: reading.maxLineBytes, gate: reading.gate)
         reader.beforeRead = reading.beforeRead
         self.reader = reader
+        unretainedReader = Unretained(reader)
     }
 
     private func end() {
         finished = true
         bytesAtEnd = reader?.bytesConsumed ?? bytesAtEnd
+        unretainedReader = nil
         reader = nil
     }
 }

@@ -23,8 +23,9 @@ final class DestinationOutput {
     private let tracksEvents: Bool
     private var batches: [String: RecordBatch] = [:]
     /// The hour of the last record's batch, and the batch: a stream's events come in runs of one hour.
+    /// One of `batches`, which keeps it (reset when a batch leaves them).
     private var lastBucket: Int64 = .min
-    private var lastBatch: RecordBatch?
+    private var lastBatch: Unretained<RecordBatch>?
     private var useCounter: UInt64 = 0
 
     init(name: String, sink: any OutputSink, rotation: RotationPolicy) {
@@ -41,14 +42,15 @@ final class DestinationOutput {
     /// reads it once per event, not once per destination).
     @inline(__always)
     func append(time: EventTime, now clock: UInt64? = nil, encode: (inout ByteBuffer) -> Int) throws -> Int {
-        let batch = batch(for: time)
-        let written = try batch.append(rotation: rotation, maxAgeNanos: maxAgeNanos, clock: clock,
-                                       spare: { sink.spareBuffer() }, encode: encode,
-                                       startNewFile: { try send($0); rotate($0) })
-        guard written.records > 0 else { return 0 }
-        if tracksEvents { sink.eventAppended(end: batch.buffer.count, records: written.records) }
-        if batch.isChunkFull { try send(batch) }
-        return written.records
+        try batch(for: time).with { batch in
+            let written = try batch.append(rotation: rotation, maxAgeNanos: maxAgeNanos, clock: clock,
+                                           spare: { sink.spareBuffer() }, encode: encode,
+                                           startNewFile: { try send($0); rotate($0) })
+            guard written.records > 0 else { return 0 }
+            if tracksEvents { sink.eventAppended(end: batch.buffer.count, records: written.records) }
+            if batch.isChunkFull { try send(batch) }
+            return written.records
+        }
     }
 
     /// Appends records made apart (a side output's, `SideRecords`): `count`
@@ -57,10 +59,11 @@ final class DestinationOutput {
     /// would take the current file past, they start the next file.
     func append(time: EventTime, now clock: UInt64?, records: ByteBuffer, count: Int, weight: Int = 0, limit: Int? = nil) throws -> Int {
         if let limit, weight > 0 {
-            let batch = batch(for: time)
-            if batch.weightInFile > 0 && batch.weightInFile + weight > limit {
-                try send(batch)
-                rotate(batch)
+            try batch(for: time).with { batch in
+                if batch.weightInFile > 0 && batch.weightInFile + weight > limit {
+                    try send(batch)
+                    rotate(batch)
+                }
             }
         }
         let written = try append(time: time, now: clock) { buffer in
@@ -68,7 +71,7 @@ final class DestinationOutput {
             return count
         }
         // After any rotation the append made: the weight is the new file's.
-        batch(for: time).weightInFile += weight
+        batch(for: time).with { $0.weightInFile += weight }
         return written
     }
 
@@ -103,7 +106,8 @@ final class DestinationOutput {
         for batch in batches.values { batch.fileStarted() }
     }
 
-    private func batch(for time: EventTime) -> RecordBatch {
+    /// The batch for an event at `time`, kept in `batches` at least until the next call.
+    private func batch(for time: EventTime) -> Unretained<RecordBatch> {
         let bucket = PathTemplate.hourBucket(time)
         if bucket == lastBucket, let batch = lastBatch { return batch }
         let key = sink.key(dest: name, time: time)
@@ -118,8 +122,8 @@ final class DestinationOutput {
         }
         batch.lastUsed = useCounter
         lastBucket = bucket
-        lastBatch = batch
-        return batch
+        lastBatch = Unretained(batch)
+        return Unretained(batch)
     }
 
     private func evictLeastRecentlyUsed() {

@@ -20,7 +20,10 @@ public final class PipelineRunner {
     private let options: RunOptions
     private var stages: [any Stage]
     /// One reusable output per stage, so an event's trip through the stages allocates nothing.
-    private var stageBuffers: [StageOutput]
+    /// Reached through a pointer: a stage's output is handed on while the next stage's is in
+    /// use, which an array's element would allow only swapped out and back (a release of two
+    /// empty arrays per stage and event).
+    private let stageBuffers: UnsafeMutablePointer<StageOutput>
     /// Every destination's output and the rejects' (the housekeeping rotates them on SIGHUP).
     let outputs: OutputSet
     private let fanOut: FanOut
@@ -66,7 +69,6 @@ public final class PipelineRunner {
         self.control = control
         self.reporters = reporters
         stages = configuration.stages
-        stageBuffers = Array(repeating: StageOutput(), count: configuration.stages.count)
         let descriptors = configuration.destinations.enumerated().map { index, settings in
             DestinationDescriptor(index: index, name: settings.name, type: settings.type.name,
                                   consentCategory: settings.consentCategory)
@@ -79,6 +81,14 @@ public final class PipelineRunner {
         outputs = try OutputSet(configuration: configuration, options: options, openParts: openParts)
         rejects = RejectWriter(output: outputs.rejects, scrubbers: rejectScrubbers)
         fanOut = FanOut(destinations: configuration.destinations, outputs: outputs, rejects: rejects)
+        // Last, once nothing can throw: deinit frees it.
+        stageBuffers = .allocate(capacity: configuration.stages.count)
+        stageBuffers.initialize(repeating: StageOutput(), count: configuration.stages.count)
+    }
+
+    deinit {
+        stageBuffers.deinitialize(count: configuration.stages.count)
+        stageBuffers.deallocate()
     }
 
     /// Reads the inputs (`-` is stdin, a directory its files in name order):
@@ -294,13 +304,10 @@ public final class PipelineRunner {
             try deliver(event)
             return
         }
-        // The stage's buffer is swapped out and back (moved, not copied: no retains).
-        var output = StageOutput()
-        swap(&output, &stageBuffers[index])
-        stages[index].process(event, into: &output)
-        try settle(&output, stage: index)
-        output.removeAll()
-        swap(&output, &stageBuffers[index])
+        let output = stageBuffers + index
+        defer { output.pointee.removeAll() }
+        stages[index].process(event, into: &output.pointee)
+        try settle(&output.pointee, stage: index)
     }
 
     /// Hands an event that came through every stage to the fan-out, and counts what became of its line.

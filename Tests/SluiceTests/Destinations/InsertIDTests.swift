@@ -18,6 +18,37 @@ import Testing
         }
     }
 
+    /// The fan-out's context makes an event's insert id once for the destinations
+    /// that send it under the same name: it remembers the name's bytes, so a name
+    /// rewritten in the same buffer (an encoder's, reused) gets an id of its own.
+    @Test func theContextsInsertIDFollowsTheNamesBytesNotItsBuffer() throws {
+        let event = try DestinationHarness.event(#"{"type":"track","event":"e","messageId":"m-1","anonymousId":"a","timestamp":"2026-11-20T08:00:00Z"}"#)
+        let messageId = try #require(event.document.member("messageId"))
+        func id(_ name: String) -> String {
+            var fresh = InsertID()
+            var out: [UInt8] = []
+            InsertID.appendQuoted(fresh.hash(messageId: messageId, name: Array(name.utf8), document: event.document), to: &out)
+            return String(decoding: out, as: UTF8.self)
+        }
+        var context = EncodingContext()
+        var buffer = Array("Viewed Home Screen".utf8)
+        var out: [UInt8] = []
+        context.appendInsertID(messageId: messageId, name: buffer, document: event.document, to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == id("Viewed Home Screen"))
+        // The same bytes in another array: the remembered id.
+        out.removeAll()
+        context.appendInsertID(messageId: messageId, name: Array("Viewed Home Screen".utf8), document: event.document, to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == id("Viewed Home Screen"))
+        // Other bytes in the same buffer, of the same length and of another: ids of their own.
+        for name in ["Viewed Cart Screen", "Viewed Home", "Viewed Home Screen"] {
+            buffer.replaceSubrange(buffer.indices, with: Array(name.utf8))
+            out.removeAll()
+            context.appendInsertID(messageId: messageId, name: buffer, document: event.document, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == id(name), "\(name)")
+        }
+        #expect(id("Viewed Home Screen") != id("Viewed Home"))
+    }
+
     @Test func hexTextIsTwoLowercaseDigitsPerByteInOrder() {
         for length in 0..<10 {
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 0xA5) }

@@ -120,7 +120,11 @@ public struct AmplitudeDestination: Destination {
     }
 
     public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
-        let fields = context.fields(of: event)
+        context.lentFields(of: event).with { encode(event, $0, context: &context, into: &out) }
+    }
+
+    private mutating func encode(_ event: Event, _ fields: EventFields, context: inout EncodingContext,
+                                 into out: inout ByteBuffer) -> EncodeOutcome {
         guard let (user, device) = usableIDs(fields) else { return .refused(missingIDs) }
         if event.type == .identify {
             // [identify] / [v2]: user property operations ride on the `$identify` event.
@@ -146,7 +150,7 @@ public struct AmplitudeDestination: Destination {
         record.key("event_type", &out)
         if product != nil {
             if TextLimit.appendCut(productEvent, maxScalars: AmplitudeDestination.maxStringCharacters, to: &out) { counts.add("string_cut") }
-        } else if TextLimit.appendCut(name, maxScalars: AmplitudeDestination.maxStringCharacters, to: &out) {
+        } else if name.withUnsafeBufferPointer({ TextLimit.appendCut($0, maxScalars: AmplitudeDestination.maxStringCharacters, to: &out) }) {
             counts.add("string_cut")
         }
         if let user { record.id("user_id", document, node: user, &out) }

@@ -17,47 +17,68 @@ import SluiceJSON
 /// space is kept, so an event costs no allocation here.
 public struct EncodingContext {
     private var fieldsMemo: EventFields?
+    /// `fieldsMemo`, lent to the encoders without a retain: valid until `reset`.
+    private var fieldsLent: Unretained<EventFields>?
     private var insertID = InsertID()
-    private var insertIDMemo: (messageId: Int?, name: [UInt8], hash: (UInt64, UInt64))?
+    /// The last insert id made, and for which messageId and name (a copy, in a
+    /// buffer kept from event to event: holding the encoder's own would cost
+    /// it a retain, and its next change a copy).
+    private var insertIDHash: (UInt64, UInt64)?
+    private var insertIDMessageId: Int?
+    private var insertIDName: [UInt8] = []
     /// The last `context` object read, kept from event to event (see `ContextMemo`).
     private let contextMemo = ContextMemo()
+    private let contextMemoLent: Unretained<ContextMemo>
 
-    public init() {}
+    public init() {
+        contextMemoLent = Unretained(contextMemo)
+    }
 
     /// Forgets the previous event.
     public mutating func reset() {
+        fieldsLent = nil
         fieldsMemo = nil
-        insertIDMemo = nil
+        insertIDHash = nil
     }
 
     /// The event's fields, found on the first call.
     mutating func fields(of event: Event) -> EventFields {
-        if let fieldsMemo { return fieldsMemo }
-        let fields = EventFields(event, memo: contextMemo)
-        fieldsMemo = fields
-        return fields
+        lentFields(of: event).object
     }
 
-    /// Whether two names are the same bytes; most often the same array (the event's own name,
-    /// shared by the destinations that send it as it is), told at once.
-    @inline(__always)
-    private static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        a.withUnsafeBufferPointer { a in
-            b.withUnsafeBufferPointer { b in
-                a.count == b.count && (a.baseAddress == b.baseAddress || a.count == 0
-                    || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
-            }
-        }
+    /// The event's fields, found on the first call, lent without a retain: the
+    /// encoders' way, each event (`Unretained.with`). Valid until `reset`, which
+    /// only the fan-out calls, between events.
+    mutating func lentFields(of event: Event) -> Unretained<EventFields> {
+        if let fieldsLent { return fieldsLent }
+        let fields = EventFields(event, memo: contextMemoLent)
+        let lent = Unretained(fields)
+        fieldsLent = lent
+        fieldsMemo = consume fields
+        return lent
     }
 
     /// Appends the event's insert id for the provider event `name`, quoted (see `InsertID`).
     mutating func appendInsertID<Out: ByteSink>(messageId: Int?, name: [UInt8], document: JSONDocument, to out: inout Out) {
-        if let memo = insertIDMemo, memo.messageId == messageId, EncodingContext.same(memo.name, name) {
-            InsertID.appendQuoted(memo.hash, to: &out)
+        if let hash = insertIDHash, insertIDMessageId == messageId, sameName(name) {
+            InsertID.appendQuoted(hash, to: &out)
             return
         }
         let hash = insertID.hash(messageId: messageId, name: name, document: document)
-        insertIDMemo = (messageId, name, hash)
+        insertIDHash = hash
+        insertIDMessageId = messageId
+        name.withUnsafeBufferPointer { insertIDName.replaceSubrange(insertIDName.indices, with: $0) }
         InsertID.appendQuoted(hash, to: &out)
+    }
+
+    /// Whether `name` is the name of the last insert id (most often it is: the
+    /// destinations that send an event under its own name).
+    @inline(__always)
+    private mutating func sameName(_ name: [UInt8]) -> Bool {
+        insertIDName.withUnsafeBufferPointer { last in
+            name.withUnsafeBufferPointer { name in
+                last.count == name.count && (name.count == 0 || memcmp(last.baseAddress!, name.baseAddress!, name.count) == 0)
+            }
+        }
     }
 }

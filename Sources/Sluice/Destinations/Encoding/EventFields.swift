@@ -58,8 +58,9 @@ final class EventFields {
     let time: EventTime
     private var contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil, nil, nil, nil, nil)
 
-    /// `memo`: what the last event's `context` held, reused when this one's is the same text.
-    init(_ event: borrowing Event, memo: ContextMemo? = nil) {
+    /// `memo`: what the last event's `context` held, reused when this one's is the same text
+    /// (lent by its holder, the encoding context, for the fields' first reading).
+    init(_ event: borrowing Event, memo: Unretained<ContextMemo>? = nil) {
         let document = event.document
         self.document = document
         time = event.time
@@ -101,7 +102,7 @@ final class EventFields {
         if let timedNode { timed = EventFields.timedState(document, timedNode, properties: properties) }
         if let context {
             if let memo, !document.isModified {
-                readContext(context, memo: memo)
+                memo.with { readContext(context, memo: $0) }
             } else {
                 readContext(context)
             }
@@ -265,7 +266,11 @@ final class EventFields {
     /// The value of a JSON integer node (no fraction, no exponent, fits 64 bits), parsed from its bytes.
     static func integer(_ document: JSONDocument, _ node: Int) -> Int64? {
         guard document.kind(node) == .number else { return nil }
-        let raw = document.rawBytes(node)
+        return document.withRawBytes(node) { raw in integer(raw) }
+    }
+
+    /// The value of a JSON integer's text (no fraction, no exponent, fits 64 bits).
+    private static func integer(_ raw: UnsafeRawBufferPointer) -> Int64? {
         var index = raw.startIndex
         var negative = false
         if index < raw.endIndex && raw[index] == UInt8(ascii: "-") {
@@ -289,7 +294,7 @@ final class EventFields {
     /// The value of a JSON number node as a Double.
     static func double(_ document: JSONDocument, _ node: Int) -> Double? {
         guard document.kind(node) == .number else { return nil }
-        return Double(String(decoding: document.rawBytes(node), as: UTF8.self))
+        return Double(document.withRawBytes(node) { String(decoding: $0, as: UTF8.self) })
     }
 }
 

@@ -31,12 +31,12 @@ struct InsertID {
             material.removeAll(keepingCapacity: true)
             MessageIdentity.withText(document, messageId) { material.append(contentsOf: $0) }
             material.append(0)
-            material.append(contentsOf: name)
+            name.withUnsafeBufferPointer { material.append(contentsOf: $0) }
             return material.withUnsafeBytes {
                 (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
             }
         }
-        return document.bytes.withUnsafeBytes {
+        return document.withLineBytes {
             (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
         }
     }

@@ -24,10 +24,10 @@ struct ScreenNaming {
         }
 
         func apply(_ name: [UInt8], into out: inout [UInt8]) {
-            out.append(contentsOf: prefix)
+            prefix.withUnsafeBufferPointer { out.append(contentsOf: $0) }
             if hasName {
-                out.append(contentsOf: name)
-                out.append(contentsOf: suffix)
+                name.withUnsafeBufferPointer { out.append(contentsOf: $0) }
+                suffix.withUnsafeBufferPointer { out.append(contentsOf: $0) }
             }
         }
     }
@@ -64,9 +64,9 @@ struct ScreenNaming {
             name.removeAll(keepingCapacity: true)
             return apply(page, event, fields, unnamed.page, into: &name)
         default:
-            // The event's own name, shared rather than copied: no emptying and refilling, and the
-            // insert id's memo (`EncodingContext`) finds the same buffer in the next destination.
-            name = event.name
+            // The event's own name, copied into the caller's buffer: sharing the event's array
+            // instead costs a retain now and a release at the next event, both atomic.
+            event.name.withUnsafeBufferPointer { name.replaceSubrange(name.indices, with: $0) }
             return false
         }
     }
@@ -78,12 +78,12 @@ struct ScreenNaming {
             template.apply([], into: &name)
             return false
         }
-        name.append(contentsOf: template.prefix)
+        template.prefix.withUnsafeBufferPointer { name.append(contentsOf: $0) }
         let source = UnnamedNames.withName(event, fields, fallback: fallback) { text, source in
             name.append(contentsOf: text)
             return source
         }
-        name.append(contentsOf: template.suffix)
+        template.suffix.withUnsafeBufferPointer { name.append(contentsOf: $0) }
         return source == .fallback
     }
 }

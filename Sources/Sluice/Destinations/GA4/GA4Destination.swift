@@ -152,8 +152,12 @@ public struct GA4Destination: Destination {
     }
 
     public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
-        let fields = context.fields(of: event)
-        let document = fields.document
+        context.lentFields(of: event).with { encode(event, $0, context: &context, into: &out) }
+    }
+
+    private mutating func encode(_ event: Event, _ fields: EventFields, context: inout EncodingContext,
+                                 into out: inout ByteBuffer) -> EncodeOutcome {
+        let document = event.document
         var parts = (Part(suffix: nil, time: nil, duration: true), nil as Part?)
         var isSplit = false
         if timed == .split, event.type == .track, let state = fields.timed {

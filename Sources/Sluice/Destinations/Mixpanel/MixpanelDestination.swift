@@ -128,8 +128,12 @@ public struct MixpanelDestination: Destination {
     }
 
     public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
-        let fields = context.fields(of: event)
-        let document = fields.document
+        context.lentFields(of: event).with { encode(event, $0, context: &context, into: &out) }
+    }
+
+    private mutating func encode(_ event: Event, _ fields: EventFields, context: inout EncodingContext,
+                                 into out: inout ByteBuffer) -> EncodeOutcome {
+        let document = event.document
         // [import] distinct_id is the user: `userId`, else `anonymousId`.
         guard let distinct = fields.userIdNode ?? fields.anonymousIdNode else {
             return .refused(Rejection(.invalidDistinctID, "no userId or anonymousId for distinct_id"))

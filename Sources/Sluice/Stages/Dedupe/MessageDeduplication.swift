@@ -69,7 +69,7 @@ public struct MessageDeduplication: Stage {
     var bytesPerID: Double { table.bytesPerID }
 
     public mutating func process(_ event: consuming Event, into output: inout StageOutput) {
-        guard let id = fingerprint.idHash(event.document) else {
+        guard let id = fingerprint.idHash(of: event) else {
             stats.withoutID += 1
             output.emit(event)
             return
@@ -78,7 +78,7 @@ public struct MessageDeduplication: Stage {
         // seen), not by their own: a re-send carries the original's timestamp.
         let time = max(latest, event.time.microseconds)
         advanceClock(to: time)
-        let payload = fingerprint.payloadHash(event.document)
+        let payload = fingerprint.payloadHash(of: event)
         switch look(id: id, payload: payload, time: time) {
         case .same:
             stats.duplicates += 1

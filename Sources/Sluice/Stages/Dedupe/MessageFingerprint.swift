@@ -34,6 +34,11 @@ struct MessageFingerprint {
         return hash == 0 ? 1 : hash
     }
 
+    /// `idHash` and `payloadHash` of an event lent whole: a stage's event arrives
+    /// in memory, and a document loaded out of it for a call is retained for the call.
+    func idHash(of event: borrowing Event) -> UInt64? { idHash(event.document) }
+    mutating func payloadHash(of event: borrowing Event) -> UInt64 { payloadHash(event.document) }
+
     /// The id's text for a renamed id (empty when the message has no id).
     func idText(_ document: JSONDocument) -> [UInt8] {
         guard let node = MessageIdentity.member(document, MessageIdentity.messageID) else { return [] }
@@ -70,7 +75,7 @@ struct MessageFingerprint {
             let keyIndex = index, valueIndex = index + 1
             defer { index = document.after(valueIndex) }
             if document.isRemoved(key: keyIndex) { continue }
-            let keyBytes = Array(document.bytes[document.start(keyIndex)..<document.end(keyIndex)])
+            let keyBytes = document.withRawBytes(keyIndex) { Array($0) }
             let ignored = keyBytes.withUnsafeBytes { isIgnored($0, escaped: document.hasEscapes(keyIndex)) }
             if ignored { continue }
             let keyHash = StableHash.hash(keyBytes)

@@ -74,7 +74,7 @@ public struct PropertyType: Sendable, Equatable, CustomStringConvertible {
         case .number: return kind == .number ? nil : .wrongType
         case .integer:
             guard kind == .number else { return .wrongType }
-            return JSONNumberText.isInteger64(document.rawBytes(node)) ? nil : .wrongType
+            return document.withRawBytes(node) { JSONNumberText.isInteger64($0) } ? nil : .wrongType
         case .timestamp:
             guard kind == .string else { return .wrongType }
             let time = document.withString(node) { EventTime.parseISO8601($0) } ?? nil
@@ -90,7 +90,7 @@ public struct PropertyType: Sendable, Equatable, CustomStringConvertible {
         case let (.string(text), .string):
             return document.withString(node) { $0.elementsEqual(text) } ?? false
         case let (.number(text), .number):
-            return JSONNumberText.sameValue(document.rawBytes(node), text)
+            return document.withRawBytes(node) { JSONNumberText.sameValue($0, text) }
         case let (.boolean(value), .true): return value
         case let (.boolean(value), .false): return !value
         default: return false
@@ -103,7 +103,7 @@ public struct PropertyType: Sendable, Equatable, CustomStringConvertible {
     static func describe(_ document: JSONDocument, _ node: Int) -> String {
         switch document.kind(node) {
         case .string: return "string"
-        case .number: return JSONNumberText.isInteger64(document.rawBytes(node)) ? "integer" : "number"
+        case .number: return document.withRawBytes(node) { JSONNumberText.isInteger64($0) } ? "integer" : "number"
         case .true, .false: return "boolean"
         case .object: return "object"
         case .array: return "array"

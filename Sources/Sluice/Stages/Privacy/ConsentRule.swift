@@ -54,12 +54,7 @@ struct ConsentRule {
 
     /// The value down the keys `keys` of `path` from the object at `node`.
     private static func follow(_ path: JSONPath, keys: Range<Int>, from node: Int, _ document: JSONDocument) -> Int? {
-        var node = node
-        for index in keys {
-            guard let next = path.components[index].withUnsafeBytes({ document.member($0, of: node) }) else { return nil }
-            node = next
-        }
-        return node
+        document.find(path, keys: keys, from: node)
     }
 
     /// Whether the person opted out of analytics altogether (`flag`: from `locate`).
@@ -68,8 +63,9 @@ struct ConsentRule {
         switch document.kind(node) {
         case .false: return true
         case .number:
-            let raw = document.rawBytes(node)
-            return raw.allSatisfy { $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+            return document.withRawBytes(node) { raw in
+                raw.allSatisfy { $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+            }
         case .string:
             return document.withString(node) { text in
                 text.count == 5 && zip(text, "false".utf8).allSatisfy { ($0 | 0x20) == $1 }

@@ -1,5 +1,9 @@
 import SluiceJSON
 
+// Unsafe code: a pattern owns two buffers (a literal path's keys and where
+// each ends), allocated and written in `init`, freed in `deinit`, read by
+// `lookUp` within their bounds.
+
 /// A field path with wildcards, as the `privacy` stage's rules name fields:
 /// `context.ip`, `properties.*_email`, `**.password`.
 ///
@@ -10,8 +14,9 @@ import SluiceJSON
 ///
 /// A class (immutable, compared by its text): the privacy stage reads its
 /// patterns for every event, and a reference is one retain where the value
-/// was four (its components, text and look-up keys).
-public final class FieldPattern: Sendable, Hashable, CustomStringConvertible {
+/// was four (its components, text and look-up keys). Sendable although it
+/// owns two buffers through pointers: they are written in `init` and only read after.
+public final class FieldPattern: @unchecked Sendable, Hashable, CustomStringConvertible {
     enum Component: Sendable, Hashable {
         case key([UInt8])
         case glob([UInt8])
@@ -44,15 +49,23 @@ public final class FieldPattern: Sendable, Hashable, CustomStringConvertible {
                 keyEnds.append(keyBytes.count)
             }
         }
-        literalKeyBytes = keyBytes
-        literalKeyEnds = keyEnds
+        literalKeyBytes = .allocate(capacity: keyBytes.count)
+        _ = literalKeyBytes.initialize(from: keyBytes)
+        literalKeyEnds = .allocate(capacity: keyEnds.count)
+        _ = literalKeyEnds.initialize(from: keyEnds)
         description = text
     }
 
+    deinit {
+        literalKeyBytes.deallocate()
+        literalKeyEnds.deallocate()
+    }
+
     /// A literal path's keys, end to end, and where each ends: read in place by
-    /// `lookUp`, which runs for every event and every plain-path rule.
-    private let literalKeyBytes: [UInt8]
-    private let literalKeyEnds: [Int]
+    /// `lookUp`, which runs for every event and every plain-path rule (through
+    /// pointers: an array read through the class costs a retain and a release per look-up).
+    private let literalKeyBytes: UnsafeMutableBufferPointer<UInt8>
+    private let literalKeyEnds: UnsafeMutableBufferPointer<Int>
 
     public static func == (lhs: FieldPattern, rhs: FieldPattern) -> Bool { lhs.description == rhs.description }
     public func hash(into hasher: inout Hasher) { hasher.combine(description) }
@@ -142,27 +155,24 @@ public final class FieldPattern: Sendable, Hashable, CustomStringConvertible {
     /// A plain path's field, found by looking its keys up one by one (no closure, no copy: the hot path).
     func lookUp(in document: JSONDocument) -> LookUp {
         guard isLiteral else { return .walk }
-        return literalKeyBytes.withUnsafeBytes { keys in
-            literalKeyEnds.withUnsafeBufferPointer { ends in
-                var node = 0
-                var start = 0
-                var field = Field(object: 0, key: 0, value: 0)
-                for end in ends {
-                    switch document.kind(node) {
-                    case .object: break
-                    case .array: return .walk
-                    default: return .absent
-                    }
-                    guard let value = document.member(UnsafeRawBufferPointer(rebasing: keys[start..<end]), of: node) else {
-                        return .absent
-                    }
-                    field = Field(object: node, key: value - 1, value: value)
-                    node = value
-                    start = end
-                }
-                return .found(field)
+        let keys = UnsafeRawBufferPointer(literalKeyBytes)
+        var node = 0
+        var start = 0
+        var field = Field(object: 0, key: 0, value: 0)
+        for end in literalKeyEnds {
+            switch document.kind(node) {
+            case .object: break
+            case .array: return .walk
+            default: return .absent
             }
+            guard let value = document.member(UnsafeRawBufferPointer(rebasing: keys[start..<end]), of: node) else {
+                return .absent
+            }
+            field = Field(object: node, key: value - 1, value: value)
+            node = value
+            start = end
         }
+        return .found(field)
     }
 
     private func visit(_ node: Int, from component: Int, _ document: JSONDocument, _ body: (Field) -> Void) {

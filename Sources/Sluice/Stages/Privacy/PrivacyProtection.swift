@@ -28,7 +28,9 @@ public struct PrivacyProtection: Stage {
     public let settings: PrivacySettings
     private var consent: ConsentRule?
     private let ipTruncation: IPTruncation?
-    private let lastTruncation = LastTruncation()
+    /// The last address truncated (a device's events repeat it), called without a retain per event.
+    private let lastTruncation: Unretained<LastTruncation>
+    private let lastTruncationHeld = LastTruncation()
     private var pseudonymizer: Pseudonymizer?
     private var redaction: RedactionWalk?
     private var splice = JSONSplice()
@@ -42,9 +44,10 @@ public struct PrivacyProtection: Stage {
     private var dropSlots: [Int] = []
     /// Per `pseudonymize` field: its audit slot.
     private var pseudonymizeSlots: [Int] = []
-    /// `ip.fields` and `pseudonymize.fields`, kept at hand: read for every event.
-    private let ipFields: [FieldPattern]
-    private let pseudonymizeFields: [FieldPattern]
+    /// `ip.fields` and `pseudonymize.fields`, kept at hand: read for every event
+    /// (without a retain of each: `settings` keeps them).
+    private let ipFields: [Unretained<FieldPattern>]
+    private let pseudonymizeFields: [Unretained<FieldPattern>]
     /// What scrubs the run's rejected lines (`makeRejectScrubber`), for its counters.
     var rejectScrubber: PrivacyRejectScrubber?
 
@@ -66,10 +69,11 @@ public struct PrivacyProtection: Stage {
 
     public init(settings: PrivacySettings = PrivacySettings()) {
         self.settings = settings
-        ipFields = settings.ip?.fields ?? []
-        pseudonymizeFields = settings.pseudonymize?.fields ?? []
+        ipFields = (settings.ip?.fields ?? []).map(Unretained.init)
+        pseudonymizeFields = (settings.pseudonymize?.fields ?? []).map(Unretained.init)
         consent = settings.consent.map(ConsentRule.init)
         ipTruncation = settings.ip.map(IPTruncation.init)
+        lastTruncation = Unretained(lastTruncationHeld)
         pseudonymizer = settings.pseudonymize.map(Pseudonymizer.init)
         let walk = settings.redact.map { RedactionWalk(settings: $0, patterns: settings.patterns) }
         redaction = walk?.isEmpty == false ? walk : nil
@@ -166,7 +170,7 @@ public struct PrivacyProtection: Stage {
             splice.reset()
             removeFields(document)
             if !splice.isEmpty {
-                document = splice.applied(to: document)
+                splice.apply(to: &document)
                 changed = true
             }
         }
@@ -178,7 +182,7 @@ public struct PrivacyProtection: Stage {
         if pseudonymizer != nil { mayRename = pseudonymize(document) || mayRename }
         if redaction != nil { mayRename = redact(document) || mayRename }
         if !splice.isEmpty {
-            document = splice.applied(to: document)
+            splice.apply(to: &document)
             changed = true
         }
         return !changed ? .none : mayRename ? .mayRename : .changed
@@ -247,14 +251,14 @@ public struct PrivacyProtection: Stage {
     private mutating func truncateAddresses(_ document: JSONDocument) {
         for index in ipFields.indices {
             // A plain path is looked up directly (every event, every field): no closure to set up.
-            switch ipFields[index].lookUp(in: document) {
+            switch ipFields[index].with({ $0.lookUp(in: document) }) {
             case .absent:
                 continue
             case .found(let field):
                 if truncateAddress(field.value, document) { auditLog.count(slot: ipSlots[index]) }
             case .walk:
                 let slot = ipSlots[index]
-                ipFields[index].forEachField(in: document) { field in
+                ipFields[index].object.forEachField(in: document) { field in
                     if truncateAddress(field.value, document) { auditLog.count(slot: slot) }
                 }
             }
@@ -271,7 +275,9 @@ public struct PrivacyProtection: Stage {
             if !document.hasEscapes(node) {
                 length = document.withRawBytes(node) { raw in
                     raw.withMemoryRebound(to: UInt8.self) { quoted in
-                        lastTruncation.truncated(UnsafeBufferPointer(rebasing: quoted[1..<(quoted.count - 1)]), by: truncation, into: out)
+                        lastTruncation.with {
+                            $0.truncated(UnsafeBufferPointer(rebasing: quoted[1..<(quoted.count - 1)]), by: truncation, into: out)
+                        }
                     }
                 }
             } else {
@@ -298,10 +304,11 @@ public struct PrivacyProtection: Stage {
         let before = stats.pseudonymized
         for index in pseudonymizeFields.indices {
             var hits = 0
-            switch pseudonymizeFields[index].lookUp(in: document) {
+            switch pseudonymizeFields[index].with({ $0.lookUp(in: document) }) {
             case .absent: continue
             case .found(let field): hits = pseudonymizeValue(field.value, document)
-            case .walk: pseudonymizeFields[index].forEachField(in: document) { field in hits += pseudonymizeValue(field.value, document) }
+            case .walk:
+                pseudonymizeFields[index].object.forEachField(in: document) { field in hits += pseudonymizeValue(field.value, document) }
             }
             if hits > 0 { auditLog.count(slot: pseudonymizeSlots[index], hits: hits) }
         }
@@ -334,7 +341,7 @@ public struct PrivacyProtection: Stage {
         if document.kind(node) == .string {
             _ = document.withString(node) { pseudonymizer!.appendPseudonym(of: $0, to: &scratch) }
         } else {
-            document.rawBytes(node).withUnsafeBytes { pseudonymizer!.appendPseudonym(of: $0, to: &scratch) }
+            document.withRawBytes(node) { pseudonymizer!.appendPseudonym(of: $0, to: &scratch) }
         }
         let text = scratch
         splice.replaceString(node, in: document) { $0.append(contentsOf: text) }
@@ -347,9 +354,8 @@ public struct PrivacyProtection: Stage {
 
     /// Returns whether it changed anything.
     private mutating func redact(_ document: JSONDocument) -> Bool {
-        let hits = redaction!.run(document, handled: handled, splice: &splice)
-        guard !hits.isEmpty else { return false }
-        for hit in hits {
+        guard redaction!.run(document, handled: handled, splice: &splice) else { return false }
+        for hit in redaction!.hits {
             stats.redacted[hit.detector] += 1
             auditLog.count(rule: Self.fixedRules.count + hit.detector, path: auditLabels.label(hit.keys, in: document))
         }

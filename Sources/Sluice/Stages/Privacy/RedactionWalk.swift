@@ -25,28 +25,10 @@ struct RedactionWalk {
     private var emailScanner: PIIScanner?
     let settings: PrivacySettings.Redaction
     /// `paths`, when every one is literal (the outermost ones): walk only below
-    /// them; nil: walk everything. Flattened: every key's bytes back to back,
-    /// where each key ends in them, and where each path's keys end among those.
-    private final class ScopeKeys: Sendable {
-        let bytes: [UInt8]
-        let ends: [Int]
-        let pathEnds: [Int]
-
-        init(_ paths: [JSONPath]) {
-            var bytes: [UInt8] = [], ends: [Int] = [], pathEnds: [Int] = []
-            for path in paths {
-                for component in path.components {
-                    bytes += component
-                    ends.append(bytes.count)
-                }
-                pathEnds.append(ends.count)
-            }
-            self.bytes = bytes
-            self.ends = ends
-            self.pathEnds = pathEnds
-        }
-    }
+    /// them; nil: walk everything.
     private let scopeKeys: ScopeKeys?
+    /// `scopeKeys`, which keeps it.
+    private let scope: Unretained<ScopeKeys>?
     private let everywhere: Bool
     private let scansKeys: Bool
     private let hasPatterns: Bool
@@ -66,7 +48,8 @@ struct RedactionWalk {
     private var keys: [Int] = []
     private var decoded: [UInt8] = []
     private var body: [UInt8] = []
-    private var hits: [Hit] = []
+    /// What the last `run` found.
+    private(set) var hits: [Hit] = []
     private var keyNames = RedactedKeyNames()
 
     init(settings: PrivacySettings.Redaction, patterns: [PrivacySettings.Pattern]) {
@@ -78,6 +61,7 @@ struct RedactionWalk {
         let literalScope = !everywhere && settings.paths.allSatisfy(\.isLiteral)
             ? RedactionWalk.outermost(settings.paths.compactMap(\.literalPath)) : nil
         scopeKeys = literalScope.map(ScopeKeys.init)
+        scope = scopeKeys.map(Unretained.init)
         exemptKeys = ExemptKeys(settings.exempt.compactMap(\.literalPath))
         scansKeys = settings.keys
         hasPatterns = !patterns.isEmpty
@@ -103,8 +87,9 @@ struct RedactionWalk {
     }
 
     /// Adds a change to `splice` for every string with a hit, skipping the node
-    /// indexes in `handled` (fields truncated or pseudonymized); returns the hits.
-    mutating func run(_ document: JSONDocument, handled: [Int], splice: inout JSONSplice) -> [Hit] {
+    /// indexes in `handled` (fields truncated or pseudonymized); returns whether
+    /// there was any (`hits`: the array is not handed out for every event).
+    mutating func run(_ document: JSONDocument, handled: [Int], splice: inout JSONSplice) -> Bool {
         if !hits.isEmpty { hits.removeAll(keepingCapacity: true) }
         keyNames.reset()
         if phonesInNumbers {
@@ -112,46 +97,49 @@ struct RedactionWalk {
             text.phoneEvent = document
         }
         defer { if phonesInNumbers { text.phoneEvent = nil } }
-        document.withUnsafeView { json in
-            let view = View(document: document, json: json, handled: handled)
-            if let scope = scopeKeys {
-                // The paths' keys read from one flat buffer: no array per path or key to retain, event after event.
-                scope.bytes.withUnsafeBytes { keys in
-                    var component = 0
-                    var start = 0
-                    for pathEnd in scope.pathEnds {
-                        var node = 0
-                        var exempt = 0
-                        while component < pathEnd {
-                            let end = scope.ends[component]
-                            let next = node >= 0 ? document.member(UnsafeRawBufferPointer(rebasing: keys[start..<end]), of: node) : nil
-                            if let next {
-                                exempt = exemptKeys.child(of: exempt, json.rawStringBody(next - 1))
-                                node = next
-                            } else {
-                                node = -1
+        handled.withUnsafeBufferPointer { handled in
+            document.withUnsafeView { json in
+                let view = View(json: json, handled: handled)
+                if let scope {
+                    // The paths' keys read from one flat buffer: no array per path or key to retain, event after event.
+                    scope.with { scope in
+                        let keys = UnsafeRawBufferPointer(scope.bytes)
+                        var component = 0
+                        var start = 0
+                        for pathEnd in scope.pathEnds {
+                            var node = 0
+                            var exempt = 0
+                            while component < pathEnd {
+                                let end = scope.ends[component]
+                                let next = node >= 0 ? document.member(UnsafeRawBufferPointer(rebasing: keys[start..<end]), of: node) : nil
+                                if let next {
+                                    exempt = exemptKeys.child(of: exempt, json.rawStringBody(next - 1))
+                                    node = next
+                                } else {
+                                    node = -1
+                                }
+                                start = end
+                                component += 1
                             }
-                            start = end
-                            component += 1
-                        }
-                        let emailOnly = exempt == ExemptKeys.skip
-                        if node >= 0 && (!emailOnly || emailScanner != nil) {
-                            walk(node, field: -1, exempt: exempt, emailOnly: emailOnly, view, checkScope: false, &splice)
+                            let emailOnly = exempt == ExemptKeys.skip
+                            if node >= 0 && (!emailOnly || emailScanner != nil) {
+                                walk(node, field: -1, exempt: exempt, emailOnly: emailOnly, view, document, checkScope: false, &splice)
+                            }
                         }
                     }
+                } else {
+                    walk(0, field: -1, exempt: 0, emailOnly: false, view, document, checkScope: !everywhere, &splice)
                 }
-            } else {
-                walk(0, field: -1, exempt: 0, emailOnly: false, view, checkScope: !everywhere, &splice)
             }
         }
-        return hits
+        return !hits.isEmpty
     }
 
-    /// What the walk reads, in place: one document's values and bytes.
+    /// What the walk reads, in place: one document's values and bytes, and the
+    /// nodes not to scan (through pointers: nothing to retain when it is made).
     private struct View {
-        let document: JSONDocument
         let json: UnsafeJSONView
-        let handled: [Int]
+        let handled: UnsafeBufferPointer<Int>
 
         var bytes: UnsafeBufferPointer<UInt8> { json.bytes }
 
@@ -173,8 +161,8 @@ struct RedactionWalk {
     /// Walks the value at `node`; `field`: the key whose value it is (or holds
     /// it, for an array's elements), -1 for none; `emailOnly`: inside an exempt
     /// field, where only the email detectors look.
-    private mutating func walk(_ node: Int, field: Int, exempt: Int, emailOnly: Bool, _ view: View, checkScope: Bool,
-                               _ splice: inout JSONSplice) {
+    private mutating func walk(_ node: Int, field: Int, exempt: Int, emailOnly: Bool, _ view: View, _ document: JSONDocument,
+                               checkScope: Bool, _ splice: inout JSONSplice) {
         let json = view.json
         switch json.kind(node) {
         case .object:
@@ -193,18 +181,18 @@ struct RedactionWalk {
                     }
                     childEmailOnly = true
                 } else if scansKeys && mayHit(key, view) {
-                    scan(key, field: -1, view, isKey: true, emailOnly: emailOnly, checkScope: checkScope, &splice, object: node)
+                    scan(key, field: -1, view, document, isKey: true, emailOnly: emailOnly, checkScope: checkScope, &splice, object: node)
                 }
                 switch json.kind(value) {
                 case .string:
                     if (childEmailOnly ? mayHoldEmail(value, view) : mayHit(value, view)) && !view.isHandled(value) {
-                        scan(value, field: key, view, isKey: false, emailOnly: childEmailOnly, checkScope: checkScope, &splice)
+                        scan(value, field: key, view, document, isKey: false, emailOnly: childEmailOnly, checkScope: checkScope, &splice)
                     }
                 case .object, .array:
-                    walk(value, field: key, exempt: childExempt, emailOnly: childEmailOnly, view, checkScope: checkScope, &splice)
+                    walk(value, field: key, exempt: childExempt, emailOnly: childEmailOnly, view, document, checkScope: checkScope, &splice)
                 case .number:
                     if !childEmailOnly && mayBeNumberHit(value, view) {
-                        scanNumber(value, field: key, view, checkScope: checkScope, &splice)
+                        scanNumber(value, field: key, view, document, checkScope: checkScope, &splice)
                     }
                 default:
                     break
@@ -218,17 +206,17 @@ struct RedactionWalk {
                 let following = json.after(element)
                 if json.kind(element) == .string {
                     if (emailOnly ? mayHoldEmail(element, view) : mayHit(element, view)) && !view.isHandled(element) {
-                        scan(element, field: field, view, isKey: false, emailOnly: emailOnly, checkScope: checkScope, &splice)
+                        scan(element, field: field, view, document, isKey: false, emailOnly: emailOnly, checkScope: checkScope, &splice)
                     }
                 } else {
-                    walk(element, field: field, exempt: exempt, emailOnly: emailOnly, view, checkScope: checkScope, &splice)
+                    walk(element, field: field, exempt: exempt, emailOnly: emailOnly, view, document, checkScope: checkScope, &splice)
                 }
                 element = following
             }
         case .string:
-            if !view.isHandled(node) { scan(node, field: field, view, isKey: false, emailOnly: emailOnly, checkScope: checkScope, &splice) }
+            if !view.isHandled(node) { scan(node, field: field, view, document, isKey: false, emailOnly: emailOnly, checkScope: checkScope, &splice) }
         case .number:
-            if !emailOnly && mayBeNumberHit(node, view) { scanNumber(node, field: field, view, checkScope: checkScope, &splice) }
+            if !emailOnly && mayBeNumberHit(node, view) { scanNumber(node, field: field, view, document, checkScope: checkScope, &splice) }
         default:
             break
         }
@@ -259,11 +247,17 @@ struct RedactionWalk {
     /// the code is that of the country the event's `context.locale` names):
     /// a count, an id or a time of ten digits is a number, not a phone. A hit replaces the whole number
     /// by the token, as a string.
-    private mutating func scanNumber(_ node: Int, field: Int, _ view: View, checkScope: Bool, _ splice: inout JSONSplice) {
+    private mutating func scanNumber(_ node: Int, field: Int, _ view: View, _ document: JSONDocument, checkScope: Bool,
+                                     _ splice: inout JSONSplice) {
         let start = view.json.start(node), end = view.json.end(node)
         guard RedactionWalk.integerDigits(UnsafeBufferPointer(rebasing: view.bytes[start..<end]),
                                           into: &numberDigits) else { return }
         var detector: PIIDetector?
+        // Read from a local while the closure calls this walk's mutating methods
+        // (read in place, the array would be retained for the call).
+        var numberDigits: [UInt8] = []
+        swap(&numberDigits, &self.numberDigits)
+        defer { swap(&numberDigits, &self.numberDigits) }
         numberDigits.withUnsafeBufferPointer { digits in
             let key = field >= 0 ? view.json.rawStringBody(field) : UnsafeBufferPointer(start: nil, count: 0)
             // The field's name is read only for a number that may be a card or a phone (most are neither).
@@ -275,13 +269,12 @@ struct RedactionWalk {
                 detector = .card
             } else if phonesInNumbers && digits.count <= 15 {
                 if hint == .phone || (hint == .none && (PhoneDetection.isInternationalNumber(digits, scratch: &phoneScratch)
-                                                        || isInternationalInRegion(digits, view.document))) {
+                                                        || isInternationalInRegion(digits, document))) {
                     detector = .phone
                 }
             }
         }
         guard let detector else { return }
-        let document = view.document
         keys.removeAll(keepingCapacity: true)
         RedactionWalk.keyPath(to: node, isKey: false, view.json, into: &keys)
         let path = keys[...]
@@ -350,13 +343,13 @@ struct RedactionWalk {
     }
 
     /// `object`: for a key, the object holding it (its new name must stay unique there).
-    private mutating func scan(_ node: Int, field: Int, _ view: View, isKey: Bool, emailOnly: Bool, checkScope: Bool,
-                               _ splice: inout JSONSplice, object: Int = -1) {
+    private mutating func scan(_ node: Int, field: Int, _ view: View, _ document: JSONDocument, isKey: Bool, emailOnly: Bool,
+                               checkScope: Bool, _ splice: inout JSONSplice, object: Int = -1) {
         let start = view.json.start(node), end = view.json.end(node)
         let escaped = view.json.hasEscapes(node)
         if !matches.isEmpty { matches.removeAll(keepingCapacity: true) }
         if escaped {
-            decoded = JSONString.unescape(view.document.bytes[(start + 1)..<(end - 1)])
+            decoded = JSONString.unescape(UnsafeBufferPointer(rebasing: view.bytes[(start + 1)..<(end - 1)]))
         }
         func run(_ string: UnsafeBufferPointer<UInt8>) {
             if emailOnly {
@@ -372,7 +365,6 @@ struct RedactionWalk {
             run(UnsafeBufferPointer(rebasing: view.bytes[(start + 1)..<(end - 1)]))
         }
         guard !matches.isEmpty else { return }
-        let document = view.document
         // The keys down to this string, found again from the root (only on a hit; the walk keeps no stack).
         keys.removeAll(keepingCapacity: true)
         RedactionWalk.keyPath(to: node, isKey: isKey, view.json, into: &keys)

@@ -63,11 +63,11 @@ struct SessionContext {
         out.integer(engagementMilliseconds)
         if settings != 0 {
             out.key("settings")
-            out.value(settingsPool.fragment(settings))
+            settingsPool.append(settings, to: out)
         }
         if traits != 0 {
             out.key("traits")
-            out.value(traitsPool.fragment(traits))
+            traitsPool.append(traits, to: out)
         }
         out.endObject()
     }

@@ -30,6 +30,11 @@ extension SessionTracking {
         return hash == 0 ? 1 : hash
     }
 
+    /// `deviceKey` and `userHash` of an event lent whole: a stage's event arrives in
+    /// memory, and a document loaded out of it for a call is retained for the call.
+    static func deviceKey(of event: borrowing Event) -> (a: UInt64, b: UInt64) { deviceKey(event.document) }
+    static func userHash(of event: borrowing Event) -> UInt64 { userHash(event.document) }
+
     /// Whether a `session` message says `action: start`.
     static func isStart(_ document: JSONDocument) -> Bool {
         guard let node = action.withUnsafeBytes({ document.member($0) }) else { return false }
@@ -92,7 +97,7 @@ extension SessionTracking {
         if record.traits != 0, let known = try? JSONDocument.parse(traitsPool[record.traits]) {
             for (index, name) in traitNames.enumerated() where values[index] == nil && !cleared[index] {
                 guard let node = name.withUnsafeBytes({ known.member($0) }) else { continue }
-                values[index] = Array(known.rawBytes(node))
+                values[index] = known.rawBytes(node)
             }
         }
         var text: [UInt8] = [UInt8(ascii: "{")]

@@ -116,8 +116,8 @@ public struct SessionTracking: Stage {
     public mutating func process(_ event: consuming Event, into output: inout StageOutput) {
         let time = event.time.microseconds
         advanceClock(to: time)
-        let key = Self.deviceKey(event.document)
-        let user = Self.userHash(event.document)
+        let key = Self.deviceKey(of: event)
+        let user = Self.userHash(of: event)
         let context: SessionContext?
         var slot = devices.find(keyA: key.a, keyB: key.b)
         if let found = slot {

@@ -210,9 +210,9 @@ public struct TimedEventPairing: Stage {
             let stop = table.remove(held)
             let stopEvent = TimedEventRewrite.event(from: stop.payload, origin: stop.origin, time: stop.time, withheld: stop.withheld)
             let document = event.document
-            let properties = document.member("properties").map { document.rawBytes($0) } ?? []
-            let timestamp = document.member("timestamp").map { document.rawBytes($0) } ?? []
-            let session = document.find(TimedEventRewrite.sessionPath).map { document.rawBytes($0) } ?? []
+            let properties = document.member("properties").map { document.rawBytes($0)[...] } ?? []
+            let timestamp = document.member("timestamp").map { document.rawBytes($0)[...] } ?? []
+            let session = document.find(TimedEventRewrite.sessionPath).map { document.rawBytes($0)[...] } ?? []
             output.emit(TimedEventRewrite.completed(stop: stopEvent, startTime: event.time, startTimestamp: timestamp,
                                                     startProperties: properties, startSession: session,
                                                     startWithheld: event.withheld, marker: settings.marker))
@@ -282,21 +282,21 @@ public struct TimedEventPairing: Stage {
         let propertiesNode = document.member("properties")
         if kind == .start && settings.onAbandoned == .drop {
             // Never emitted again: keep only what a completed event takes from it.
-            let timestampText = timestampNode.map { document.rawBytes($0) } ?? []
-            let propertiesText = propertiesNode.map { document.rawBytes($0) } ?? []
             // And the start's `context.session` (a `session` stage before this one), last.
-            let sessionText = document.find(TimedEventRewrite.sessionPath).map { document.rawBytes($0) } ?? []
-            bytes.reserveCapacity(key.count + timestampText.count + propertiesText.count + sessionText.count)
+            let sessionNode = document.find(TimedEventRewrite.sessionPath)
+            let timestampLength = timestampNode.map(document.rawLength) ?? 0
+            let propertiesLength = propertiesNode.map(document.rawLength) ?? 0
+            bytes.reserveCapacity(key.count + timestampLength + propertiesLength + (sessionNode.map(document.rawLength) ?? 0))
             bytes.append(contentsOf: key)
-            bytes.append(contentsOf: timestampText)
-            bytes.append(contentsOf: propertiesText)
-            bytes.append(contentsOf: sessionText)
-            timestamp.end = timestamp.start + UInt32(timestampText.count)
-            properties = (timestamp.end, timestamp.end + UInt32(propertiesText.count))
+            for node in [timestampNode, propertiesNode, sessionNode] {
+                if let node { document.withRawBytes(node) { bytes.append(contentsOf: $0) } }
+            }
+            timestamp.end = timestamp.start + UInt32(timestampLength)
+            properties = (timestamp.end, timestamp.end + UInt32(propertiesLength))
         } else {
-            bytes.reserveCapacity(key.count + document.bytes.count)
+            bytes.reserveCapacity(key.count + document.byteCount)
             bytes.append(contentsOf: key)
-            bytes.append(contentsOf: document.bytes)
+            document.withLineBytes { bytes.append(contentsOf: $0) }
             if let timestampNode {
                 timestamp = (keyLength + UInt32(document.start(timestampNode)), keyLength + UInt32(document.end(timestampNode)))
             }
@@ -344,7 +344,7 @@ public struct TimedEventPairing: Stage {
         }
         guard let line = try? JSONDocument.parse(Array(start.payload)),
               let node = line.find(TimedEventRewrite.sessionPath) else { return [] }
-        return line.rawBytes(node)
+        return line.rawBytes(node)[...]
     }
 
     /// The byte range of the marker's value in a document whose role was read from it.

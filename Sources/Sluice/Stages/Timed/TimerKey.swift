@@ -36,8 +36,7 @@ struct TimerKeyBuilder {
                 document.withString(node) { append($0) }
             } else {
                 bytes.append(2)
-                let raw = document.rawBytes(node)
-                raw.withUnsafeBytes { append($0) }
+                document.withRawBytes(node) { append($0) }
             }
         }
         return bytes.withUnsafeBytes { Self.hash($0) }

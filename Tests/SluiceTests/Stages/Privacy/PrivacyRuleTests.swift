@@ -251,7 +251,7 @@ import Testing
         var output = StageOutput()
         stage.process(event, into: &output)
         let out = try #require(output.events.first)
-        let same = event.document.bytes.withUnsafeBufferPointer { a in out.document.bytes.withUnsafeBufferPointer { $0.baseAddress == a.baseAddress } }
+        let same = event.document.withLineBytes { a in out.document.withLineBytes { $0.baseAddress == a.baseAddress } }
         #expect(same && !out.document.isModified)
         #expect(P.counter(stage, "events_changed") == 0)
     }

@@ -137,6 +137,8 @@ struct PIIScanner {
             }
             claims.settle(into: &matches, from: first)
         }
+        // Iterating the patterns retains the array, even an empty one: asked first.
+        guard !patterns.isEmpty else { return }
         for (index, pattern) in patterns.enumerated() {
             pattern.forEachMatch(text, scratch: &patternScratch) { start, end in
                 claims.offer(PIIMatch(start: start, end: end, detector: PIIDetector.allCases.count + index))
