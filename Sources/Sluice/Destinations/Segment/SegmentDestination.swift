@@ -50,12 +50,14 @@ public struct SegmentDestination: Destination {
     /// Whether an id field is a string that is no id (`""`, blank) or a number:
     /// [common] ids are strings, and an empty one would be taken as an id.
     private static func hasIDToMend(_ document: JSONDocument) -> Bool {
-        idFields.contains { field in
+        // A loop, not `contains` with a closure: the closure's captured document was retained at every read.
+        for field in idFields {
             guard let node = document.member(UnsafeRawBufferPointer(start: field.key.utf8Start, count: field.key.utf8CodeUnitCount))
-            else { return false }
+            else { continue }
             let kind = document.kind(node)
-            return kind == .number || (kind == .string && MessageIdentity.id(document, node) == nil)
+            if kind == .number || (kind == .string && MessageIdentity.id(document, node) == nil) { return true }
         }
+        return false
     }
 
     /// Leaves out blank ids (counted `blank_id_left_out`) and writes numeric ids as strings (`numeric_id_quoted`).
