@@ -24,6 +24,7 @@ public struct InternedJSON {
 
     /// Appends the value `id` to `builder`, read where it is kept (`fragment` hands out a copy: two retains).
     public func append(_ id: UInt32, to builder: JSONBuilder) {
+        precondition(Int(id) < fragments.count, "InternedJSON.append: unknown id")
         fragments.withUnsafeBufferPointer { builder.value($0[Int(id)]) }
     }
 

@@ -42,8 +42,10 @@ struct JSONNode: Sendable, Equatable {
 /// and 2^63 keep their text.
 ///
 /// Sendable although `ManagedBuffer`, its storage's class, is not: the storage
-/// is written once, before the document is made, and only read afterwards;
-/// the edits are a value (copied on write).
+/// is written before the document is made, and changed afterwards only by a
+/// splice that finds it uniquely referenced (`isKnownUniquelyReferenced`), so
+/// no other document, on this thread or another, can see the change (copy on
+/// write); the edits are a value.
 public struct JSONDocument: @unchecked Sendable {
     /// The line and its tape (`JSONDocumentStorage.swift`), never changed once
     /// made: one reference, so that an event costs one retain, not three, each
@@ -157,7 +159,8 @@ public struct JSONDocument: @unchecked Sendable {
 
     /// Follows the keys `keys` of `path` (a range of its components) from the object at `node`.
     public func find(_ path: JSONPath, keys: Range<Int>, from node: Int) -> Int? {
-        path.keyBytes.withUnsafeBytes { bytes in
+        precondition(keys.lowerBound >= 0 && keys.upperBound <= path.keyEnds.count, "JSONDocument.find: keys out of the path")
+        return path.keyBytes.withUnsafeBytes { bytes in
             path.keyEnds.withUnsafeBufferPointer { ends in
                 var node = node
                 for index in keys {

@@ -44,7 +44,8 @@ extension JSONDocument {
             }
             let storage = unsafeDowncast(made, to: Storage.self)
             storage.withUnsafeMutablePointerToElements { nodes in
-                let bytes = UnsafeMutableRawPointer(nodes + nodeCount).bindMemory(to: UInt8.self, capacity: byteCount)
+                // Bound for all the room after the nodes: an in-place splice may grow the line into it.
+                let bytes = UnsafeMutableRawPointer(nodes + nodeCount).bindMemory(to: UInt8.self, capacity: byteSlots * stride)
                 initialize(nodes, bytes)
             }
             return storage

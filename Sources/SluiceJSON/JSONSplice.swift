@@ -138,6 +138,7 @@ public struct JSONSplice {
     public mutating func apply(to document: inout JSONDocument) {
         precondition(!document.isModified, "splice a document with pending edits")
         guard !changes.isEmpty else { return }
+        checkFits(document)
         if changes.count == 1 && changes[0].node >= 0 && isKnownUniquelyReferenced(&document.storage) {
             let change = changes[0]
             let storage = document.storage
@@ -150,6 +151,7 @@ public struct JSONSplice {
     public mutating func applied(to document: JSONDocument) -> JSONDocument {
         precondition(!document.isModified, "splice a document with pending edits")
         guard !changes.isEmpty else { return document }
+        checkFits(document)
         if changes.count == 1 && changes[0].node >= 0 {
             // One value replaced (a truncated IP, most often): no shifts to tabulate.
             let change = changes[0]
@@ -189,6 +191,14 @@ public struct JSONSplice {
             }
         }
         return JSONDocument(storage: storage)
+    }
+
+    /// Offsets are kept in 32 bits and moved with wrapping arithmetic: the
+    /// spliced line must stay under 4 GiB (the runner's lines are at most 1 GiB).
+    private func checkFits(_ document: JSONDocument) {
+        var growth = 0
+        for change in changes { growth += (change.textEnd - change.textStart) - (change.end - change.start) }
+        precondition(document.storage.byteCount + growth < Int(UInt32.max), "spliced JSON text over 4 GiB")
     }
 
     /// The document with the one scalar `change` names replaced: the tape copied, the

@@ -71,6 +71,8 @@ public struct SessionTracking: Stage {
     var traitsPool = InternedJSON()
     var latest = Int64.min
     var stats = Counters()
+    /// Scratch for the member attached to each event, reset before every use: a
+    /// class, so copies of the stage share it (runners never run one concurrently).
     private let builder = JSONBuilder()
 
     struct Counters {
