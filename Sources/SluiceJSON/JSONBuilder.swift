@@ -166,21 +166,11 @@ public final class JSONBuilder {
 
     @usableFromInline @inline(never)
     func growNodes() {
-        nodeBase = Self.doubled(nodeBase, count: nodeCount, capacity: &nodeCapacity)
+        nodeBase = nodeBase.movedToDoubledSpace(count: nodeCount, capacity: &nodeCapacity)
     }
 
     @usableFromInline @inline(never)
     func growOpen() {
-        openBase = Self.doubled(openBase, count: openCount, capacity: &openCapacity)
-    }
-
-    /// Memory for twice `capacity` elements holding the `count` of `base`, which is freed.
-    private static func doubled<Element>(_ base: UnsafeMutablePointer<Element>, count: Int,
-                                         capacity: inout Int) -> UnsafeMutablePointer<Element> {
-        let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
-        larger.moveInitialize(from: base, count: count)
-        base.deallocate()
-        capacity *= 2
-        return larger
+        openBase = openBase.movedToDoubledSpace(count: openCount, capacity: &openCapacity)
     }
 }

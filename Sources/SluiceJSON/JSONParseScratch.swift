@@ -16,10 +16,19 @@ public final class JSONParseScratch {
 
     /// Doubles the space, keeping the nodes written so far; returns the new base.
     func grow() -> UnsafeMutablePointer<JSONNode> {
-        let larger = UnsafeMutablePointer<JSONNode>.allocate(capacity: capacity * 2)
-        larger.moveInitialize(from: base, count: capacity)
-        base.deallocate()
-        base = larger
+        base = base.movedToDoubledSpace(count: capacity, capacity: &capacity)
+        return base
+    }
+}
+
+extension UnsafeMutablePointer {
+    /// Memory for twice `capacity` elements holding the first `count` of these,
+    /// which are moved there and freed; `capacity` is doubled. The growth step of
+    /// the parser's tape space and the builder's node and open-object space.
+    func movedToDoubledSpace(count: Int, capacity: inout Int) -> UnsafeMutablePointer<Pointee> {
+        let larger = UnsafeMutablePointer<Pointee>.allocate(capacity: capacity * 2)
+        larger.moveInitialize(from: self, count: count)
+        deallocate()
         capacity *= 2
         return larger
     }
