@@ -9,7 +9,8 @@ import SluiceJSON
 /// (`PIIScanner`, with its fast reject) and never copied unless something is
 /// found; a field's path is only built for the audit, and wildcard exemptions
 /// only consulted, when it had a hit. A string with JSON escapes is decoded
-/// before scanning, so `\u0040` hides nothing.
+/// before scanning, so `\u0040` hides nothing. A string scanned clean is
+/// remembered with its field's name (`CleanScanMemo`) and not scanned again.
 struct RedactionWalk {
     struct Hit {
         var detector: Int
@@ -51,6 +52,7 @@ struct RedactionWalk {
     /// What the last `run` found.
     private(set) var hits: [Hit] = []
     private var keyNames = RedactedKeyNames()
+    private var memo = CleanScanMemo()
 
     init(settings: PrivacySettings.Redaction, patterns: [PrivacySettings.Pattern]) {
         self.settings = settings
@@ -351,18 +353,29 @@ struct RedactionWalk {
         if escaped {
             decoded = JSONString.unescape(UnsafeBufferPointer(rebasing: view.bytes[(start + 1)..<(end - 1)]))
         }
+        let fieldName = field >= 0 ? view.json.rawStringBody(field) : UnsafeBufferPointer(start: nil, count: 0)
         func run(_ string: UnsafeBufferPointer<UInt8>) {
             if emailOnly {
                 emailScanner!.scan(string, into: &matches)
             } else {
-                text.scan(string, fieldName: field >= 0 ? view.json.rawStringBody(field) : UnsafeBufferPointer(start: nil, count: 0),
-                          into: &matches)
+                text.scan(string, fieldName: fieldName, into: &matches)
             }
         }
         if escaped {
             decoded.withUnsafeBufferPointer { run($0) }
         } else {
-            run(UnsafeBufferPointer(rebasing: view.bytes[(start + 1)..<(end - 1)]))
+            // A string scanned clean before, in a field of the same name, is clean again (`CleanScanMemo`).
+            let string = UnsafeBufferPointer(rebasing: view.bytes[(start + 1)..<(end - 1)])
+            let mode = UInt8(isKey ? 1 : 0) | UInt8(emailOnly ? 2 : 0)
+            let probe = memo.probe(mode: mode, field: fieldName, text: string)
+            if memo.isClean(probe, mode: mode, field: fieldName, text: string, region: { text.eventRegion() }) { return }
+            text.regionRead = false
+            run(string)
+            if matches.isEmpty {
+                let region = emailOnly || !text.regionRead ? CleanScanMemo.anyRegion : Int32(text.eventRegion())
+                memo.remember(probe, mode: mode, field: fieldName, text: string, region: region)
+                return
+            }
         }
         guard !matches.isEmpty else { return }
         // The keys down to this string, found again from the root (only on a hit; the walk keeps no stack).

@@ -67,6 +67,18 @@ struct PIIScanner {
         }
     }
 
+    /// Whether a scan since it was last cleared read the event's region (a national phone number's reading).
+    var regionRead: Bool {
+        get { phoneScratch.regionRead }
+        set { phoneScratch.regionRead = newValue }
+    }
+
+    /// The region of `phoneEvent` (-1 for none), read now if no scan has yet.
+    mutating func eventRegion() -> Int {
+        if phoneScratch.region == -2 { phoneScratch.region = phoneScratch.event.flatMap(PhoneRegion.ofEvent) ?? -1 }
+        return phoneScratch.region
+    }
+
     init(enabled: Set<PIIDetector>, patterns: [PatternProgram]) {
         self.enabled = enabled
         self.patterns = patterns

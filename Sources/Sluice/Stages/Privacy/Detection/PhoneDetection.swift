@@ -43,6 +43,8 @@ enum PhoneDetection {
         /// yet to be read from `event` (the first ambiguous run of an event reads it).
         var region = -1
         var event: JSONDocument?
+        /// Set when a run's reading depended on the event's region (`CleanScanMemo` keys on it then).
+        var regionRead = false
         var regions = PhoneRegion.Cache()
     }
 
@@ -311,6 +313,7 @@ enum PhoneDetection {
             // A barcode's check digit vetoes it; an ISBN-10's does not, since one number in 11 passes it and
             // a valid number of the event's country is likelier a phone (an ISBN comes with `ISBN` or a field named so).
             func regional() -> Bool {
+                scratch.regionRead = true
                 if scratch.region == -2 { scratch.region = scratch.event.flatMap(PhoneRegion.ofEvent) ?? -1 }
                 guard scratch.region >= 0, hint != .notPhone, separators & 4 == 0 else { return false }
                 if groups.count == 1 && ((digitCount == 8 || digitCount >= 12) && NumberDetection.isGTIN(digits, 0, digitCount)) {

@@ -41,6 +41,15 @@ struct TextRedaction {
         set { scanner.phoneEvent = newValue }
     }
 
+    /// Whether a scan since it was last cleared read the event's region (`PIIScanner.regionRead`).
+    var regionRead: Bool {
+        get { scanner.regionRead }
+        set { scanner.regionRead = newValue }
+    }
+
+    /// The region of `phoneEvent` (`PIIScanner.eventRegion`).
+    mutating func eventRegion() -> Int { scanner.eventRegion() }
+
     /// Appends the matches in `text` to `matches` (`PIIScanner.scan`).
     mutating func scan(_ text: UnsafeBufferPointer<UInt8>, fieldName: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0),
                        into matches: inout [PIIMatch]) {

@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Unsafe code: slots are read and written through the arrays' buffer
+// pointers, within `slotBytes` of the slot's start (`fits` bounds every key).
+
+/// The strings the redaction walk scanned and found nothing in, remembered so
+/// that the same string in the same field is not scanned again: a device's
+/// model, app instance id and address come back with every event it sends.
+///
+/// A scan is a function of the string, the field's name (phones and addresses
+/// read the name), the mode (all detectors or the email ones, a key or a
+/// value) and, for a few runs of digits, the country of the event's
+/// `context.locale` (national phone numbers): an entry keeps all of them and
+/// is used only when all match, so remembering changes no result. Only clean
+/// results are kept (a hit is rare and needs its splice anyway), only for
+/// short strings, in a fixed table where a new entry replaces the one in its
+/// slot: the memory is bounded (`slotCount` × `slotBytes`, 512 KiB).
+struct CleanScanMemo {
+    static let slotCount = 4096
+    /// A slot: mode, the name's length, the text's length, the name, the text.
+    static let slotBytes = 128
+    /// The country is not part of the entry: the scan did not read it.
+    static let anyRegion: Int32 = -3
+
+    /// The key bytes by slot.
+    private var keys: [UInt8]
+    /// The hash of each slot's key with the low bit set; 0 for an empty slot.
+    private var tags: [UInt64]
+    /// The country each slot's scan read (`PhoneRegion` index, -1 none), or `anyRegion`.
+    private var regions: [Int32]
+
+    init() {
+        keys = [UInt8](repeating: 0, count: CleanScanMemo.slotCount * CleanScanMemo.slotBytes)
+        tags = [UInt64](repeating: 0, count: CleanScanMemo.slotCount)
+        regions = [Int32](repeating: CleanScanMemo.anyRegion, count: CleanScanMemo.slotCount)
+    }
+
+    /// Where a key is, or would go.
+    struct Probe {
+        /// -1: the key is too long to keep.
+        var slot: Int
+        var tag: UInt64
+    }
+
+    /// Whether `mode`, `field` and `text` fit one slot.
+    @inline(__always)
+    static func fits(field: UnsafeBufferPointer<UInt8>, text: UnsafeBufferPointer<UInt8>) -> Bool {
+        3 + field.count + text.count <= slotBytes
+    }
+
+    /// The slot for the key; `probe.slot` is -1 when it is too long to remember.
+    @inline(__always)
+    func probe(mode: UInt8, field: UnsafeBufferPointer<UInt8>, text: UnsafeBufferPointer<UInt8>) -> Probe {
+        guard CleanScanMemo.fits(field: field, text: text) else { return Probe(slot: -1, tag: 0) }
+        let fieldHash = StableHash.hash(UnsafeRawBufferPointer(field), seed: StableHash.seedB ^ UInt64(mode))
+        let tag = StableHash.hash(UnsafeRawBufferPointer(text), seed: fieldHash) | 1
+        return Probe(slot: Int(truncatingIfNeeded: tag >> 52) & (CleanScanMemo.slotCount - 1), tag: tag)
+    }
+
+    /// Whether the key was scanned clean. `region` gives the event's country,
+    /// asked only when the entry's scan read one.
+    @inline(__always)
+    func isClean(_ probe: Probe, mode: UInt8, field: UnsafeBufferPointer<UInt8>, text: UnsafeBufferPointer<UInt8>,
+                 region: () -> Int) -> Bool {
+        guard probe.slot >= 0, tags[probe.slot] == probe.tag else { return false }
+        let same = keys.withUnsafeBufferPointer { keys -> Bool in
+            let slot = keys.baseAddress! + probe.slot * CleanScanMemo.slotBytes
+            guard slot[0] == mode, Int(slot[1]) == field.count, Int(slot[2]) == text.count else { return false }
+            return (field.isEmpty || memcmp(slot + 3, field.baseAddress!, field.count) == 0)
+                && (text.isEmpty || memcmp(slot + 3 + field.count, text.baseAddress!, text.count) == 0)
+        }
+        guard same else { return false }
+        let stored = regions[probe.slot]
+        return stored == CleanScanMemo.anyRegion || Int(stored) == region()
+    }
+
+    /// Remembers that the key scanned clean; `region`: the country the scan read, or `anyRegion`.
+    mutating func remember(_ probe: Probe, mode: UInt8, field: UnsafeBufferPointer<UInt8>, text: UnsafeBufferPointer<UInt8>,
+                           region: Int32) {
+        guard probe.slot >= 0 else { return }
+        keys.withUnsafeMutableBufferPointer { keys in
+            let slot = keys.baseAddress! + probe.slot * CleanScanMemo.slotBytes
+            slot[0] = mode
+            slot[1] = UInt8(field.count)
+            slot[2] = UInt8(text.count)
+            if !field.isEmpty { (slot + 3).update(from: field.baseAddress!, count: field.count) }
+            if !text.isEmpty { (slot + 3 + field.count).update(from: text.baseAddress!, count: text.count) }
+        }
+        tags[probe.slot] = probe.tag
+        regions[probe.slot] = region
+    }
+}
