@@ -1,3 +1,4 @@
+import Foundation
 @testable import Sluice
 import Testing
 
@@ -44,5 +45,41 @@ import Testing
         let fields = context.fields(of: other)
         #expect(read(fields) == read(EventFields(other)))
         #expect(read(fields)[0] == "Android" && read(fields)[2] == nil && read(fields)[10] == nil)
+    }
+
+    /// The session stage writes `context.session` last, different in every
+    /// event: the rest of the context is still reused, the session read anew.
+    @Test func aContextThatDiffersOnlyInItsTrailingSessionIsReusedAndTheSessionReadAnew() throws {
+        var context = EncodingContext()
+        let first = try event("")
+        _ = context.fields(of: first)
+        context.reset()
+        let nextSession = ContextMemoTests.context.replacingOccurrences(of: #""session":{"id":"s-1","start_ms":5,"number":2,"seq":3}"#,
+                                                                         with: #""session":{"id":"s-2","start_ms":9,"number":3,"seq":14}"#)
+        let second = try event(#""properties":{"x":1},"#, context: nextSession)
+        let fields = context.fields(of: second)
+        #expect(read(fields) == read(EventFields(second)))
+        #expect(read(fields)[0] == "iOS" && read(fields)[10] == "s-2" && read(fields)[11] == "9 3 14")
+        // A context that differs before its session is read afresh.
+        context.reset()
+        let moved = try event("", context: nextSession.replacingOccurrences(of: "203.0.113.7", with: "203.0.113.8"))
+        #expect(read(context.fields(of: moved)) == read(EventFields(moved)))
+        #expect(read(context.fields(of: moved))[8] == "203.0.113.8")
+    }
+
+    /// A context without a session after one with it (and back) is compared whole, not as the prefix.
+    @Test func aContextWithoutItsSessionIsNotTakenForOneWithIt() throws {
+        var context = EncodingContext()
+        _ = context.fields(of: try event(""))
+        context.reset()
+        let bare = ContextMemoTests.context.replacingOccurrences(of: #","session":{"id":"s-1","start_ms":5,"number":2,"seq":3}"#, with: "")
+        let without = try event("", context: bare)
+        let fields = context.fields(of: without)
+        #expect(read(fields) == read(EventFields(without)))
+        #expect(read(fields)[10] == nil && read(fields)[11] == nil)
+        context.reset()
+        let with = try event("")
+        #expect(read(context.fields(of: with)) == read(EventFields(with)))
+        #expect(read(context.fields(of: with))[10] == "s-1")
     }
 }

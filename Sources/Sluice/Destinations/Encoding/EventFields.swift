@@ -111,8 +111,14 @@ final class EventFields {
 
     /// `readContext`, or its findings for the same text last time, moved to
     /// this document: the same bytes parse to the same nodes, in the same order.
+    ///
+    /// A `session` object written last (where the session stage puts it, and
+    /// different in every event: its `seq`, its engagement) is left out of the
+    /// comparison and read each time, so that the rest is still reused.
     private func readContext(_ context: Int, memo: ContextMemo) {
-        let found = document.withRawBytes(context) { memo.matches($0) }
+        let trailingSession = EventFields.trailingSession(document, context)
+        let compared = trailingSession.map { document.start($0) - document.start(context) }
+        let found = document.withRawBytes(context) { memo.matches($0, prefix: compared) }
         if found {
             let shift = context - memo.context
             @inline(__always) func moved(_ index: Int?) -> Int? { index.map { $0 + shift } }
@@ -120,14 +126,33 @@ final class EventFields {
             contextNodes = (moved(nodes.0), moved(nodes.1), moved(nodes.2), moved(nodes.3), moved(nodes.4), moved(nodes.5),
                             moved(nodes.6), moved(nodes.7), moved(nodes.8))
             contextTraits = moved(memo.contextTraits)
-            session = memo.session.map { var session = $0; session.id = moved(session.id); return session }
+            if let trailingSession {
+                session = EventFields.readSession(document, trailingSession + 1)
+            } else {
+                session = memo.session.map { var session = $0; session.id = moved(session.id); return session }
+            }
             mapped = memo.mapped.moved(by: shift)
             return
         }
         readContext(context)
         document.withRawBytes(context) { text in
-            memo.store(text, context: context, contextNodes: contextNodes, contextTraits: contextTraits, session: session, mapped: mapped)
+            memo.store(text, prefix: compared, context: context, contextNodes: contextNodes, contextTraits: contextTraits,
+                       session: session, mapped: mapped)
         }
+    }
+
+    /// The key of the object's last member when it is `"session"` (written so, no escapes) and its value an object.
+    private static func trailingSession(_ document: JSONDocument, _ object: Int) -> Int? {
+        let end = document.after(object)
+        var key = object + 1
+        var last = -1
+        while key < end {
+            last = key
+            key = document.after(key + 1)
+        }
+        guard last >= 0, document.kind(last + 1) == .object, document.rawLength(last) == 9, !document.hasEscapes(last),
+              document.string(last, is: "session") else { return nil }
+        return last
     }
 
     private func readContext(_ context: Int) {
@@ -316,19 +341,28 @@ final class ContextMemo {
     private(set) var mapped = MappedContext()
     deinit { text.deallocate() }
 
-    /// Whether `bytes` is the text of the object stored last.
-    func matches(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        bytes.count == count && (count == 0 || memcmp(bytes.baseAddress!, text, count) == 0)
+    /// Whether the object's text was compared only up to its last member (a `session`).
+    private var isPrefix = false
+
+    /// Whether `bytes` is the text of the object stored last; `prefix`: compare
+    /// only its first `prefix` bytes, up to a trailing `session` member, and
+    /// only with an object stored so too.
+    func matches(_ bytes: UnsafeRawBufferPointer, prefix: Int?) -> Bool {
+        let length = prefix ?? bytes.count
+        return length == count && (prefix != nil) == isPrefix && (count == 0 || memcmp(bytes.baseAddress!, text, count) == 0)
     }
 
-    func store(_ bytes: UnsafeRawBufferPointer, context: Int, contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?),
+    func store(_ bytes: UnsafeRawBufferPointer, prefix: Int?, context: Int,
+               contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?),
                contextTraits: Int?, session: EventFields.Session?, mapped: MappedContext) {
-        guard bytes.count <= ContextMemo.maxBytes else {
+        let length = prefix ?? bytes.count
+        guard length <= ContextMemo.maxBytes else {
             count = -1
             return
         }
-        if bytes.count > 0 { text.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
-        count = bytes.count
+        if length > 0 { text.copyMemory(from: bytes.baseAddress!, byteCount: length) }
+        count = length
+        isPrefix = prefix != nil
         self.context = context
         self.contextNodes = contextNodes
         self.contextTraits = contextTraits
