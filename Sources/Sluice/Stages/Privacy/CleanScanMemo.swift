@@ -13,9 +13,9 @@ import Darwin
 /// that the same string in the same field is not scanned again: a device's
 /// model, app instance id and address come back with every event it sends.
 ///
-/// A scan is a function of the string, the field's name (phones and addresses
-/// read the name), the mode (all detectors or the email ones, a key or a
-/// value) and, for a few runs of digits, the country of the event's
+/// A scan is a function of the string (or a JSON number's text), the field's
+/// name (phones and addresses read the name), the mode (all detectors or the
+/// email ones, a key, a value or a number) and, for a few runs of digits, the country of the event's
 /// `context.locale` (national phone numbers): an entry keeps all of them and
 /// is used only when all match, so remembering changes no result. Only clean
 /// results are kept (a hit is rare and needs its splice anyway), only for
@@ -25,6 +25,8 @@ struct CleanScanMemo {
     static let slotCount = 4096
     /// A slot: mode, the name's length, the text's length, the name, the text.
     static let slotBytes = 128
+    /// The mode of a JSON number read for cards and phones (strings: bit 0 a key, bit 1 the email detectors only).
+    static let numberMode: UInt8 = 4
     /// The country is not part of the entry: the scan did not read it.
     static let anyRegion: Int32 = -3
 

@@ -40,6 +40,8 @@ struct RedactionWalk {
     private var numberFieldHints = PhoneHintCache()
     /// The event's region for national phone numbers (`PhoneRegion`): -1 none, -2 not read yet.
     private var eventRegion = -1
+    /// Whether the number being read needed `eventRegion` (`CleanScanMemo` keys on it then).
+    private var numberRegionRead = false
     private var regions = PhoneRegion.Cache()
     private var phoneScratch = PatternProgram.Scratch()
     private let exemptKeys: ExemptKeys
@@ -252,9 +254,20 @@ struct RedactionWalk {
     private mutating func scanNumber(_ node: Int, field: Int, _ view: View, _ document: JSONDocument, checkScope: Bool,
                                      _ splice: inout JSONSplice) {
         let start = view.json.start(node), end = view.json.end(node)
-        guard RedactionWalk.integerDigits(UnsafeBufferPointer(rebasing: view.bytes[start..<end]),
-                                          into: &numberDigits) else { return }
+        // A number read clean before, in a field of the same name, is clean again (`CleanScanMemo`).
+        let fieldName = field >= 0 ? view.json.rawStringBody(field) : UnsafeBufferPointer(start: nil, count: 0)
+        let numberText = UnsafeBufferPointer(rebasing: view.bytes[start..<end])
+        let probe = memo.probe(mode: CleanScanMemo.numberMode, field: fieldName, text: numberText)
+        if memo.isClean(probe, mode: CleanScanMemo.numberMode, field: fieldName, text: numberText, region: { numberRegion(document) }) { return }
+        numberRegionRead = false
         var detector: PIIDetector?
+        defer {
+            if detector == nil {
+                memo.remember(probe, mode: CleanScanMemo.numberMode, field: fieldName, text: numberText,
+                              region: numberRegionRead ? Int32(numberRegion(document)) : CleanScanMemo.anyRegion)
+            }
+        }
+        guard RedactionWalk.integerDigits(numberText, into: &numberDigits) else { return }
         // Read from a local while the closure calls this walk's mutating methods
         // (read in place, the array would be retained for the call).
         var numberDigits: [UInt8] = []
@@ -290,9 +303,15 @@ struct RedactionWalk {
     /// it (`PhoneRegion.isInternational`): `8222125341` in a Korean event.
     private mutating func isInternationalInRegion(_ digits: UnsafeBufferPointer<UInt8>, _ document: JSONDocument) -> Bool {
         guard digits.count >= 8 else { return false }
-        if eventRegion == -2 { eventRegion = PhoneRegion.ofEvent(document) ?? -1 }
-        guard eventRegion >= 0 else { return false }
+        numberRegionRead = true
+        guard numberRegion(document) >= 0 else { return false }
         return regions.region(eventRegion).isInternational(digits, scratch: &phoneScratch)
+    }
+
+    /// The event's region for national phone numbers (`PhoneRegion`), -1 for none, read the first time it is asked for.
+    private mutating func numberRegion(_ document: JSONDocument) -> Int {
+        if eventRegion == -2 { eventRegion = PhoneRegion.ofEvent(document) ?? -1 }
+        return eventRegion
     }
 
     /// The decimal digits of the JSON number `text` when its value is an

@@ -90,4 +90,17 @@ struct CleanScanMemoTests {
         #expect((P.object(second)["properties"] as? [String: Any])?["phone"] as? String == "[phone]")
         #expect((P.object(again)["properties"] as? [String: Any])?["ref"] as? String == "4155550123")
     }
+
+    /// `8222125341` is a Korean number with its calling code: a phone in an
+    /// event from Korea, a number elsewhere. A number remembered clean in one
+    /// country is read again in another.
+    @Test func aRememberedCleanNumberIsReadAgainInAnotherCountry() throws {
+        var stage = try P.stage()
+        var readings: [String] = []
+        for locale in ["en_US", "ko_KR", "en_US", "ko_KR"] {
+            let written = try #require(P.apply(P.track(#""context":{"locale":"\#(locale)"},"properties":{"n":8222125341}"#), &stage))
+            readings.append("\((P.object(written)["properties"] as? [String: Any])?["n"] ?? "none")")
+        }
+        #expect(readings == ["8222125341", "[phone]", "8222125341", "[phone]"])
+    }
 }
