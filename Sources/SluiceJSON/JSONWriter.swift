@@ -20,6 +20,15 @@ extension JSONDocument {
 
     /// Appends the value at `node` as canonical JSON, edits applied.
     public func write<Out: ByteSink>(node: Int, to out: inout Out) {
+        // No edits and no insignificant whitespace: the text as written is canonical.
+        if edits.isEmpty && !hasInsignificantWhitespace {
+            storage.withRawBytes { out.append(raw: UnsafeRawBufferPointer(rebasing: $0[Int(tape[node].start)..<Int(tape[node].end)])) }
+            return
+        }
+        writeEdited(node: node, to: &out)
+    }
+
+    private func writeEdited<Out: ByteSink>(node: Int, to out: inout Out) {
         if let replacement = edits.replacement(for: node) {
             out.append(contentsOf: replacement)
             return
@@ -39,7 +48,7 @@ extension JSONDocument {
                     first = false
                     appendRaw(index, to: &out)
                     out.append(UInt8(ascii: ":"))
-                    write(node: valueIndex, to: &out)
+                    writeEdited(node: valueIndex, to: &out)
                 }
                 index = following
             }
@@ -61,7 +70,7 @@ extension JSONDocument {
             while index < end {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
-                write(node: index, to: &out)
+                writeEdited(node: index, to: &out)
                 index = Int(tape[index].next)
             }
             out.append(UInt8(ascii: "]"))
