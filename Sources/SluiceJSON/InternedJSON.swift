@@ -9,10 +9,20 @@ public struct InternedJSON {
     private var texts: [[UInt8]] = [[]]
     private var fragments: [JSONFragment] = [JSONFragment(text: [], nodes: [])]
     private var references: [UInt32] = [0]
-    private var ids: [[UInt8]: UInt32] = [:]
+    private var ids: [Text: UInt32] = [:]
     private var freeIDs: [UInt32] = []
 
     public init() {}
+
+    /// A text as a dictionary key, hashed as one block of bytes (an array of
+    /// bytes hashes element by element: a call per byte).
+    private struct Text: Hashable {
+        let bytes: [UInt8]
+
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+    }
 
     /// Distinct texts held right now.
     public var count: Int { ids.count }
@@ -30,7 +40,7 @@ public struct InternedJSON {
 
     /// The id of `text` (one compact JSON value), with one more reference to it.
     public mutating func intern(_ text: [UInt8]) -> UInt32 {
-        if let id = ids[text] {
+        if let id = ids[Text(bytes: text)] {
             references[Int(id)] += 1
             return id
         }
@@ -61,7 +71,7 @@ public struct InternedJSON {
             fragments.append(JSONFragment(text: text, nodes: nodes))
             references.append(1)
         }
-        ids[text] = id
+        ids[Text(bytes: text)] = id
         return id
     }
 
@@ -89,7 +99,7 @@ public struct InternedJSON {
         guard id != 0 else { return }
         references[Int(id)] -= 1
         if references[Int(id)] == 0 {
-            ids[texts[Int(id)]] = nil
+            ids[Text(bytes: texts[Int(id)])] = nil
             texts[Int(id)] = []
             fragments[Int(id)] = JSONFragment(text: [], nodes: [])
             freeIDs.append(id)
