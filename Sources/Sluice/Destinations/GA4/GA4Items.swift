@@ -144,7 +144,7 @@ extension GA4Destination {
                 } else {
                     key.removeAll(keepingCapacity: true)
                     key.append(contentsOf: keyBytes)
-                    if fixKey(maxLength: GA4Names.maxNameLength, kind: .parameter, cache: \.paramNames) {
+                    if fixKey(maxLength: GA4Names.maxNameLength, kind: .parameter) {
                         counts.add("param_name_changed")
                     }
                 }

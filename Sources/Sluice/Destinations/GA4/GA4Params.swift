@@ -88,7 +88,7 @@ extension GA4Destination {
             key.append(UInt8(ascii: "_"))
         }
         key.append(contentsOf: rawKey)
-        let changed = fixKey(maxLength: GA4Names.maxNameLength, kind: .parameter, cache: \.paramNames)
+        let changed = fixKey(maxLength: GA4Names.maxNameLength, kind: .parameter)
         if isWritten(key, in: out) {
             counts.add("duplicate_param_dropped")
             return
@@ -142,7 +142,7 @@ extension GA4Destination {
             }
             self.key.removeAll(keepingCapacity: true)
             document.withString(key) { self.key.append(contentsOf: $0) }
-            let changed = fixKey(maxLength: GA4Names.maxUserPropertyNameLength, kind: .userProperty, cache: \.userPropertyNames)
+            let changed = fixKey(maxLength: GA4Names.maxUserPropertyNameLength, kind: .userProperty)
             if isWritten(self.key, in: out) {
                 counts.add("duplicate_user_property_dropped")
                 return
@@ -174,13 +174,24 @@ extension GA4Destination {
     // MARK: - Names written
 
     /// Replaces `key` by its valid form when it is not valid; returns whether it changed.
-    mutating func fixKey(maxLength: Int, kind: GA4Names.Kind, cache: WritableKeyPath<GA4Destination, GA4NameCache>) -> Bool {
+    /// Parameter names are remembered in `paramNames`, user property names in `userPropertyNames`.
+    mutating func fixKey(maxLength: Int, kind: GA4Names.Kind) -> Bool {
         if GA4Names.isValid(key, maxLength: maxLength, kind: kind) { return false }
-        let original = key
-        let entry = self[keyPath: cache].entry(for: original) {
-            GA4NameCache.Entry(fixed: GA4Names.normalize(original, maxLength: maxLength, kind: kind).name, changes: [])
+        let fixed: [UInt8]?
+        do {
+            let name = key
+            let make = { GA4NameCache.Entry(fixed: GA4Names.normalize(name, maxLength: maxLength, kind: kind).name, changes: []) }
+            if case .userProperty = kind {
+                fixed = userPropertyNames.entry(for: name, make).fixed
+            } else {
+                fixed = paramNames.entry(for: name, make).fixed
+            }
         }
-        key = entry.fixed ?? original
+        // Copied into `key`'s own buffer: holding the cache's array would make the next key's first write copy it.
+        if let fixed {
+            key.removeAll(keepingCapacity: true)
+            key.append(contentsOf: fixed)
+        }
         return true
     }
 
