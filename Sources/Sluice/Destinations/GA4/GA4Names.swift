@@ -39,7 +39,7 @@ enum GA4Names {
     static let reservedUserPropertyPrefixes: [[UInt8]] = ["_", "firebase_", "ga_", "google_"].map { Array($0.utf8) }
 
     /// [mp-reserved] / [fa-event]: names of automatically collected events (app streams).
-    static let reservedEventNames: Set<[UInt8]> = Set([
+    static let reservedEventNames: [[UInt8]] = [
         "ad_activeview", "ad_click", "ad_exposure", "ad_impression", "ad_query", "ad_reward", "adunit_exposure",
         "app_background", "app_clear_data", "app_exception", "app_install", "app_remove", "app_store_refund",
         "app_store_subscription_cancel", "app_store_subscription_convert", "app_store_subscription_renew",
@@ -47,18 +47,18 @@ enum GA4Names {
         "error", "first_open", "first_visit", "in_app_purchase", "notification_dismiss", "notification_foreground",
         "notification_open", "notification_receive", "os_update", "session_start", "session_start_with_rollout",
         "user_engagement",
-    ].map { Array($0.utf8) })
+    ].map { Array($0.utf8) }
     /// [naming] "Web": reserved event names that web streams add to the list above
     /// (`page_view` is not among them here: it is what Sluice sends for `page`
     /// messages, as gtag.js does).
-    static let reservedWebEventNames: Set<[UInt8]> = Set([
+    static let reservedWebEventNames: [[UInt8]] = [
         "click", "file_download", "form_start", "form_submit", "scroll", "video_complete", "video_progress",
         "video_start", "view_complete", "view_search_results",
-    ].map { Array($0.utf8) })
+    ].map { Array($0.utf8) }
     /// [naming] "Reserved user property names".
-    static let reservedUserPropertyNames: Set<[UInt8]> = Set([
+    static let reservedUserPropertyNames: [[UInt8]] = [
         "first_open_time", "first_visit_time", "last_deep_link_referrer", "user_id", "first_open_after_install",
-    ].map { Array($0.utf8) })
+    ].map { Array($0.utf8) }
 
     /// The prefix that makes a reserved or non-letter-initial name valid.
     static let safePrefix: [UInt8] = Array("app_".utf8)
@@ -80,14 +80,20 @@ enum GA4Names {
         switch kind {
         case .event(let web):
             if reservedPrefixes.contains(where: { name.starts(with: $0) }) { return true }
-            let bytes = Array(name)
-            return reservedEventNames.contains(bytes) || (web && reservedWebEventNames.contains(bytes))
+            return isListed(name, in: reservedEventNames) || (web && isListed(name, in: reservedWebEventNames))
         case .parameter:
             return reservedPrefixes.contains { name.starts(with: $0) }
         case .userProperty:
             if reservedUserPropertyPrefixes.contains(where: { name.starts(with: $0) }) { return true }
-            return reservedUserPropertyNames.contains(Array(name))
+            return isListed(name, in: reservedUserPropertyNames)
         }
+    }
+
+    /// Whether `name` is one of `names`: compared in place, length first (a set
+    /// of byte arrays would need the name copied into an array and hashed byte by byte).
+    private static func isListed<Bytes: Collection>(_ name: Bytes, in names: [[UInt8]]) -> Bool where Bytes.Element == UInt8 {
+        let count = name.count
+        return names.contains { $0.count == count && $0.elementsEqual(name) }
     }
 
     /// A valid name made from `name`: spaces and punctuation become `_`, common
