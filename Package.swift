@@ -36,6 +36,9 @@ let package = Package(
         // SHA-256's compression function (SHA-NI on x86-64, portable C elsewhere): the
         // privacy stage's HMAC runs on it with its key blocks hashed once.
         .target(name: "CSHA256"),
+        // The JSON parser's first stage: each string's end found 64 bytes at a
+        // time (AVX2 or SSE2 on x86-64, chosen at run time; portable C elsewhere).
+        .target(name: "CJSONScan"),
         // JSON on bytes: the parser and its tape, edits and splices, the
         // writer, string and number text, and the output buffer. The tape is
         // internal; the rest of Sluice reads documents through node indexes.
@@ -43,6 +46,7 @@ let package = Package(
         // inline into the stages and encoders as they did inside one module.
         .target(
             name: "SluiceJSON",
+            dependencies: ["CJSONScan"],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked", "-cross-module-optimization"],
                                          .when(configuration: .release))]
         ),
@@ -106,7 +110,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceJSONTests",
-            dependencies: ["SluiceJSON", "SluiceTestSupport"]
+            // Sluice for its event generator: the differential tests parse generated events.
+            dependencies: ["SluiceJSON", "CJSONScan", "Sluice", "SluiceTestSupport"]
         ),
         .testTarget(
             name: "SluiceTests",

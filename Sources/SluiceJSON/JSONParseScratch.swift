@@ -1,23 +1,48 @@
-// Unsafe code: the scratch owns `base` (allocated here, freed in deinit);
-// the parser writes nodes below `capacity`, growing it first when full.
+// Unsafe code: the scratch owns `base`, `entries` and `frames` (allocated
+// here, freed in deinit); the parser writes nodes below `capacity`, growing it
+// first when full, string entries below `entryCapacity` (reserved for each line
+// before stage 1 writes), and at most `JSONParser.maxDepth` frames.
 
-/// Tape space for the parser, reused line after line by one reader (the
-/// runner keeps one); grows as a line needs, never shrinks.
+/// Space for the parser, reused line after line by one reader (the runner
+/// keeps one): the tape, stage 1's string entries and the stack of open
+/// containers. Grows as a line needs, never shrinks.
 public final class JSONParseScratch {
     private(set) var base: UnsafeMutablePointer<JSONNode>
     private(set) var capacity: Int
+    /// Stage 1's output: one offset per string (see `sluice_json_scan_strings`).
+    private(set) var entries: UnsafeMutablePointer<UInt32>
+    private(set) var entryCapacity: Int
+    /// The open containers' state, one frame per nesting level.
+    let frames: UnsafeMutablePointer<JSONParser.Frame>
 
     public init(capacity: Int = 256) {
         self.capacity = max(capacity, 16)
         base = .allocate(capacity: self.capacity)
+        entryCapacity = 0
+        entries = .allocate(capacity: 0)
+        frames = .allocate(capacity: JSONParser.maxDepth + 1)
     }
 
-    deinit { base.deallocate() }
+    deinit {
+        base.deallocate()
+        entries.deallocate()
+        frames.deallocate()
+    }
 
     /// Doubles the space, keeping the nodes written so far; returns the new base.
     func grow() -> UnsafeMutablePointer<JSONNode> {
         base = base.movedToDoubledSpace(count: capacity, capacity: &capacity)
         return base
+    }
+
+    /// Room for at least `count` entries (their contents are not kept); returns the space.
+    func reserveEntries(_ count: Int) -> UnsafeMutablePointer<UInt32> {
+        if count > entryCapacity {
+            entries.deallocate()
+            entryCapacity = max(count, entryCapacity * 2)
+            entries = .allocate(capacity: entryCapacity)
+        }
+        return entries
     }
 }
 
