@@ -116,9 +116,18 @@ final class EventFields {
     /// different in every event: its `seq`, its engagement) is left out of the
     /// comparison and read each time, so that the rest is still reused.
     private func readContext(_ context: Int, memo: ContextMemo) {
-        let trailingSession = EventFields.trailingSession(document, context)
-        let compared = trailingSession.map { document.start($0) - document.start(context) }
+        // The trailing session is looked for only when the memo holds a context that had one, or on a miss.
+        var trailingSession: Int?
+        var compared: Int?
+        if memo.isPrefix {
+            trailingSession = EventFields.trailingSession(document, context)
+            compared = trailingSession.map { document.start($0) - document.start(context) }
+        }
         let found = document.withRawBytes(context) { memo.matches($0, prefix: compared) }
+        if !found && !memo.isPrefix {
+            trailingSession = EventFields.trailingSession(document, context)
+            compared = trailingSession.map { document.start($0) - document.start(context) }
+        }
         if found {
             let shift = context - memo.context
             @inline(__always) func moved(_ index: Int?) -> Int? { index.map { $0 + shift } }
@@ -341,8 +350,8 @@ final class ContextMemo {
     private(set) var mapped = MappedContext()
     deinit { text.deallocate() }
 
-    /// Whether the object's text was compared only up to its last member (a `session`).
-    private var isPrefix = false
+    /// Whether the object's text was stored only up to its last member (a `session`).
+    private(set) var isPrefix = false
 
     /// Whether `bytes` is the text of the object stored last; `prefix`: compare
     /// only its first `prefix` bytes, up to a trailing `session` member, and
