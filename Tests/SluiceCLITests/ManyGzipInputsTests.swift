@@ -1,9 +1,6 @@
 import Foundation
 import SluiceTestSupport
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// End-to-end: hundreds of gzip inputs merged in event time at once (a day
 /// of logs from many servers), every line accounted for, and the run's peak
@@ -13,26 +10,21 @@ import Glibc
         FileManager.default.contents(atPath: path).flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any] ?? [:]
     }
 
-    /// Runs `sluice ARGS` and waits for it with wait4(2), which gives that
-    /// child's own peak RSS (KiB), whatever else the test process runs.
-    private func runMeasuringPeakMemory(_ arguments: [String], stderr: String) throws -> (status: Int32, peakKiB: Int) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv = ([SluiceBinary.path] + arguments).map { strdup($0) } + [nil]
-        defer { for arg in argv { free(arg) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, SluiceBinary.path, &actions, nil, argv, environ)
-        try #require(spawned == 0, "posix_spawn: \(spawned)")
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
-            try #require(errno == EINTR, "wait4: \(errno)")
-        }
-        return ((status >> 8) & 0xFF, usage.ru_maxrss)
+    /// Runs `sluice ARGS` in `directory` under a Python parent that prints
+    /// its children's peak RSS (KiB): sluice's own, give or take the few MB
+    /// of the parent it was forked from. (A child spawned from the test
+    /// process itself would count the test process's memory in its peak.)
+    private func runMeasuringPeakMemory(_ arguments: [String], in directory: TemporaryDirectory) throws -> (status: Int32, peakKiB: Int, stderr: String) {
+        directory.write("peak.py", """
+            import resource, subprocess, sys
+            status = subprocess.call(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+            print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+            sys.exit(status)
+            """)
+        let quoted = arguments.map { "'\($0)'" }.joined(separator: " ")
+        let result = try SluiceBinary.shell("python3 peak.py \"$SLUICE\" \(quoted)", in: directory.path)
+        let peak = Int(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)) ?? Int.max
+        return (result.status, peak, result.stderr)
     }
 
     @Test func twoHundredGzipInputsMergedAccountForEveryLineAndTakeLittleMemoryEach() throws {
@@ -51,10 +43,8 @@ import Glibc
                             TestGzip.compress(mine[..<half].flatMap { $0 + [0x0A] }) + huge
                                 + TestGzip.compress(mine[half...].flatMap { $0 + [0x0A] }))
         }
-        let (status, peakKiB) = try runMeasuringPeakMemory(
-            ["run", "--no-progress", "--out", directory.file("out"), "--stats", directory.file("stats.json"), directory.file("logs")],
-            stderr: directory.file("stderr"))
-        let stderr = String(decoding: FileManager.default.contents(atPath: directory.file("stderr")) ?? Data(), as: UTF8.self)
+        let (status, peakKiB, stderr) = try runMeasuringPeakMemory(
+            ["run", "--no-progress", "--out", "out", "--stats", "stats.json", "logs"], in: directory)
         #expect(status == 0, "\(stderr)")
 
         let stats = json(directory.file("stats.json"))
