@@ -40,22 +40,28 @@ final class GzipByteSource: ByteSource {
     private var holdReady = false
 
     var bytesConsumed: Int { upstream.bytesConsumed }
+    /// The memory the member hold's pages may take now.
+    var holdResidentBytes: Int { hold.residentBytes }
     var isRegularFile: Bool { upstream.isRegularFile }
     func finishLineAfterStop() { upstream.finishLineAfterStop() }
 
-    static let chunkSize = 256 * 1024
+    /// Compressed bytes read at a time, for an input read on its own.
+    static let chunkSize = InputBuffers.single.readBytes
     /// How much of a member a regular file holds before checking the rest of it ahead.
-    static let fileHoldBytes = 1024 * 1024
+    static let fileHoldBytes = InputBuffers.single.fileHoldBytes
     /// How much of a member a pipe holds in memory; beyond it, in a temporary file.
-    static let pipeHoldBytes = 64 * 1024 * 1024
+    static let pipeHoldBytes = InputBuffers.single.pipeHoldBytes
 
-    init(upstream: FileByteSource, fileHoldBytes: Int = GzipByteSource.fileHoldBytes,
-         pipeHoldBytes: Int = GzipByteSource.pipeHoldBytes) {
+    /// `buffers`: how many compressed bytes are read at a time, and how much
+    /// of a member is held in memory (`fileHoldBytes` in a regular file, else
+    /// `pipeHoldBytes`).
+    init(upstream: FileByteSource, buffers: InputBuffers = .single) {
         self.upstream = upstream
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        input = .allocate(byteCount: GzipByteSource.chunkSize, alignment: 16)
-        hold = GzipMemberHold(memoryLimit: upstream.isRegularFile ? fileHoldBytes : pipeHoldBytes, path: upstream.path)
+        input = .allocate(byteCount: buffers.readBytes, alignment: 16)
+        hold = GzipMemberHold(memoryLimit: upstream.isRegularFile ? buffers.fileHoldBytes : buffers.pipeHoldBytes,
+                              path: upstream.path)
         // 16 + MAX_WBITS: gzip wrapper only.
         _ = sluice_inflateInit2(stream, 16 + MAX_WBITS)
     }

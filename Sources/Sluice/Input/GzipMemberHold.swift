@@ -9,10 +9,21 @@ import Darwin
 /// intact. The bytes are kept in memory up to `memoryLimit`; a member larger
 /// than that (on a pipe, which cannot be read ahead) goes on in an unlinked
 /// file in the temporary directory, so memory never depends on a member's size.
+///
+/// The memory is pages mapped for `memoryLimit` and taken as they are
+/// written. Between members the pages past the first `keptBytes` are given
+/// back when the hold will not need them soon: after a member that filled
+/// the hold (the rest of it goes on without the hold, however long it is),
+/// and when a small member follows a large one. Members of about the same
+/// size under the limit, one after another, keep theirs.
 final class GzipMemberHold {
     let memoryLimit: Int
-    private var memory: UnsafeMutableRawPointer?
-    private var capacity = 0
+    /// What the hold keeps written between members: small members reuse it.
+    static let keptBytes = 64 * 1024
+    private let pages: PageMemory
+    private let memory: UnsafeMutableRawPointer
+    /// The member filled memory (it was checked ahead, or spilled).
+    private var filled = false
     /// Bytes in memory, and how many of them were handed out.
     private var count = 0
     private var handedOut = 0
@@ -26,41 +37,41 @@ final class GzipMemberHold {
     init(memoryLimit: Int, path: String) {
         self.memoryLimit = memoryLimit
         self.path = path
+        pages = PageMemory(capacity: memoryLimit)
+        memory = pages.base
     }
 
     deinit {
-        memory?.deallocate()
         if spill >= 0 { _ = Glibc.close(spill) }
     }
 
     /// Bytes held and not handed out yet.
     var pending: Int { (spilled - spillHandedOut) + (count - handedOut) }
 
-    /// Room after the bytes in memory, grown up to the limit; nil when memory is full.
+    /// Room after the bytes in memory, up to the limit; nil when memory is full.
     func room() -> UnsafeMutableRawBufferPointer? {
-        if count == capacity {
-            guard capacity < memoryLimit else { return nil }
-            let grown = min(memoryLimit, max(64 * 1024, capacity * 2))
-            let bigger = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 16)
-            if let memory {
-                bigger.copyMemory(from: memory, byteCount: count)
-                memory.deallocate()
-            }
-            memory = bigger
-            capacity = grown
+        guard count < memoryLimit else {
+            filled = true
+            return nil
         }
-        return UnsafeMutableRawBufferPointer(start: memory! + count, count: capacity - count)
+        return UnsafeMutableRawBufferPointer(start: memory + count, count: memoryLimit - count)
     }
 
     /// Takes `n` bytes written into `room()`.
-    func commit(_ n: Int) { count += n }
+    func commit(_ n: Int) {
+        count += n
+        pages.wrote(upTo: count)
+    }
+
+    /// The memory the hold's pages may take now: what was written since they were last given back.
+    var residentBytes: Int { PageMemory.roundedUp(pages.touched) }
 
     /// Moves the bytes in memory to the spill file (made on first use), freeing memory for more.
     func spillMemory() throws {
         if spill < 0 { spill = try GzipMemberHold.makeSpillFile(for: path) }
         var written = 0
         while written < count {
-            let n = pwrite(spill, memory! + written, count - written, off_t(spilled + written))
+            let n = pwrite(spill, memory + written, count - written, off_t(spilled + written))
             if n < 0 {
                 if errno == EINTR { continue }
                 throw InputError.readFailed(path: "\(path) (holding a gzip member in \(GzipMemberHold.temporaryDirectory))", errno: errno)
@@ -85,13 +96,17 @@ final class GzipMemberHold {
             }
         }
         let n = min(buffer.count, count - handedOut)
-        if n > 0 { buffer.baseAddress!.copyMemory(from: memory! + handedOut, byteCount: n) }
+        if n > 0 { buffer.baseAddress!.copyMemory(from: memory + handedOut, byteCount: n) }
         handedOut += n
         return n
     }
 
-    /// Empties the hold for the next member (memory is kept, the spill file truncated).
+    /// Empties the hold for the next member (the spill file truncated),
+    /// giving back the pages past `keptBytes` after a member that filled it
+    /// or a small member.
     func clear() {
+        if filled || count <= GzipMemberHold.keptBytes { pages.release(keeping: GzipMemberHold.keptBytes) }
+        filled = false
         count = 0
         handedOut = 0
         if spilled > 0 { _ = ftruncate(spill, 0) }

@@ -19,13 +19,15 @@ struct RejectedLine {
 
 /// How every input of a run is opened and read: the line limit, the gate
 /// each read(2) passes (signals, timers, waiting on pipes), what runs before
-/// each read (handing buffered output on), and the parser's scratch space,
-/// shared by the inputs (one thread reads them all).
+/// each read (handing buffered output on), the parser's scratch space,
+/// shared by the inputs (one thread reads them all), and the size of each
+/// input's buffers (smaller when many are open at once).
 struct InputReading {
     var maxLineBytes: Int
     var gate: InputGate?
     var beforeRead: (() throws -> Void)?
     var scratch: JSONParseScratch
+    var buffers: InputBuffers = .single
 }
 
 /// One input being read: its lines decoded one by one, blank lines skipped
@@ -75,7 +77,8 @@ final class InputLines {
         self.name = name
         self.source = source
         self.reading = reading
-        let reader = LineReader(path: name, source: MemoryByteSource(bytes), maxLineBytes: reading.maxLineBytes)
+        let reader = LineReader(path: name, source: MemoryByteSource(bytes), maxLineBytes: reading.maxLineBytes,
+                                readSize: reading.buffers.readBytes)
         self.reader = reader
         unretainedReader = Unretained(reader)
         opened = true
@@ -158,7 +161,7 @@ final class InputLines {
 
     private func open() throws {
         opened = true
-        let reader = try LineReader.open(path, maxLineBytes: reading.maxLineBytes, gate: reading.gate)
+        let reader = try LineReader.open(path, maxLineBytes: reading.maxLineBytes, gate: reading.gate, buffers: reading.buffers)
         reader.beforeRead = reading.beforeRead
         self.reader = reader
         unretainedReader = Unretained(reader)

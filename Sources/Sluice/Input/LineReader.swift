@@ -22,15 +22,24 @@ enum InputLine {
 /// `\r` before the `\n`). What it returns does not depend on how the reads
 /// fall: a too-long line has the same length and preview from a file as from
 /// a pipe that delivers a byte at a time (`Fuzz/`, `fuzz-lines`, checks this).
+///
+/// Its buffer is pages reserved for the longest line and one read, taken as
+/// they are written: lines of ordinary length take one read and a little
+/// more, and once a long line is done the pages it took past two reads are
+/// given back.
 final class LineReader {
     /// How much of a too-long line is kept for the rejects file.
     static let previewBytes = 1024
-    static let readSize = 256 * 1024
+    /// One read, for an input read on its own.
+    static let readSize = InputBuffers.single.readBytes
 
     let path: String
     private let source: ByteSource
     private let maxLineBytes: Int
+    /// Bytes asked of the source at a time.
+    let readSize: Int
     private let capacity: Int
+    private let pages: PageMemory
     private let buffer: UnsafeMutablePointer<UInt8>
     private var start = 0
     private var end = 0
@@ -61,30 +70,41 @@ final class LineReader {
     /// Bytes consumed from the underlying file so far (compressed bytes for gzip).
     var bytesConsumed: Int { source.bytesConsumed }
 
-    init(path: String, source: ByteSource, maxLineBytes: Int) {
+    init(path: String, source: ByteSource, maxLineBytes: Int, readSize: Int = LineReader.readSize) {
         self.path = path
         self.source = source
         self.maxLineBytes = maxLineBytes
-        self.capacity = maxLineBytes + LineReader.readSize + 1
-        self.buffer = .allocate(capacity: capacity)
+        self.readSize = readSize
+        self.capacity = maxLineBytes + readSize + 1
+        pages = PageMemory(capacity: capacity)
+        buffer = pages.base.bindMemory(to: UInt8.self, capacity: capacity)
     }
 
     deinit {
-        buffer.deallocate()
         source.close()
     }
 
     /// Opens a path (or `-` for stdin), gunzipping when the data starts with the gzip magic.
-    /// `gate` is asked before every read (signals, timers, waiting on pipes).
-    static func open(_ path: String, maxLineBytes: Int, gate: InputGate? = nil) throws -> LineReader {
+    /// `gate` is asked before every read (signals, timers, waiting on pipes); `buffers`
+    /// says how much is read at a time and how much of a gzip member is held.
+    static func open(_ path: String, maxLineBytes: Int, gate: InputGate? = nil,
+                     buffers: InputBuffers = .single) throws -> LineReader {
         let file = try FileByteSource.open(path, gate: gate)
         let head = try file.peek(2)
-        let source: ByteSource = head == [0x1F, 0x8B] ? GzipByteSource(upstream: file) : file
-        return LineReader(path: path, source: source, maxLineBytes: maxLineBytes)
+        let source: ByteSource = head == [0x1F, 0x8B] ? GzipByteSource(upstream: file, buffers: buffers) : file
+        return LineReader(path: path, source: source, maxLineBytes: maxLineBytes, readSize: buffers.readBytes)
     }
+
+    /// What the buffer keeps written between lines: a read, and as much again for the line it ends in.
+    var keptBytes: Int { 2 * readSize }
+
+    /// The memory the buffer's pages may take now: what was written since they were last given back.
+    var residentBytes: Int { PageMemory.roundedUp(pages.touched) }
 
     /// The next line, or nil at the end of the input.
     func next() throws -> InputLine? {
+        // The last line ended past the kept size (a long line): what follows it goes to the front.
+        if start > keptBytes { shrinkAfterLongLine() }
         while true {
             if skipping != nil {
                 if let newline = findNewline(from: start) {
@@ -199,6 +219,24 @@ final class LineReader {
         return buffer.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 
+    /// Moves the unread bytes to the front of the buffer.
+    private func compact() {
+        guard start > 0 else { return }
+        let pending = end - start
+        if pending > 0 { memmove(buffer, buffer + start, pending) }
+        scanFrom -= start
+        if damagedFrom != Int.max { damagedFrom = max(0, damagedFrom - start) }
+        end = pending
+        start = 0
+    }
+
+    /// Once what the buffer holds fits the kept size again (after a long line,
+    /// or while a too-long one streams past), the pages written past it are given back.
+    private func shrinkAfterLongLine() {
+        compact()
+        if pages.touched > keptBytes && end + readSize <= keptBytes { pages.release(keeping: keptBytes) }
+    }
+
     /// Moves the unread bytes to the front and reads more; false at the end of input.
     private func refill() throws -> Bool {
         if ended {
@@ -208,16 +246,9 @@ final class LineReader {
             }
             return false
         }
-        if start > 0 {
-            let pending = end - start
-            if pending > 0 { memmove(buffer, buffer + start, pending) }
-            scanFrom -= start
-            if damagedFrom != Int.max { damagedFrom = max(0, damagedFrom - start) }
-            end = pending
-            start = 0
-        }
+        shrinkAfterLongLine()
         if !finishingLine { try beforeRead?() }
-        let room = min(capacity - end, LineReader.readSize)
+        let room = min(capacity - end, readSize)
         var n: Int
         do {
             n = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + end, count: room))
@@ -240,6 +271,7 @@ final class LineReader {
             ended = true
             return false
         }
+        pages.wrote(upTo: end + n)
         if n > 0 && source.lastReadDamaged && damagedFrom == Int.max { damagedFrom = end }
         if finishingLine {
             if n == 0 {

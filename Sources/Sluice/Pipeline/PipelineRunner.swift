@@ -239,15 +239,18 @@ public final class PipelineRunner {
     /// one stream merged in event time over the window (by default the
     /// largest `lateness` of the stages, 5m without).
     private func makeFeed(paths: [String], contents: [UInt8]?) -> any InputFeed {
+        let merged = paths.count >= 2 && !options.concatenateInputs
+        // Merged inputs are all open at once: their buffers share one budget.
         let reading = InputReading(maxLineBytes: configuration.input.maxLineBytes, gate: self,
-                                   beforeRead: { [unowned self] in try handOver() }, scratch: parseScratch)
+                                   beforeRead: { [unowned self] in try handOver() }, scratch: parseScratch,
+                                   buffers: merged ? .forOpenInputs(paths.count) : .single)
         let base = Int32(rejects.sourceNames.count)
         let inputs = paths.enumerated().map { index, path in
             contents.map { InputLines(bytes: $0, named: path, source: base + Int32(index), reading: reading) }
                 ?? InputLines(path: path, source: base + Int32(index), reading: reading)
         }
         rejects.sourceNames += inputs.map(\.name)
-        if inputs.count < 2 || options.concatenateInputs {
+        if !merged {
             return ConcatenatedInputs(inputs, mayBeginNext: { [unowned self] in !stopReading })
         }
         let window = options.reorderWindow ?? stages.compactMap(\.toleratedLateness).max() ?? Self.defaultReorderWindow

@@ -17,6 +17,9 @@ import SluiceTestSupport
         case fileCheckedAhead
         /// A pipe whose members outgrow a 4 KiB hold: held in a temporary file.
         case pipeSpilled
+        /// A regular file read with the sizes of one of 1,000 merged inputs
+        /// (64 KiB reads and hold): members up to 64 KiB held, larger ones checked ahead.
+        case fileMergedWithMany
     }
 
     /// The lines read as "N:text", "N:DAMAGED text", and the error at the end, if any.
@@ -25,7 +28,7 @@ import SluiceTestSupport
         let upstream: FileByteSource
         var writer: Thread?
         switch how {
-        case .fileHeld, .fileCheckedAhead:
+        case .fileHeld, .fileCheckedAhead, .fileMergedWithMany:
             let path = directory.write("in.gz", bytes)
             upstream = try FileByteSource.open(path)
         case .pipeSpilled:
@@ -46,9 +49,13 @@ import SluiceTestSupport
             writer!.start()
             upstream = FileByteSource(path: "pipe", fd: fds[0], ownsDescriptor: true)
         }
-        let hold = how == .fileHeld ? GzipByteSource.fileHoldBytes : 4096
-        let source = GzipByteSource(upstream: upstream, fileHoldBytes: hold, pipeHoldBytes: hold)
-        let reader = LineReader(path: "in.gz", source: source, maxLineBytes: 1 << 20)
+        let buffers = switch how {
+        case .fileHeld: InputBuffers.single
+        case .fileCheckedAhead, .pipeSpilled: InputBuffers(readBytes: LineReader.readSize, fileHoldBytes: 4096, pipeHoldBytes: 4096)
+        case .fileMergedWithMany: InputBuffers.forOpenInputs(1000)
+        }
+        let source = GzipByteSource(upstream: upstream, buffers: buffers)
+        let reader = LineReader(path: "in.gz", source: source, maxLineBytes: 1 << 20, readSize: buffers.readBytes)
         var lines: [String] = []
         do {
             while let line = try reader.next() {
@@ -166,5 +173,87 @@ import SluiceTestSupport
         let (got, error) = try read(first + [0x1F, 0x8B, 0x99, 0x99, 0x99], .fileHeld)
         #expect(got == ["1:{\"a\":1}", "2:DAMAGED {\"a\":2"])
         #expect(error != nil)
+    }
+
+    /// Letters that do not repeat, so a member's compressed size is close to its own.
+    private func letterLines(_ count: Int, width: Int, seed: UInt64) -> [UInt8] {
+        var state = seed
+        var text: [UInt8] = []
+        for _ in 0..<count {
+            for _ in 0..<width {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                text.append(UInt8(97 + (state >> 33) % 26))
+            }
+            text.append(0x0A)
+        }
+        return text
+    }
+
+    @Test func aHoldGivesBackItsMemoryAfterAMemberLargerThanItIsCheckedAheadAndHandedOut() throws {
+        // A 3 MB member (checked ahead past the 1 MiB hold), then a small one.
+        let large = letterLines(3000, width: 999, seed: 3)
+        let directory = TemporaryDirectory()
+        let path = directory.write("in.gz", TestGzip.compress(large) + member("b", 100))
+        let source = GzipByteSource(upstream: try FileByteSource.open(path))
+        let reader = LineReader(path: path, source: source, maxLineBytes: 1 << 20)
+        var count = 0
+        var residentWhileHolding = 0
+        while let line = try reader.next() {
+            guard case .line = line else { Issue.record("line \(count + 1) not delivered"); break }
+            count += 1
+            residentWhileHolding = max(residentWhileHolding, source.holdResidentBytes)
+        }
+        #expect(count == 3100)
+        #expect(residentWhileHolding == GzipByteSource.fileHoldBytes)
+        #expect(source.holdResidentBytes <= GzipMemberHold.keptBytes)
+    }
+
+    /// Puts members of these sizes through a hold one after another; the memory its pages take after each.
+    private func residentAfterMembers(_ sizes: [Int], limit: Int) throws -> [Int] {
+        let hold = GzipMemberHold(memoryLimit: limit, path: "in.gz")
+        var scratch = [UInt8](repeating: 0, count: limit)
+        var resident: [Int] = []
+        for size in sizes {
+            let room = try #require(hold.room())
+            let n = min(size, room.count)
+            memset(room.baseAddress!, 0x61, n)
+            hold.commit(n)
+            // A member larger than the hold fills it: it is checked ahead, and the rest goes on without the hold.
+            if size >= limit { #expect(hold.room() == nil) }
+            #expect(hold.residentBytes >= n)
+            while try scratch.withUnsafeMutableBytes({ try hold.handOut(into: $0) }) > 0 {}
+            hold.clear()
+            resident.append(hold.residentBytes)
+        }
+        return resident
+    }
+
+    @Test func aHoldGivesBackItsPagesWhenASmallMemberFollowsALargeOne() throws {
+        let kept = GzipMemberHold.keptBytes
+        let resident = try residentAfterMembers([1000, 900_000, 900_000, 1000, 5000], limit: 1 << 20)
+        // Members of about the same large size keep the pages; a small one after them gives them back.
+        #expect(resident[0] <= kept && resident[1] >= 900_000 && resident[2] >= 900_000)
+        #expect(resident[3] <= kept && resident[4] <= kept)
+    }
+
+    @Test func aHoldGivesBackItsPagesAfterAMemberThatFilledIt() throws {
+        let resident = try residentAfterMembers([3_000_000, 2_000_000], limit: 1 << 20)
+        #expect(resident.allSatisfy { $0 <= GzipMemberHold.keptBytes })
+    }
+
+    @Test func aMemberLargerThanAMergedInputsHoldIsStillCheckedBeforeAnyLineGoesOn() throws {
+        // 600 KB inflated: past the 64 KiB hold of one of 1,000 merged inputs.
+        let text = letterLines(600, width: 999, seed: 5)
+        var damaged = TestGzip.compress(text)
+        damaged[damaged.count - 8] ^= 0x01
+        var truncated = TestGzip.compress(text)
+        truncated.removeLast(truncated.count / 2)
+        for (bytes, what) in [(damaged, "CRC-32"), (truncated, "truncated")] {
+            let (got, error) = try read(member("a", 10) + bytes, .fileMergedWithMany)
+            #expect(Array(got.prefix(10)) == lines("a", 1...10, from: 1))
+            #expect(got.count > 10 && got.dropFirst(10).allSatisfy { $0.contains(":DAMAGED ") }, "\(what)")
+            guard case let .corruptGzip(_, _, message) = try #require(error) else { Issue.record("wrong error"); continue }
+            #expect(message.contains(what))
+        }
     }
 }

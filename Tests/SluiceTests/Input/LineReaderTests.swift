@@ -163,4 +163,45 @@ import SluiceTestSupport
         let path = directory.write("in.ndjson", "{}\n")
         #expect(try lines(path, gate: StopAfter(reads: 0)).isEmpty)
     }
+
+    /// Every line of a reader read 16 KiB at a time, and the memory its buffer took after each.
+    private func residentAfterEachLine(_ text: String, maxLineBytes: Int) throws -> (lines: [String], resident: [Int], kept: Int) {
+        let reader = LineReader(path: "t", source: MemoryByteSource(Array(text.utf8)), maxLineBytes: maxLineBytes, readSize: 16 * 1024)
+        var lines: [String] = []
+        var resident: [Int] = []
+        while let line = try reader.next() {
+            switch line {
+            case let .line(buffer, number): lines.append("\(number):\(buffer.count)")
+            case let .tooLong(_, length, number): lines.append("\(number):TOO LONG \(length)")
+            default: lines.append("other")
+            }
+            resident.append(reader.residentBytes)
+        }
+        return (lines, resident, reader.keptBytes)
+    }
+
+    @Test func aLineBufferOfShortLinesTakesAboutTwoReads() throws {
+        let (lines, resident, kept) = try residentAfterEachLine(String(repeating: String(repeating: "s", count: 499) + "\n", count: 2000),
+                                                               maxLineBytes: 1 << 20)
+        #expect(lines.count == 2000)
+        #expect(resident.allSatisfy { $0 <= kept })
+    }
+
+    @Test func theLineBufferShrinksOnceAHugeLineIsRead() throws {
+        let short = String(repeating: "s", count: 99) + "\n"
+        let text = String(repeating: short, count: 500) + String(repeating: "h", count: 900_000) + "\n" + String(repeating: short, count: 2000)
+        let (lines, resident, kept) = try residentAfterEachLine(text, maxLineBytes: 1 << 20)
+        #expect(lines.count == 2501 && lines[500] == "501:900000" && lines[501] == "502:99")
+        // The huge line took its pages; from the line after it on, the buffer is back to two reads.
+        #expect(resident[500] >= 900_000)
+        #expect(resident[501...].allSatisfy { $0 <= kept })
+    }
+
+    @Test func aTooLongLineStreamsPastWithoutKeepingItsPages() throws {
+        let short = String(repeating: "s", count: 99) + "\n"
+        let text = short + String(repeating: "y", count: 3_000_000) + "\n" + String(repeating: short, count: 1000)
+        let (lines, resident, kept) = try residentAfterEachLine(text, maxLineBytes: 500_000)
+        #expect(lines.count == 1002 && lines[1] == "2:TOO LONG 3000000")
+        #expect(resident[1...].allSatisfy { $0 <= kept })
+    }
 }
