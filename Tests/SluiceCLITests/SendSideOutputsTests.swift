@@ -182,9 +182,18 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let starts = ["mixpanel", "mixpanel.profiles", "mixpanel.groups"].flatMap { fixture.emulators[$0]!.arrivals }.sorted()
         #expect(starts.count >= 6)
-        // Ten a second for the destination as a whole: no two of its requests start closer than the interval allows.
-        let gaps = zip(starts.dropFirst(), starts).map { Double($0 - $1) / 1e6 }
-        #expect(gaps.allSatisfy { $0 >= 80 }, "gaps in ms: \(gaps)")
+        // Ten a second for the destination as a whole: the request n places after another starts at least n
+        // intervals (100 ms each) after it. Arrivals are read at the emulator, where a request can come a
+        // scheduling delay late on a busy machine: 150 ms of that is allowed, so pairs next to each other say
+        // nothing, and the spans across several requests (without the limit, all arrive within milliseconds) do.
+        var tooClose: [String] = []
+        for first in starts.indices {
+            for later in starts.indices where later > first {
+                let span = Double(starts[later] - starts[first]) / 1e6
+                if span < Double(later - first) * 100 - 150 { tooClose.append("\(first)-\(later): \(span) ms") }
+            }
+        }
+        #expect(tooClose.isEmpty, "spans under the limit: \(tooClose)")
     }
 
     @Test func aDestinationWritingItsEventsToStdoutHasItsSideOutputsSent() throws {
