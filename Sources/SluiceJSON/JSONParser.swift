@@ -313,11 +313,12 @@ struct JSONParser {
     @inline(never)
     private static func indexStrings(_ base: UnsafePointer<UInt8>, _ count: Int, _ stage1: inout Stage1,
                                      _ scratch: Unmanaged<JSONParseScratch>) -> StringEntries {
-        let entries = scratch._withUnsafeGuaranteedRef { $0.reserveEntries(min(count, chunkBytes) / 2 + 64) }
+        let (entries, level) = scratch._withUnsafeGuaranteedRef { ($0.reserveEntries(min(count, chunkBytes) / 2 + 64), $0.scanLevel) }
         var written = 0
         while written == 0 && stage1.scanned < count {
             let to = count &- stage1.scanned > chunkBytes ? stage1.scanned &+ chunkBytes : count
-            written = sluice_json_scan_strings(&stage1.state, base, count, stage1.scanned, to, entries)
+            written = level < 0 ? sluice_json_scan_strings(&stage1.state, base, count, stage1.scanned, to, entries)
+                : sluice_json_scan_strings_at_level(level, &stage1.state, base, count, stage1.scanned, to, entries)
             stage1.scanned = to
         }
         return StringEntries(next: entries, end: entries + written)
