@@ -304,6 +304,15 @@ struct JSONParser {
         }
         let entry = Int(truncatingIfNeeded: strings.next.pointee)
         strings.next += 1
+        // In a text valid up to `start` the entry lies inside this string (see
+        // the type's comment). Should stage 1 ever be out of step, the index is
+        // not trusted (a node ending before it starts, or a plain string never
+        // validated): the rest of the line is read by the scalar scan alone.
+        guard entry > start && entry < count else {
+            stage1.scanned = count
+            strings.next = strings.end
+            return try scanString(base, count, from: start &+ 1)
+        }
         if base[entry] == quote { return (entry &+ 1, 0) }
         return try scanString(base, count, from: entry)
     }
