@@ -14,6 +14,10 @@ public final class JSONParseScratch {
     private(set) var entryCapacity: Int
     /// The open containers' state, one frame per nesting level.
     let frames: UnsafeMutablePointer<JSONParser.Frame>
+    /// Stage 1's implementation for the lines parsed with this scratch
+    /// (`sluice_json_scan_strings_at_level`, at most `sluice_json_scan_level()`),
+    /// or -1 for the best this CPU has: the tests run the parser on each.
+    var scanLevel: Int32 = -1
 
     public init(capacity: Int = 256) {
         self.capacity = max(capacity, 16)

@@ -304,6 +304,15 @@ struct JSONParser {
         }
         let entry = Int(truncatingIfNeeded: strings.next.pointee)
         strings.next += 1
+        // In a text valid up to `start` the entry lies inside this string (see
+        // the type's comment). Should stage 1 ever be out of step, the index is
+        // not trusted (a node ending before it starts, or a plain string never
+        // validated): the rest of the line is read by the scalar scan alone.
+        guard entry > start && entry < count else {
+            stage1.scanned = count
+            strings.next = strings.end
+            return try scanString(base, count, from: start &+ 1)
+        }
         if base[entry] == quote { return (entry &+ 1, 0) }
         return try scanString(base, count, from: entry)
     }
@@ -313,11 +322,12 @@ struct JSONParser {
     @inline(never)
     private static func indexStrings(_ base: UnsafePointer<UInt8>, _ count: Int, _ stage1: inout Stage1,
                                      _ scratch: Unmanaged<JSONParseScratch>) -> StringEntries {
-        let entries = scratch._withUnsafeGuaranteedRef { $0.reserveEntries(min(count, chunkBytes) / 2 + 64) }
+        let (entries, level) = scratch._withUnsafeGuaranteedRef { ($0.reserveEntries(min(count, chunkBytes) / 2 + 64), $0.scanLevel) }
         var written = 0
         while written == 0 && stage1.scanned < count {
             let to = count &- stage1.scanned > chunkBytes ? stage1.scanned &+ chunkBytes : count
-            written = sluice_json_scan_strings(&stage1.state, base, count, stage1.scanned, to, entries)
+            written = level < 0 ? sluice_json_scan_strings(&stage1.state, base, count, stage1.scanned, to, entries)
+                : sluice_json_scan_strings_at_level(level, &stage1.state, base, count, stage1.scanned, to, entries)
             stage1.scanned = to
         }
         return StringEntries(next: entries, end: entries + written)

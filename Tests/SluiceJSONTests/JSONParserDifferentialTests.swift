@@ -47,21 +47,29 @@ import Testing
     }
 
     /// Compares the two parsers on many texts, with one scratch reused across
-    /// them as a reader does; records the first few differences.
+    /// them as a reader does, once with each stage 1 implementation this CPU
+    /// can run (portable C, SSE2, AVX2: `JSONParseScratch.scanLevel`), not only
+    /// the one the dispatch picks; records the first few differences.
     struct Comparison {
-        let scratch = JSONParseScratch(capacity: 16)
+        let scratches: [JSONParseScratch] = JSONStringScanTests.levels.map { level in
+            let scratch = JSONParseScratch(capacity: 16)
+            scratch.scanLevel = level
+            return scratch
+        }
         var compared = 0, accepted = 0, differences = 0
 
         mutating func check(_ line: [UInt8], _ label: @autoclosure () -> String = "") {
             compared += 1
             let expected = JSONParserDifferentialTests.reference(line)
-            let actual = JSONParserDifferentialTests.parse(line, scratch: scratch)
             if case .parsed = expected { accepted += 1 }
-            guard actual != expected else { return }
-            differences += 1
-            if differences <= 5 {
-                let text = line.count <= 400 ? String(decoding: line, as: UTF8.self).debugDescription : "\(line.count) bytes"
-                Issue.record("\(label()) \(text): expected \(Self.summary(expected)), got \(Self.summary(actual))")
+            for scratch in scratches {
+                let actual = JSONParserDifferentialTests.parse(line, scratch: scratch)
+                guard actual != expected else { continue }
+                differences += 1
+                if differences <= 5 {
+                    let text = line.count <= 400 ? String(decoding: line, as: UTF8.self).debugDescription : "\(line.count) bytes"
+                    Issue.record("\(label()) \(text), stage 1 level \(scratch.scanLevel): expected \(Self.summary(expected)), got \(Self.summary(actual))")
+                }
             }
         }
 
@@ -230,6 +238,42 @@ import Testing
         comparison.check(open + Array(#""}"#.utf8), "a string over three chunks")
         open[2 * chunk] = 0x5C
         comparison.check(open + Array(#""}"#.utf8), "a string over three chunks, escape in the third")
+        #expect(comparison.differences == 0)
+    }
+
+    /// Lines of several chunks made of generated events, mutated at random
+    /// offsets near stage 1's 64 KiB chunk edges and 64-byte block edges, and
+    /// cut there: the entries carried from chunk to chunk (in a string or not,
+    /// after a backslash or not, a string with an escape or not) must stay in
+    /// step with the grammar whatever the bytes.
+    @Test func randomMutationsAroundChunkEdgesOfLongLines() {
+        var random = TestRandom(state: 0x0819_C4E0)
+        let events = Self.generatedLines(seed: 9, events: 400)
+        var long: [UInt8] = Array("[".utf8)
+        for (index, event) in events.enumerated() {
+            if index > 0 { long.append(UInt8(ascii: ",")) }
+            long += event
+        }
+        long += Array("]".utf8)
+        let chunk = JSONParser.chunkBytes
+        #expect(long.count > 2 * chunk + 1000)
+        var comparison = Comparison()
+        comparison.check(long, "whole")
+        for round in 0..<300 {
+            var text = long
+            let edge = chunk * (1 + random.below(2)) + 64 * (random.below(5)) - 128
+            for _ in 0...random.below(3) {
+                let at = max(0, min(text.count - 1, edge + random.below(160) - 80))
+                let piece = Self.insertions[random.below(Self.insertions.count)]
+                switch random.below(3) {
+                case 0: text[at] = piece[0]
+                case 1: text.insert(contentsOf: piece, at: at)
+                default: text.remove(at: at)
+                }
+            }
+            comparison.check(text, "round \(round)")
+            if round % 10 == 0 { comparison.check(Array(text[..<(edge + random.below(130) - 1)]), "round \(round), cut") }
+        }
         #expect(comparison.differences == 0)
     }
 

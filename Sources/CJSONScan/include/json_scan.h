@@ -32,8 +32,8 @@ size_t sluice_json_scan_strings(sluice_json_scan_state *state, const uint8_t *te
 /// PCLMULQDQ and BMI1. `sluice_json_scan_strings` uses the best this CPU has.
 int sluice_json_scan_level(void);
 
-/// The same with implementation `level`, which must be at most sluice_json_scan_level()
-/// (the tests compare them).
+/// The same with implementation `level` (the tests compare them); a level above
+/// sluice_json_scan_level() is taken as that one.
 size_t sluice_json_scan_strings_at_level(int level, sluice_json_scan_state *state, const uint8_t *text,
                                          size_t length, size_t from, size_t to, uint32_t *out);
 
