@@ -253,9 +253,16 @@ struct RedactionWalk {
     /// by the token, as a string.
     private mutating func scanNumber(_ node: Int, field: Int, _ view: View, _ document: JSONDocument, checkScope: Bool,
                                      _ splice: inout JSONSplice) {
+        RedactionWalk.withFieldName(field, view) { fieldName in
+            scanNumber(node, fieldName: fieldName, view, document, checkScope: checkScope, &splice)
+        }
+    }
+
+    /// `scanNumber` with the field's name read (`withFieldName`).
+    private mutating func scanNumber(_ node: Int, fieldName: UnsafeBufferPointer<UInt8>, _ view: View, _ document: JSONDocument,
+                                     checkScope: Bool, _ splice: inout JSONSplice) {
         let start = view.json.start(node), end = view.json.end(node)
         // A number read clean before, in a field of the same name, is clean again (`CleanScanMemo`).
-        let fieldName = field >= 0 ? view.json.rawStringBody(field) : UnsafeBufferPointer(start: nil, count: 0)
         let numberText = UnsafeBufferPointer(rebasing: view.bytes[start..<end])
         let probe = memo.probe(mode: CleanScanMemo.numberMode, field: fieldName, text: numberText)
         if memo.isClean(probe, mode: CleanScanMemo.numberMode, field: fieldName, text: numberText, region: { numberRegion(document) }) { return }
@@ -274,11 +281,11 @@ struct RedactionWalk {
         swap(&numberDigits, &self.numberDigits)
         defer { swap(&numberDigits, &self.numberDigits) }
         numberDigits.withUnsafeBufferPointer { digits in
-            let key = field >= 0 ? view.json.rawStringBody(field) : UnsafeBufferPointer(start: nil, count: 0)
+            let key = fieldName
             // The field's name is read only for a number that may be a card or a phone (most are neither).
             let isCard = cardsInNumbers && digits.count >= 12 && NumberDetection.isCard(digits, 0, digits.count)
             guard isCard || (phonesInNumbers && digits.count <= 15) else { return }
-            let hint = field >= 0 ? numberFieldHints.hint(forKey: key) : .none
+            let hint = fieldName.baseAddress != nil ? numberFieldHints.hint(forKey: key) : .none
             // A count, an id or a time that passes Luhn in an issuer's range is still a count (`"request_count": 30010575493922`).
             if isCard && (hint != .notPhone || PhoneContext.namesCard(key)) {
                 detector = .card
@@ -366,13 +373,31 @@ struct RedactionWalk {
     /// `object`: for a key, the object holding it (its new name must stay unique there).
     private mutating func scan(_ node: Int, field: Int, _ view: View, _ document: JSONDocument, isKey: Bool, emailOnly: Bool,
                                checkScope: Bool, _ splice: inout JSONSplice, object: Int = -1) {
+        RedactionWalk.withFieldName(field, view) { fieldName in
+            scan(node, fieldName: fieldName, view, document, isKey: isKey, emailOnly: emailOnly, checkScope: checkScope, &splice,
+                 object: object)
+        }
+    }
+
+    /// The name of the field at `field` (a key's node, -1 for none) as the
+    /// detectors read it: decoded when written with escapes, so `"ph\u006fne"`
+    /// names a phone as `"phone"` does.
+    private static func withFieldName<Result>(_ field: Int, _ view: View,
+                                              _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        guard field >= 0 else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+        guard view.json.hasEscapes(field) else { return body(view.json.rawStringBody(field)) }
+        return JSONString.unescape(view.json.rawStringBody(field)).withUnsafeBufferPointer(body)
+    }
+
+    /// `scan` with the field's name read (`withFieldName`).
+    private mutating func scan(_ node: Int, fieldName: UnsafeBufferPointer<UInt8>, _ view: View, _ document: JSONDocument, isKey: Bool,
+                               emailOnly: Bool, checkScope: Bool, _ splice: inout JSONSplice, object: Int) {
         let start = view.json.start(node), end = view.json.end(node)
         let escaped = view.json.hasEscapes(node)
         if !matches.isEmpty { matches.removeAll(keepingCapacity: true) }
         if escaped {
             decoded = JSONString.unescape(UnsafeBufferPointer(rebasing: view.bytes[(start + 1)..<(end - 1)]))
         }
-        let fieldName = field >= 0 ? view.json.rawStringBody(field) : UnsafeBufferPointer(start: nil, count: 0)
         func run(_ string: UnsafeBufferPointer<UInt8>) {
             if emailOnly {
                 emailScanner!.scan(string, into: &matches)

@@ -26,6 +26,13 @@ import Testing
             + #""list":{"phones":["[phone]"],"codes":["1234-5678"]}}"#))
     }
 
+    /// A name written with escapes is read as it decodes: `"ph\u006fne"` is `"phone"`.
+    @Test func aFieldNameWrittenWithEscapesSaysPhoneAsItDecodes() throws {
+        var stage = try P.stage()
+        let line = P.track(#""properties":{"ph\u006fne":"4155550123","m\u006fbile":4155550123,"\u006frder_id":"4155550123"}"#)
+        #expect(P.apply(line, &stage) == P.track(#""properties":{"ph\u006fne":"[phone]","m\u006fbile":"[phone]","\u006frder_id":"4155550123"}"#))
+    }
+
     @Test func aNumberIsAPhoneInAFieldNamedForOneOrWhenItIsAWholeInternationalNumber() throws {
         var stage = try P.stage()
         // Ten digits: a phone only by the field's name; a calling code and a valid national number: a phone unless the name says otherwise.
