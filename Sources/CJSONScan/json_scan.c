@@ -238,6 +238,9 @@ int sluice_json_scan_level(void) {
 
 size_t sluice_json_scan_strings_at_level(int level, sluice_json_scan_state *state, const uint8_t *text,
                                          size_t length, size_t from, size_t to, uint32_t *out) {
+    // Nothing past `length` is read, whatever the caller asks: `to` is clamped to it.
+    if (to > length) to = length;
+    if (from >= to) return 0;
     // A level this CPU cannot run is not tried (an instruction it lacks would kill the process).
     const int best = sluice_json_scan_level();
     if (level > best) level = best;
