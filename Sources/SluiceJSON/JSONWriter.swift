@@ -10,13 +10,7 @@ extension JSONDocument {
     public func write(to out: inout ByteBuffer) { writeCanonical(to: &out) }
     public func write<Out: ByteSink>(to out: inout Out) { writeCanonical(to: &out) }
 
-    private func writeCanonical<Out: ByteSink>(to out: inout Out) {
-        if edits.isEmpty && !hasInsignificantWhitespace {
-            storage.withRawBytes { out.append(raw: $0) }
-            return
-        }
-        write(node: 0, to: &out)
-    }
+    private func writeCanonical<Out: ByteSink>(to out: inout Out) { write(node: 0, to: &out) }
 
     /// Appends the value at `node` as canonical JSON, edits applied.
     public func write<Out: ByteSink>(node: Int, to out: inout Out) {

@@ -38,10 +38,6 @@ struct RedactionWalk {
     private let phonesInNumbers: Bool
     private var numberDigits: [UInt8] = []
     private var numberFieldHints = PhoneHintCache()
-    /// The event's region for national phone numbers (`PhoneRegion`): -1 none, -2 not read yet.
-    private var eventRegion = -1
-    /// Whether the number being read needed `eventRegion` (`CleanScanMemo` keys on it then).
-    private var numberRegionRead = false
     private var regions = PhoneRegion.Cache()
     private var phoneScratch = PatternProgram.Scratch()
     private let exemptKeys: ExemptKeys
@@ -96,10 +92,8 @@ struct RedactionWalk {
     mutating func run(_ document: JSONDocument, handled: [Int], splice: inout JSONSplice) -> Bool {
         if !hits.isEmpty { hits.removeAll(keepingCapacity: true) }
         keyNames.reset()
-        if phonesInNumbers {
-            eventRegion = -2
-            text.phoneEvent = document
-        }
+        // The event's region for national phone numbers is read once, when a string or a number first needs it.
+        if phonesInNumbers { text.phoneEvent = document }
         defer { if phonesInNumbers { text.phoneEvent = nil } }
         handled.withUnsafeBufferPointer { handled in
             document.withUnsafeView { json in
@@ -265,13 +259,13 @@ struct RedactionWalk {
         // A number read clean before, in a field of the same name, is clean again (`CleanScanMemo`).
         let numberText = UnsafeBufferPointer(rebasing: view.bytes[start..<end])
         let probe = memo.probe(mode: CleanScanMemo.numberMode, field: fieldName, text: numberText)
-        if memo.isClean(probe, mode: CleanScanMemo.numberMode, field: fieldName, text: numberText, region: { numberRegion(document) }) { return }
-        numberRegionRead = false
+        if memo.isClean(probe, mode: CleanScanMemo.numberMode, field: fieldName, text: numberText, region: { text.eventRegion() }) { return }
+        text.regionRead = false
         var detector: PIIDetector?
         defer {
             if detector == nil {
                 memo.remember(probe, mode: CleanScanMemo.numberMode, field: fieldName, text: numberText,
-                              region: numberRegionRead ? Int32(numberRegion(document)) : CleanScanMemo.anyRegion)
+                              region: text.regionRead ? Int32(text.eventRegion()) : CleanScanMemo.anyRegion)
             }
         }
         guard RedactionWalk.integerDigits(numberText, into: &numberDigits) else { return }
@@ -281,17 +275,16 @@ struct RedactionWalk {
         swap(&numberDigits, &self.numberDigits)
         defer { swap(&numberDigits, &self.numberDigits) }
         numberDigits.withUnsafeBufferPointer { digits in
-            let key = fieldName
             // The field's name is read only for a number that may be a card or a phone (most are neither).
             let isCard = cardsInNumbers && digits.count >= 12 && NumberDetection.isCard(digits, 0, digits.count)
             guard isCard || (phonesInNumbers && digits.count <= 15) else { return }
-            let hint = fieldName.baseAddress != nil ? numberFieldHints.hint(forKey: key) : .none
+            let hint = fieldName.baseAddress != nil ? numberFieldHints.hint(forKey: fieldName) : .none
             // A count, an id or a time that passes Luhn in an issuer's range is still a count (`"request_count": 30010575493922`).
-            if isCard && (hint != .notPhone || PhoneContext.namesCard(key)) {
+            if isCard && (hint != .notPhone || PhoneContext.namesCard(fieldName)) {
                 detector = .card
             } else if phonesInNumbers && digits.count <= 15 {
                 if hint == .phone || (hint == .none && (PhoneDetection.isInternationalNumber(digits, scratch: &phoneScratch)
-                                                        || isInternationalInRegion(digits, document))) {
+                                                        || isInternationalInRegion(digits))) {
                     detector = .phone
                 }
             }
@@ -308,17 +301,13 @@ struct RedactionWalk {
 
     /// Whether the digits are the event's country's calling code and a number of
     /// it (`PhoneRegion.isInternational`): `8222125341` in a Korean event.
-    private mutating func isInternationalInRegion(_ digits: UnsafeBufferPointer<UInt8>, _ document: JSONDocument) -> Bool {
+    /// (The region is the one the detectors read, `TextRedaction.eventRegion`, marked read for `CleanScanMemo`.)
+    private mutating func isInternationalInRegion(_ digits: UnsafeBufferPointer<UInt8>) -> Bool {
         guard digits.count >= 8 else { return false }
-        numberRegionRead = true
-        guard numberRegion(document) >= 0 else { return false }
-        return regions.region(eventRegion).isInternational(digits, scratch: &phoneScratch)
-    }
-
-    /// The event's region for national phone numbers (`PhoneRegion`), -1 for none, read the first time it is asked for.
-    private mutating func numberRegion(_ document: JSONDocument) -> Int {
-        if eventRegion == -2 { eventRegion = PhoneRegion.ofEvent(document) ?? -1 }
-        return eventRegion
+        text.regionRead = true
+        let region = text.eventRegion()
+        guard region >= 0 else { return false }
+        return regions.region(region).isInternational(digits, scratch: &phoneScratch)
     }
 
     /// The decimal digits of the JSON number `text` when its value is an
