@@ -103,6 +103,21 @@ INLINE uint64_t special_bytes(uint64_t word) {
     return (word | ~((word & low7) + 0x6060606060606060ULL)) & ~low7;
 }
 
+/// The body of each implementation's scan: `block` over the 64-byte blocks
+/// from `from` to `to`, the last partial one read from a copy padded with
+/// spaces (which make no entries), so nothing past `to` is read.
+#define SCAN_BLOCKS(block)                                                              \
+    uint32_t *next = out;                                                               \
+    size_t at = from;                                                                   \
+    for (; at + 64 <= to; at += 64) next = block(state, text + at, (uint32_t)at, next); \
+    if (at < to) {                                                                      \
+        uint8_t padded[64];                                                             \
+        memset(padded, ' ', sizeof padded);                                             \
+        memcpy(padded, text + at, to - at);                                             \
+        next = block(state, padded, (uint32_t)at, next);                                \
+    }                                                                                   \
+    return (size_t)(next - out);
+
 static uint32_t *block_portable(sluice_json_scan_state *state, const uint8_t *block, uint32_t offset, uint32_t *out) {
     uint64_t quote = 0, backslash = 0, special = 0;
     for (int i = 0; i < 8; i++) {
@@ -120,19 +135,8 @@ static uint32_t *block_portable(sluice_json_scan_state *state, const uint8_t *bl
     return write_offsets(out, entries, offset);
 }
 
-static size_t scan_portable(sluice_json_scan_state *state, const uint8_t *text, size_t length, size_t from,
-                            size_t to, uint32_t *out) {
-    uint32_t *next = out;
-    size_t at = from;
-    for (; at + 64 <= to; at += 64) next = block_portable(state, text + at, (uint32_t)at, next);
-    if (at < to) {
-        uint8_t padded[64];
-        memset(padded, ' ', sizeof padded);
-        memcpy(padded, text + at, to - at);
-        next = block_portable(state, padded, (uint32_t)at, next);
-    }
-    (void)length;
-    return (size_t)(next - out);
+static size_t scan_portable(sluice_json_scan_state *state, const uint8_t *text, size_t from, size_t to, uint32_t *out) {
+    SCAN_BLOCKS(block_portable)
 }
 
 #if defined(__x86_64__)
@@ -160,19 +164,8 @@ static uint32_t *block_sse2(sluice_json_scan_state *state, const uint8_t *block,
     return write_offsets(out, entries, offset);
 }
 
-static size_t scan_sse2(sluice_json_scan_state *state, const uint8_t *text, size_t length, size_t from, size_t to,
-                        uint32_t *out) {
-    uint32_t *next = out;
-    size_t at = from;
-    for (; at + 64 <= to; at += 64) next = block_sse2(state, text + at, (uint32_t)at, next);
-    if (at < to) {
-        uint8_t padded[64];
-        memset(padded, ' ', sizeof padded);
-        memcpy(padded, text + at, to - at);
-        next = block_sse2(state, padded, (uint32_t)at, next);
-    }
-    (void)length;
-    return (size_t)(next - out);
+static size_t scan_sse2(sluice_json_scan_state *state, const uint8_t *text, size_t from, size_t to, uint32_t *out) {
+    SCAN_BLOCKS(block_sse2)
 }
 
 // MARK: - AVX2: two 32-byte compares per mask, the prefix XOR as one carry-less multiply
@@ -200,19 +193,8 @@ SLUICE_AVX2 INLINE uint32_t *block_avx2(sluice_json_scan_state *state, const uin
 }
 
 SLUICE_AVX2
-static size_t scan_avx2(sluice_json_scan_state *state, const uint8_t *text, size_t length, size_t from, size_t to,
-                        uint32_t *out) {
-    uint32_t *next = out;
-    size_t at = from;
-    for (; at + 64 <= to; at += 64) next = block_avx2(state, text + at, (uint32_t)at, next);
-    if (at < to) {
-        uint8_t padded[64];
-        memset(padded, ' ', sizeof padded);
-        memcpy(padded, text + at, to - at);
-        next = block_avx2(state, padded, (uint32_t)at, next);
-    }
-    (void)length;
-    return (size_t)(next - out);
+static size_t scan_avx2(sluice_json_scan_state *state, const uint8_t *text, size_t from, size_t to, uint32_t *out) {
+    SCAN_BLOCKS(block_avx2)
 }
 #endif
 
@@ -245,11 +227,11 @@ size_t sluice_json_scan_strings_at_level(int level, sluice_json_scan_state *stat
     const int best = sluice_json_scan_level();
     if (level > best) level = best;
 #if defined(__x86_64__)
-    if (level >= 2) return scan_avx2(state, text, length, from, to, out);
-    if (level == 1) return scan_sse2(state, text, length, from, to, out);
+    if (level >= 2) return scan_avx2(state, text, from, to, out);
+    if (level == 1) return scan_sse2(state, text, from, to, out);
 #endif
     (void)level;
-    return scan_portable(state, text, length, from, to, out);
+    return scan_portable(state, text, from, to, out);
 }
 
 size_t sluice_json_scan_strings(sluice_json_scan_state *state, const uint8_t *text, size_t length, size_t from,
