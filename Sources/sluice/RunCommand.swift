@@ -2,6 +2,8 @@ import ArgumentParser
 import Logging
 import Sluice
 
+extension InputOrder: ExpressibleByArgument {}
+
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
@@ -12,13 +14,19 @@ struct RunCommand: ParsableCommand {
         fly. Without --pipeline, the built-in default pipeline (pipelines/default.yaml)
         runs.
 
-        Several inputs (the logs of several servers, a directory of them) are merged
-        into one stream in event time: a line is held until no input can still bring
-        an earlier one, up to --reorder-window behind its own input's latest event
-        (default: the largest lateness of the pipeline's stages, 5m without), in at
-        most input.reorder_buffer bytes (default 256MiB; when full the oldest line
-        goes on early). Ties go by input order, then line order. --concat reads the
-        inputs one after another instead, as one input is read.
+        Order. When every input is a file or a directory, the stages get every
+        event in exact event order (--order exact, the default there): all inputs
+        are read, then sorted, in at most input.reorder_buffer bytes of memory
+        (default 256MiB; beyond it sorted runs spill, gzipped, under --tmp DIR,
+        else --out). Events of the same time go by a rule of their own content
+        (session start, timer start, other, timer stop, sign-out; then messageId;
+        then the line's bytes), so the same events give the same records however
+        they were split into files, in whatever order the files are given.
+        Stdin and FIFOs keep a reorder window (--order window): several inputs
+        are merged in event time, a line held until no input can still bring an
+        earlier one, up to --reorder-window behind its own input's latest event
+        (default: the largest lateness of the pipeline's stages, 5m without).
+        --concat reads the inputs one after another instead, as one input is read.
 
         Examples:
           sluice generate --events 100000 | sluice run
@@ -159,6 +167,17 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Read several inputs one after another, in the order given, instead of merging them in event time.")
     var concat = false
 
+    @Option(help: ArgumentHelp("How events reach the stages: exact (every event in event order, sorted; the default when every "
+                               + "input is a file or directory) or window (as read, several inputs merged through --reorder-window; "
+                               + "the default for stdin and FIFOs).", valueName: "exact|window"))
+    var order: InputOrder?
+
+    @Option(name: .customLong("tmp"),
+            help: ArgumentHelp("Where --order exact spills sorted runs when the events take more than input.reorder_buffer "
+                               + "(default: under --out).", valueName: "dir"),
+            completion: .directory)
+    var temporaryDirectory: String?
+
     @Argument(help: ArgumentHelp("Input files, directories (their files in name order) or - for stdin; gzip is gunzipped.",
                                  valueName: "input"),
               completion: .file())
@@ -169,6 +188,12 @@ struct RunCommand: ParsableCommand {
         if final && state == nil { throw ValidationError("--final needs --state: it ends a series of runs that carry state") }
         if concat && reorderWindow != nil {
             throw ValidationError("--reorder-window is for merging inputs in event time; --concat reads them one after another: give one of them")
+        }
+        if concat && order != nil {
+            throw ValidationError("--order puts the inputs' events in order; --concat reads them one after another as they are: give one of them")
+        }
+        if order == .exact && reorderWindow != nil {
+            throw ValidationError("--reorder-window is for --order window; --order exact sorts every event: give one of them")
         }
         if let compressionThreads, !(1...256).contains(compressionThreads) {
             throw ValidationError("--compression-threads \(compressionThreads): give 1 to 256")
@@ -203,6 +228,9 @@ struct RunCommand: ParsableCommand {
         request.options.watermarkEnd = watermarkEnd
         request.options.reorderWindow = reorderWindow?.value
         request.options.concatenateInputs = concat
+        // A reorder window asked for is a windowed run.
+        request.options.order = order ?? (reorderWindow != nil ? .window : nil)
+        request.options.temporaryDirectory = temporaryDirectory
         request.statsPath = stats
         request.metricsPath = metrics
         request.progress = progress

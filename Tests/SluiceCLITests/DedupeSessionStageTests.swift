@@ -36,8 +36,9 @@ import Testing
     @Test func everyEventHasItsSessionOrNoneNeverALaterOneAndTheAccountingBalances() throws {
         let directory = TemporaryDirectory()
         try generate(30000, seed: 5, to: "in.ndjson", in: directory)
+        // Read as it comes, as a stream is (`--order window`), so the generated late events reach the stage late.
         let result = try SluiceBinary.run(["run", "--pipeline", repositoryRoot + "/pipelines/session.yaml", "--stats", "stats.json",
-                                           "in.ndjson"], in: directory.path)
+                                           "--order", "window", "in.ndjson"], in: directory.path)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!directory.files().contains { $0.hasSuffix(".part") })
 
@@ -99,13 +100,21 @@ import Testing
                                            in: directory.path)
         #expect(split.status == 0)
         let pipeline = repositoryRoot + "/pipelines/session.yaml"
+        // In exact order (files), and read as they come (the one file as a stream, the two with --concat).
         let one = try SluiceBinary.run(["run", "--pipeline", pipeline, "--out", "one", "in.ndjson"], in: directory.path)
-        let two = try SluiceBinary.run(["run", "--pipeline", pipeline, "--out", "two", "--concat", "a.ndjson", "b.ndjson.gz"],
-                                       in: directory.path)
-        #expect(one.status == 0 && two.status == 0, "\(one.stderr)\(two.stderr)")
+        let two = try SluiceBinary.run(["run", "--pipeline", pipeline, "--out", "two", "b.ndjson.gz", "a.ndjson"], in: directory.path)
+        let oneAsRead = try SluiceBinary.run(["run", "--pipeline", pipeline, "--out", "one-as-read", "--order", "window", "in.ndjson"],
+                                             in: directory.path)
+        let twoAsRead = try SluiceBinary.run(["run", "--pipeline", pipeline, "--out", "two-as-read", "--concat", "a.ndjson", "b.ndjson.gz"],
+                                             in: directory.path)
+        #expect(one.status == 0 && two.status == 0 && oneAsRead.status == 0 && twoAsRead.status == 0,
+                "\(one.stderr)\(two.stderr)\(oneAsRead.stderr)\(twoAsRead.stderr)")
         let first = gunzipAll(directory, under: "one/archive/")
         #expect(first.count > 11000)
         #expect(first == gunzipAll(directory, under: "two/archive/"))
+        let asRead = gunzipAll(directory, under: "one-as-read/archive/")
+        #expect(asRead.count > 11000)
+        #expect(asRead == gunzipAll(directory, under: "two-as-read/archive/"))
     }
 
     @Test func theDedupePipelineDropsEachResentMessageOnce() throws {

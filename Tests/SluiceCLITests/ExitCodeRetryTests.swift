@@ -31,7 +31,7 @@ import Testing
     func aRunWhoseReportCannotBeWrittenExits73AndARetryFromTheSameStateIsExact(_ flag: String) throws {
         let (directory, saved) = try carriedTimer()
         directory.write("file", "x")
-        let failed = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "app.state", "--out", "attempt-1",
+        let failed = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "app.state", "--out", "attempt-1", "--final",
                                            flag, "file/report", "hour-09.ndjson"], in: directory.path)
         #expect(failed.status == 73, "\(failed.stderr)")
         // Found at the start: nothing is read, so nothing is written but the message.
@@ -41,7 +41,7 @@ import Testing
         #expect(!directory.files().contains { $0.contains(".tmp-") })
 
         // The retry: the same input, the same state, a fresh --out.
-        let retry = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "app.state", "--out", "attempt-2",
+        let retry = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "app.state", "--out", "attempt-2", "--final",
                                           flag, "report", "hour-09.ndjson"], in: directory.path)
         #expect(retry.status == 0, "\(retry.stderr)")
         let records = gunzipFiles(directory, under: "attempt-2/archive/").flatMap(\.lines)

@@ -50,12 +50,13 @@ import Glibc
         return files
     }
 
-    /// Runs the cron pipeline (dedupe, timed, session) over one stream, and over the same lines as 8 files.
+    /// Runs the cron pipeline (dedupe, timed, session) over one stream, and over the same lines as 8 files,
+    /// both read as they come and merged through the reorder window (`--order window`).
     private func runBoth(single: String, files: [String], extra: [String] = [], in directory: TemporaryDirectory) throws {
-        let one = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "single", "--stats", "single.json", single],
+        let one = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "single", "--stats", "single.json", "--order", "window", single],
                                        in: directory.path)
-        let merged = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "merged", "--stats", "merged.json"] + extra + files,
-                                          in: directory.path)
+        let merged = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "merged", "--stats", "merged.json", "--order", "window"]
+                                            + extra + files, in: directory.path)
         #expect(one.status == 0 && merged.status == 0, "\(one.stderr)\(merged.stderr)")
     }
 
@@ -229,8 +230,8 @@ import Glibc
         #expect(taps == ["m3", "m2"])
 
         directory.write("next.ndjson", line(#""event":"upload","timed":"stop","timerId":"u1""#, "08:00:40", "m4") + "\n")
-        let second = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "app.state", "--stats", "s2.json", "next.ndjson"],
-                                          in: directory.path)
+        let second = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "app.state", "--stats", "s2.json", "--final",
+                                           "next.ndjson"], in: directory.path)
         #expect(second.status == 0, "\(second.stderr)")
         let completed = gunzipFiles(directory, under: "out/archive/").flatMap(\.lines).map(json).filter { $0["timed"] as? String == "completed" }
         #expect(completed.count == 1)

@@ -44,7 +44,7 @@ import Testing
                                 + TestGzip.compress(mine[half...].flatMap { $0 + [0x0A] }))
         }
         let (status, peakKiB, stderr) = try runMeasuringPeakMemory(
-            ["run", "--no-progress", "--out", "out", "--stats", "stats.json", "logs"], in: directory)
+            ["run", "--no-progress", "--out", "out", "--stats", "stats.json", "--order", "window", "logs"], in: directory)
         #expect(status == 0, "\(stderr)")
 
         let stats = json(directory.file("stats.json"))

@@ -25,12 +25,13 @@ import Testing
     @Test func filesAreByteForByteTheSameWithOneCompressionThreadOrThreeAndHoldTheRecordsInInputOrder() throws {
         let directory = TemporaryDirectory()
         // T1: three destinations sharing the pool. A flush interval longer than
-        // any run: members end only when files close, never on a timer.
+        // any run: members end only when files close, never on a timer. Read as it
+        // comes (`--order window`), so the records keep the input's order.
         let run = try SluiceBinary.shell("""
             $SLUICE generate --events 30000 --seed 9 --late 0 --duplicates 0 > in.ndjson && \
-            $SLUICE run --flush-interval 1h --compression-threads 1 --out one --pipeline \(repositoryRoot)/pipelines/bench-t1.yaml in.ndjson && \
-            $SLUICE run --flush-interval 1h --compression-threads 3 --out three --pipeline \(repositoryRoot)/pipelines/bench-t1.yaml in.ndjson && \
-            $SLUICE run --flush-interval 1h --out default --pipeline \(repositoryRoot)/pipelines/bench-t1.yaml in.ndjson && \
+            $SLUICE run --flush-interval 1h --order window --compression-threads 1 --out one --pipeline \(repositoryRoot)/pipelines/bench-t1.yaml in.ndjson && \
+            $SLUICE run --flush-interval 1h --order window --compression-threads 3 --out three --pipeline \(repositoryRoot)/pipelines/bench-t1.yaml in.ndjson && \
+            $SLUICE run --flush-interval 1h --order window --out default --pipeline \(repositoryRoot)/pipelines/bench-t1.yaml in.ndjson && \
             gzip -t one/*/*/*.gz three/*/*/*.gz
             """, in: directory.path)
         #expect(run.status == 0, "\(run.stderr)")

@@ -57,23 +57,26 @@ import Glibc
         let first = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "state/app.state", "--stats", "s1.json",
                                           "hour-08.ndjson"], in: directory.path)
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stderr.contains("1 carried to the state (0 carried in)"), "\(first.stderr)")
+        #expect(first.stderr.contains("2 carried to the state (0 carried in)"), "\(first.stderr)")
         let s1 = try stats(directory, "s1.json")
         #expect(s1["lines_in"] as? Int == 3)
-        #expect(s1["emitted"] as? Int == 2)
-        #expect(s1["carried"] as? Int == 1, "the open timer's start is carried, not abandoned")
+        #expect(s1["emitted"] as? Int == 1)
+        // The events within the stages' lateness (5m) of the latest, the timer's start among them,
+        // are left for the next run to order with its own lines: carried, not let out or abandoned.
+        #expect(s1["carried"] as? Int == 2)
+        #expect((s1["order"] as? [String: Any])?["pending"] as? Int == 2)
         #expect(s1["balanced"] as? Bool == true)
         #expect(FileManager.default.fileExists(atPath: directory.file("state/app.state")))
         #expect(!directory.files().contains { $0.contains(".tmp-") })
 
         let second = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "state/app.state", "--stats", "s2.json",
-                                           "hour-09.ndjson"], in: directory.path)
+                                           "--final", "hour-09.ndjson"], in: directory.path)
         #expect(second.status == 0, "\(second.stderr)")
         let s2 = try stats(directory, "s2.json")
         #expect(s2["lines_in"] as? Int == 2)
-        #expect(s2["carried_in"] as? Int == 1)
+        #expect(s2["carried_in"] as? Int == 2)
         #expect(s2["merged"] as? Int == 1, "the carried start is merged into its stop")
-        #expect(s2["emitted"] as? Int == 1)
+        #expect(s2["emitted"] as? Int == 2)
         #expect((s2["dropped_by_reason"] as? [String: Int])?["duplicate"] == 1)
         #expect(s2["carried"] as? Int == 0)
         #expect(s2["balanced"] as? Bool == true)
@@ -116,8 +119,8 @@ import Glibc
         #expect(s1["balanced"] as? Bool == true)
 
         directory.write("next.ndjson", line(#""event":"upload","timed":"stop","timerId":"u1""#, at: "08:00:09", id: "m2") + "\n")
-        let second = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "app.state", "--stats", "s2.json", "next.ndjson"],
-                                          in: directory.path)
+        let second = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "app.state", "--stats", "s2.json", "--final",
+                                           "next.ndjson"], in: directory.path)
         #expect(second.status == 0, "\(second.stderr)")
         let archive = recordsByName(directory, out: "out", "archive/").values.flatMap { $0 }.map(json)
         #expect(archive.count == 1)
@@ -151,8 +154,8 @@ import Glibc
         #expect(((s1["state"] as? [String: Any])?["saved_bytes"] as? Int ?? 0) > 12)
 
         directory.write("hour-09.ndjson", line(#""event":"upload","timed":"stop","timerId":"u1""#, at: "08:00:09", id: "m2") + "\n")
-        let second = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "app.state", "--stats", "s2.json", "hour-09.ndjson"],
-                                          in: directory.path)
+        let second = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--state", "app.state", "--stats", "s2.json", "--final",
+                                           "hour-09.ndjson"], in: directory.path)
         #expect(second.status == 0, "\(second.stderr)")
         let s2 = try stats(directory, "s2.json")
         #expect(s2["carried_in"] as? Int == 1 && s2["merged"] as? Int == 1 && s2["balanced"] as? Bool == true)
@@ -181,7 +184,8 @@ import Glibc
         #expect(!directory.files().contains { $0.contains(".tmp-") })
     }
 
-    /// Hourly runs over a day cut in three give the records one run over the whole day, read in order, gives.
+    /// Hourly runs over a day cut in three, read as they come (`--order window`, as a stream is), give the
+    /// records one run over the whole day, read in order, gives. (Exact order's series: SameAnalyticsTests.)
     @Test func runsChainedThroughTheStateGiveTheOutputOfOneRun() throws {
         let directory = TemporaryDirectory()
         let generated = try SluiceBinary.shell("$SLUICE generate --events 12000 --seed 21 --malformed 0.01 --late 0.03 > day.ndjson",
@@ -198,7 +202,7 @@ import Glibc
         var carried = 0
         var totals: [String: Int] = [:]
         for index in parts.indices {
-            let result = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "hourly", "--state", "app.state",
+            let result = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "hourly", "--state", "app.state", "--order", "window",
                                                "--stats", "s\(index).json", "part-\(index).ndjson"] + (index == 2 ? ["--final"] : []),
                                               in: directory.path)
             #expect(result.status == 0, "\(result.stderr)")
@@ -300,7 +304,7 @@ import Glibc
         var other = saved
         other[8] = 9
         directory.write("app.state", other)
-        expectRefused(try runWithState(directory), status: 65, "has state format 9; this sluice reads formats 2 to 3", directory, state: other)
+        expectRefused(try runWithState(directory), status: 65, "has state format 9; this sluice reads formats 2 to 4", directory, state: other)
     }
 
     @Test func aStateFromAnotherPipelineIsRefusedWithExit65() throws {

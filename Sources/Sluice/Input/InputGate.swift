@@ -12,3 +12,19 @@ protocol InputGate: AnyObject {
 /// Reading stops here: the run was asked to shut down. Not an input error:
 /// what was read so far is processed as if the input had ended.
 struct InputStopped: Error {}
+
+/// A gate that serves the run's housekeeping but never stops a read: for
+/// what a run reads after its inputs (exact order's sorted runs and the
+/// in-order starts it reads again), which must be read to the end whatever
+/// the stop, since their lines were counted as read already.
+final class HousekeepingGate: InputGate {
+    private let inner: InputGate?
+
+    init(_ inner: InputGate?) { self.inner = inner }
+
+    func awaitReadable(fd: Int32, mayBlock: Bool) throws {
+        do {
+            try inner?.awaitReadable(fd: fd, mayBlock: false)
+        } catch is InputStopped {}
+    }
+}

@@ -45,9 +45,14 @@ struct ReorderBuffer {
     /// The memory a record takes while held: the line and its index, the routing name, the overhead.
     static func footprint(of record: InputRecord) -> Int {
         switch record {
-        case .event(let event): event.document.memoryBytes + event.name.count + recordOverhead
+        case .event(let event): footprint(of: event)
         case .rejected(let line): line.bytes.count + line.rejection.detail.utf8.count + recordOverhead
         }
+    }
+
+    /// The memory an event takes while held.
+    static func footprint(of event: borrowing Event) -> Int {
+        event.document.memoryBytes + event.name.count + recordOverhead
     }
 
     mutating func insert(_ record: consuming InputRecord, key: MergeKey) {

@@ -124,9 +124,10 @@ public final class PipelineRunner {
         }
         inputBytesTotal = contents.map(\.count) ?? InputSize.total(of: paths)
         var state: StateFile?
+        var pendingIn: [Event] = []
         if let statePath = options.statePath {
             do {
-                state = try restoreState(from: statePath)
+                (state, pendingIn) = try restoreState(from: statePath)
             } catch {
                 _ = try? finishOutputs()
                 throw error
@@ -134,20 +135,27 @@ public final class PipelineRunner {
         }
         var inputFailure: InputError?
         do {
-            let feed = makeFeed(paths: paths, contents: contents)
+            let feed = makeFeed(paths: paths, contents: contents, pendingIn: pendingIn)
             self.feed = feed
             // Called with the concrete type, so the read loop is specialized for each.
-            if let merge = feed as? EventTimeMerge {
-                inputFailure = try read(merge)
-                warnIfTheReorderBufferWasFull(merge)
+            if let exact = feed as? ExactOrderFeed {
+                inputFailure = try read(exact)
             } else {
-                inputFailure = try read(feed as! ConcatenatedInputs)
+                // Lines an exact-order run left pending go first (they are the oldest).
+                for event in pendingIn { try runStage(0, event) }
+                if let merge = feed as? EventTimeMerge {
+                    inputFailure = try read(merge)
+                    warnIfTheReorderBufferWasFull(merge)
+                } else {
+                    inputFailure = try read(feed as! ConcatenatedInputs)
+                }
             }
+            let pendingOut = (feed as? ExactOrderFeed)?.pending ?? []
             // `--watermark-end` holds for an input read to its end, not one a stop cut short.
             if let end = options.watermarkEnd, !stopReading { try advanceStages(to: end) }
             if state != nil && !options.finalRun {
                 // What the stages hold goes to the state, not out as `end_of_input`.
-                summary.carried = stages.reduce(0) { $0 + (($1 as? any StatefulStage)?.heldLines ?? 0) }
+                summary.carried = stages.reduce(0) { $0 + (($1 as? any StatefulStage)?.heldLines ?? 0) } + pendingOut.count
             } else {
                 try finishStages()
             }
@@ -162,7 +170,7 @@ public final class PipelineRunner {
                 logger.error("--state \(statePath) is left as it was, because an input could not be read: run the same inputs again from it")
             } else if let state {
                 let saving = Monotonic.nanoseconds()
-                summary.state.savedBytes = try state.write(stages: stages, memories: fanOut.deviceMemories,
+                summary.state.savedBytes = try state.write(stages: stages, memories: fanOut.deviceMemories, pendingLines: pendingOut,
                                                             sourceNames: rejects.sourceNames, latestTime: rejects.latestTime)
                 summary.state.saveSeconds = Double(Monotonic.nanoseconds() - saving) / 1e9
                 stateFile = state
@@ -212,34 +220,52 @@ public final class PipelineRunner {
             result.blankLines = reached.reduce(0) { $0 + $1.blankLines }
             result.inputs = reached.map(\.counts)
             result.reorder = (feed as? EventTimeMerge)?.counts
+            if let exact = feed as? ExactOrderFeed {
+                result.order = exact.counts
+            } else {
+                result.order = RunSummary.OrderCounts(mode: feed is EventTimeMerge ? .window : .asRead, inputs: feed.inputs.count,
+                                                      budgetBytes: configuration.input.reorderBufferBytes)
+            }
         }
         if started > 0 { result.elapsedSeconds = Double(Monotonic.nanoseconds() - started) / 1e9 }
         return result
     }
 
-    /// Locks the state file and restores the stages from it (a missing file is a first run).
-    private func restoreState(from path: String) throws(StateError) -> StateFile {
+    /// Locks the state file and restores the stages from it (a missing file is a first run);
+    /// returns it and the lines an exact-order run left pending in it.
+    private func restoreState(from path: String) throws(StateError) -> (StateFile, [Event]) {
         summary.usesState = true
         let state = try StateFile(path: path)
         let loading = Monotonic.nanoseconds()
+        var pending: [Event] = []
         if let header = try state.load(into: &stages, memories: fanOut.deviceMemories, sourceBase: Int32(rejects.sourceNames.count)) {
+            for pendingLine in header.pending {
+                let origin = pendingLine.origin
+                let decoded = pendingLine.line.withUnsafeBufferPointer { Event.decode($0, origin: origin, scratch: parseScratch) }
+                guard case .success(let event) = decoded else {
+                    throw .corrupt(path: path, detail: "a pending line (from line \(origin.line) of an earlier input) is not an event")
+                }
+                pending.append(event)
+            }
             rejects.sourceNames += header.sources
             rejects.latestTime = header.latestTime
-            summary.carriedIn = header.carriedLines
+            summary.carriedIn = header.carriedLines + pending.count
             summary.state.loadedBytes = header.fileBytes
             summary.state.restoredDevices = header.restoredDevices
             summary.state.loadSeconds = Double(Monotonic.nanoseconds() - loading) / 1e9
         }
-        return state
+        return (state, pending)
     }
 
     // MARK: - Reading
 
-    /// One input, or `--concat`: the inputs one after another, as given. Else
-    /// one stream merged in event time over the window (by default the
-    /// largest `lateness` of the stages, 5m without).
-    private func makeFeed(paths: [String], contents: [UInt8]?) -> any InputFeed {
-        let merged = paths.count >= 2 && !options.concatenateInputs
+    /// The inputs in exact order (`ExactOrderFeed`, `InputOrder.resolve`); else one
+    /// input, or `--concat`: the inputs one after another, as given; else several
+    /// merged in event time over the window (by default the largest `lateness` of
+    /// the stages, 5m without).
+    private func makeFeed(paths: [String], contents: [UInt8]?, pendingIn: [Event]) -> any InputFeed {
+        let order = options.concatenateInputs ? .window : InputOrder.resolve(options.order, paths: paths, inMemory: contents != nil)
+        let merged = paths.count >= 2 && !options.concatenateInputs && order == .window
         // Merged inputs are all open at once: their buffers share one budget.
         let reading = InputReading(maxLineBytes: configuration.input.maxLineBytes, gate: self,
                                    beforeRead: { [unowned self] in try handOver() }, scratch: parseScratch,
@@ -250,10 +276,27 @@ public final class PipelineRunner {
                 ?? InputLines(path: path, source: base + Int32(index), reading: reading)
         }
         rejects.sourceNames += inputs.map(\.name)
+        let window = options.reorderWindow ?? stages.compactMap(\.toleratedLateness).max() ?? Self.defaultReorderWindow
+        if order == .exact {
+            // What is read after the inputs (sorted runs, in-order starts read again) serves
+            // signals and hands outputs over, but is read to its end whatever the stop.
+            var again = reading
+            again.gate = HousekeepingGate(self)
+            again.buffers = .forOpenInputs(16)
+            let root = options.temporaryDirectory ?? (options.memoryOutputs == nil ? options.outDirectory : GzipMemberHold.temporaryDirectory)
+            SpillDirectory.removeAbandoned(under: root)
+            return ExactOrderFeed(
+                inputs, rereadable: paths.map { contents != nil || InputOrder.isRegularFile($0) }, carriedIn: pendingIn,
+                budgetBytes: configuration.input.reorderBufferBytes, spill: SpillDirectory(root: root),
+                carryFrom: options.statePath != nil && !options.finalRun ? window : nil, mergeReading: again,
+                reopen: { index in
+                    contents.map { InputLines(bytes: $0, named: paths[index], source: base + Int32(index), reading: again) }
+                        ?? InputLines(path: paths[index], source: base + Int32(index), reading: again)
+                })
+        }
         if !merged {
             return ConcatenatedInputs(inputs, mayBeginNext: { [unowned self] in !stopReading })
         }
-        let window = options.reorderWindow ?? stages.compactMap(\.toleratedLateness).max() ?? Self.defaultReorderWindow
         return EventTimeMerge(inputs, window: window, bufferBytes: configuration.input.reorderBufferBytes)
     }
 

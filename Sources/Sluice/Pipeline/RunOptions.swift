@@ -34,6 +34,11 @@ public struct RunOptions: Sendable {
     public var reorderWindow: Duration?
     /// `--concat`: several inputs are read one after another, not merged in event time.
     public var concatenateInputs = false
+    /// `--order`: exact (every event in event order, an external sort) or window; nil: exact
+    /// when every input is a file or directory, else window (`InputOrder.resolve`).
+    public var order: InputOrder?
+    /// `--tmp DIR`: where exact order spills its sorted runs; nil: under `outDirectory`.
+    public var temporaryDirectory: String?
 
     public init() {}
 }

@@ -110,6 +110,47 @@ public struct RunSummary: Sendable {
         /// Events let out behind a later one (later than the window in their input, or let out early by a full buffer).
         public var outOfOrder = 0
     }
+    /// How the inputs were put in order (`--order`): exact (sorted, and what spilled), a window, or as read.
+    public var order: OrderCounts?
+
+    /// What putting the inputs in order took (`"order"` in `--stats`).
+    public struct OrderCounts: Sendable {
+        public enum Mode: String, Sendable {
+            /// Every event in `EventOrder` (an external sort).
+            case exact
+            /// Several inputs merged through a reorder window (`reorder` says more).
+            case window
+            /// As read: one stream, or `--concat`.
+            case asRead = "as_read"
+        }
+        public var mode: Mode
+        public var inputs: Int
+        /// What the held events may take before they are sorted and spilled to disk (`input.reorder_buffer`).
+        public var budgetBytes: Int
+        /// Events of the inputs' in-order starts: counted on the first read, read again when they go out.
+        public var inOrderLines = 0
+        /// Events sorted in memory at the end (never spilled).
+        public var sortedInMemory = 0
+        public var spilledRuns = 0
+        public var spilledLines = 0
+        /// The spilled runs' size on disk (gzip).
+        public var spilledBytes = 0
+        /// Times the runs on disk were merged into one before the last merge (more than 64 of them).
+        public var runMerges = 0
+        public var heldBytesHighWater = 0
+        /// Events held right now (part of `in_flight`; 0 at the end).
+        public var held = 0
+        /// Events an earlier run left pending in the `--state` file, ordered with this run's.
+        public var carriedIn = 0
+        /// Events within the stages' lateness of the latest event time, left pending in the `--state` file.
+        public var pending = 0
+
+        public init(mode: Mode, inputs: Int, budgetBytes: Int) {
+            self.mode = mode
+            self.inputs = inputs
+            self.budgetBytes = budgetBytes
+        }
+    }
     /// Rejects files completed and renamed.
     public var rejectFiles = 0
     /// Reject records that never reached a finished rejects file (a write, fsync or rename failed).
@@ -161,6 +202,18 @@ public struct RunSummary: Sendable {
                 + (sides.isEmpty ? "" : " (" + sides.joined(separator: ", ") + ")")
         }
         if !outputs.isEmpty { parts.append(outputs.joined(separator: ", ")) }
+        if let order, order.mode == .exact {
+            var text = "exact order"
+            if order.spilledRuns > 0 {
+                text += ", \(order.spilledRuns) sorted run\(order.spilledRuns == 1 ? "" : "s") spilled (\(order.spilledLines) lines, \(order.spilledBytes) bytes)"
+            } else {
+                text += ", sorted in memory"
+            }
+            if usesState && (order.pending > 0 || order.carriedIn > 0) {
+                text += ", \(order.pending) left pending in the state (\(order.carriedIn) pending in)"
+            }
+            parts.append(text)
+        }
         if elapsedSeconds > 0 {
             parts.append(String(format3(elapsedSeconds)) + "s, \(Int(Double(linesIn) / max(elapsedSeconds, 1e-9))) lines/s")
         }
@@ -252,6 +305,25 @@ public struct RunSummary: Sendable {
             r.field("let_out_full", reorder.letOutFull)
             r.field("out_of_order", reorder.outOfOrder)
             out.raw("reorder", r.text)
+        }
+        if let order {
+            var o = JSONObjectWriter()
+            o.field("mode", order.mode.rawValue)
+            o.field("inputs", order.inputs)
+            if order.mode == .exact {
+                o.field("budget_bytes", order.budgetBytes)
+                o.field("in_order_lines", order.inOrderLines)
+                o.field("sorted_in_memory", order.sortedInMemory)
+                o.field("spilled_runs", order.spilledRuns)
+                o.field("spilled_lines", order.spilledLines)
+                o.field("spilled_bytes", order.spilledBytes)
+                o.field("run_merges", order.runMerges)
+                o.field("held_bytes_high_water", order.heldBytesHighWater)
+                o.field("held", order.held)
+                o.field("carried_in", order.carriedIn)
+                o.field("pending", order.pending)
+            }
+            out.raw("order", o.text)
         }
         if usesState {
             var s = JSONObjectWriter()

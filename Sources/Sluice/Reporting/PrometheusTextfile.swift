@@ -112,6 +112,14 @@ public enum PrometheusTextfile {
             out.metric("sluice_reorder_out_of_order_total", .counter, "Events let out behind a later one (later than the reorder window).",
                        [([], reorder.outOfOrder)])
         }
+        if let order = summary.order, order.mode == .exact {
+            out.metric("sluice_order_held_lines", .gauge, "Events exact order holds to sort (part of in_flight).", [([], order.held)])
+            out.metric("sluice_order_spilled_runs_total", .counter, "Sorted runs exact order spilled to disk.", [([], order.spilledRuns)])
+            out.metric("sluice_order_spilled_bytes_total", .counter, "Bytes of the sorted runs exact order spilled to disk (gzip).",
+                       [([], order.spilledBytes)])
+            out.metric("sluice_order_pending_lines", .gauge, "Events left pending in the --state file for the next run to order.",
+                       [([], order.pending)])
+        }
         out.metric("sluice_run_elapsed_seconds", .gauge, "Seconds since the run started.", [([], summary.elapsedSeconds)])
         out.metric("sluice_run_finished", .gauge, "1 once the run has ended (then sluice_run_exit_code is set), 0 while it runs.",
                    [([], outcome == nil ? 0 : 1)])

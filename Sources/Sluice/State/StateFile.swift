@@ -85,7 +85,7 @@ public final class StateFile {
     /// its size. The file itself changes only at `commit`, so the run can still
     /// fail (its stats cannot be written) and leave the previous state for a retry.
     @discardableResult
-    func write(stages: [any Stage], memories: [StateFormat.Memory] = [], sourceNames: [String],
+    func write(stages: [any Stage], memories: [StateFormat.Memory] = [], pendingLines: [Event] = [], sourceNames: [String],
                latestTime: EventTime) throws(StateError) -> Int {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -94,7 +94,7 @@ public final class StateFile {
             let code = FileSystem.writeAll(fd, chunk).errno
             if code != 0 { throw .cannotWrite(path: temporary, errno: code, atEnd: true) }
         }
-        StateFormat.encode(stages: stages, memories: memories, latestTime: latestTime, to: writer)
+        StateFormat.encode(stages: stages, memories: memories, pending: pendingLines, latestTime: latestTime, to: writer)
         var failure = writer.failure
         if failure == nil && fsync(fd) != 0 { failure = .cannotWrite(path: temporary, errno: errno, atEnd: true) }
         if close(fd) != 0 && failure == nil { failure = .cannotWrite(path: temporary, errno: errno, atEnd: true) }

@@ -4,9 +4,10 @@
 ///
 /// ```
 /// offset 0   "SLUICEST"                       magic (8 bytes)
-///        8   format version                   u32, little-endian (this is 3; 2, read too, kept no
-///                                             destination memories; 1 kept no consent marks)
-///       12   sections                         each stage's bytes, then each destination memory's
+///        8   format version                   u32, little-endian (this is 4; 3 kept no pending lines;
+///                                             2, read too, kept no destination memories; 1 kept no consent marks)
+///       12   sections                         each stage's bytes, then each destination memory's,
+///                                             then the pending lines (each: origin, bytes)
 ///            index:
 ///              stage list                     count, then each stage's name: the whole pipeline, in order
 ///              latest event time              i64 µs (dates rejects files as one long run would)
@@ -14,6 +15,7 @@
 ///              sources                        count, then names: the inputs carried lines came from
 ///              sections                       count, then each: position, name, signature, offset, length
 ///              memories                       count, then each: destination, signature, offset, length
+///              pending lines                  count, offset, length: lines exact order left for the next run
 ///   end-12   index offset                     u64
 ///   end-4    CRC-32 (zlib) of every byte before it
 /// ```
@@ -27,7 +29,7 @@
 /// without it, as on a first run).
 enum StateFormat {
     static let magic: [UInt8] = Array("SLUICEST".utf8)
-    static let version: UInt32 = 3
+    static let version: UInt32 = 4
     /// The earliest version still read.
     static let oldestReadable: UInt32 = 2
     static let headerSize = 12
@@ -46,6 +48,15 @@ enum StateFormat {
         /// Destinations whose device memory was restored, and the devices it held.
         var restoredMemories = 0
         var restoredDevices = 0
+        /// Lines an exact-order run left unprocessed for the next one to order with its own
+        /// (within the stages' lateness of its latest event), as read, with their origins.
+        var pending: [PendingLine] = []
+    }
+
+    /// A line left pending, as read, and where it was read.
+    struct PendingLine: Equatable {
+        var origin: Origin
+        var line: [UInt8]
     }
 
     /// A destination's device memory as the state file keeps it.
@@ -65,7 +76,8 @@ enum StateFormat {
     // MARK: - Writing
 
     /// Writes the whole file through `writer`: header, each stateful stage's section, index, trailer.
-    static func encode(stages: [any Stage], memories: [Memory] = [], latestTime: EventTime, to writer: StateWriter) {
+    static func encode(stages: [any Stage], memories: [Memory] = [], pending: [Event] = [], latestTime: EventTime,
+                       to writer: StateWriter) {
         writer.raw(magic)
         writer.u32(version)
         var sections: [Section] = []
@@ -84,6 +96,12 @@ enum StateFormat {
             memory.memory.save(to: writer)
             memorySections.append((memory.name, memory.signature, Int(start)..<Int(writer.offset)))
         }
+        let pendingStart = writer.offset
+        for event in pending {
+            writer.origin(event.origin)
+            event.document.withRawBytes(0) { writer.bytes($0) }
+        }
+        let pendingRange = Int(pendingStart)..<Int(writer.offset)
         let indexOffset = writer.offset
         writer.varint(stages.count)
         for stage in stages { writer.string(stage.name) }
@@ -107,6 +125,9 @@ enum StateFormat {
             writer.varint(section.range.lowerBound)
             writer.varint(section.range.count)
         }
+        writer.varint(pending.count)
+        writer.varint(pendingRange.lowerBound)
+        writer.varint(pendingRange.count)
         writer.u64(indexOffset)
         writer.u32(writer.checksum)
         writer.flush()
@@ -170,6 +191,14 @@ enum StateFormat {
                 savedMemories.append((name, signature, offset..<(offset + length)))
             }
         }
+        var pendingCount = 0
+        var pendingRange = sectionsEnd..<sectionsEnd
+        if found >= 4 {
+            pendingCount = try index.int(in: 0...Int(Int32.max), "the pending line count")
+            let offset = try index.int(in: headerSize...sectionsEnd, "the pending lines' offset")
+            let length = try index.int(in: 0...(sectionsEnd - offset), "the pending lines' length")
+            pendingRange = offset..<(offset + length)
+        }
         try index.expectEnd("the index")
 
         let names = stages.map(\.name)
@@ -202,6 +231,12 @@ enum StateFormat {
             throw .corrupt(path: path, detail: "the index says \(carried) lines are carried but the stages hold \(held)")
         }
         var header = Header(latestTime: EventTime(microseconds: latest), carriedLines: carried, sources: sources, fileBytes: size)
+        var pendingReader = StateReader(bytes, range: pendingRange, path: path, sourceMap: sourceMap)
+        for _ in 0..<pendingCount {
+            let origin = try pendingReader.origin()
+            header.pending.append(PendingLine(origin: origin, line: try pendingReader.bytes()))
+        }
+        try pendingReader.expectEnd("the pending lines")
         for memory in memories {
             guard let saved = savedMemories.first(where: { $0.name == memory.name && $0.signature == memory.signature }) else { continue }
             var reader = StateReader(bytes, range: saved.range, path: path)

@@ -78,6 +78,7 @@ extension RunSummary {
                 }
             case "files_not_listed": filesNotListed = try reader.int(value, key)
             case "reorder": reorder = try reader.reorder(value, key)
+            case "order": order = try reader.order(value, key)
             case "stdout_closed_early": stdoutClosedEarly = try reader.bool(value, key)
             case "elapsed_seconds": elapsedSeconds = try reader.double(value, key)
             case "error": error = try reader.string(value, key)
@@ -298,6 +299,33 @@ private struct StatsJSONReader {
             case "held_bytes_high_water": counts.heldBytesHighWater = try int(value, field)
             case "let_out_full": counts.letOutFull = try int(value, field)
             case "out_of_order": counts.outOfOrder = try int(value, field)
+            default: throw problem("unknown key '\(field)' (written by another version of sluice?)")
+            }
+        }
+        return counts
+    }
+
+    func order(_ node: Int, _ what: String) throws(StatsFileError) -> RunSummary.OrderCounts {
+        var counts = RunSummary.OrderCounts(mode: .asRead, inputs: 0, budgetBytes: 0)
+        for (key, value) in try members(of: node, what) {
+            let field = "\(what).\(key)"
+            switch key {
+            case "mode":
+                let text = try string(value, field)
+                guard let mode = RunSummary.OrderCounts.Mode(rawValue: text) else { throw problem("\(field) is \(text), not exact, window or as_read") }
+                counts.mode = mode
+            case "inputs": counts.inputs = try int(value, field)
+            case "budget_bytes": counts.budgetBytes = try int(value, field)
+            case "in_order_lines": counts.inOrderLines = try int(value, field)
+            case "sorted_in_memory": counts.sortedInMemory = try int(value, field)
+            case "spilled_runs": counts.spilledRuns = try int(value, field)
+            case "spilled_lines": counts.spilledLines = try int(value, field)
+            case "spilled_bytes": counts.spilledBytes = try int(value, field)
+            case "run_merges": counts.runMerges = try int(value, field)
+            case "held_bytes_high_water": counts.heldBytesHighWater = try int(value, field)
+            case "held": counts.held = try int(value, field)
+            case "carried_in": counts.carriedIn = try int(value, field)
+            case "pending": counts.pending = try int(value, field)
             default: throw problem("unknown key '\(field)' (written by another version of sluice?)")
             }
         }

@@ -10,6 +10,7 @@
 /// - `inputs` and `files` are the shards' lists one after another, in the files' order;
 ///   `reorder` (shards that merged several inputs) sums its counts, its window,
 ///   bound and high-water marks take the largest;
+///   `order` sums its counts, its budget and high-water mark take the largest;
 ///   `stdout_closed_early` is true if it is in any shard.
 /// - A shard's `error` is kept, prefixed with its file.
 ///
@@ -129,6 +130,25 @@ extension RunSummary {
                 counts.outOfOrder += other.outOfOrder
             }
             reorder = counts
+        }
+        if let other = shard.order {
+            var counts = order ?? other
+            if order != nil {
+                // Shards ordered alike; one that fell back to another mode shows in its own stats.
+                counts.inputs += other.inputs
+                counts.budgetBytes = max(counts.budgetBytes, other.budgetBytes)
+                counts.inOrderLines += other.inOrderLines
+                counts.sortedInMemory += other.sortedInMemory
+                counts.spilledRuns += other.spilledRuns
+                counts.spilledLines += other.spilledLines
+                counts.spilledBytes += other.spilledBytes
+                counts.runMerges += other.runMerges
+                counts.heldBytesHighWater = max(counts.heldBytesHighWater, other.heldBytesHighWater)
+                counts.held += other.held
+                counts.carriedIn += other.carriedIn
+                counts.pending += other.pending
+            }
+            order = counts
         }
         stdoutClosedEarly = stdoutClosedEarly || shard.stdoutClosedEarly
         elapsedSeconds = max(elapsedSeconds, shard.elapsedSeconds)

@@ -97,8 +97,8 @@ import Testing
 
     @Test func aPipelineWithoutStatefulStagesStillHasAValidState() throws {
         let bytes = state("[]")
-        // Header, an index of empty lists, a time and a count, the trailer.
-        #expect(bytes.count == 12 + 13 + 12)
+        // Header, an index of empty lists, a time and a count, no pending lines (count, offset, length), the trailer.
+        #expect(bytes.count == 12 + 16 + 12)
         #expect(try restore(bytes, "[]").get().carriedLines == 0)
     }
 
@@ -143,19 +143,60 @@ import Testing
         var bytes = state()
         bytes[8] = 1
         let error = failure(bytes)
-        #expect(error == .incompatibleVersion(path: "test.state", found: 1, supported: 3))
-        #expect(error?.description.contains("state format 1; this sluice reads formats 2 to 3") == true)
+        #expect(error == .incompatibleVersion(path: "test.state", found: 1, supported: 4))
+        #expect(error?.description.contains("state format 1; this sluice reads formats 2 to 4") == true)
+    }
+
+    /// The bytes without the index's last `count` bytes (before the trailer), as format `version`, resealed.
+    private func dropIndexTail(_ bytes: [UInt8], _ count: Int, version: UInt8) -> [UInt8] {
+        var old = Array(bytes[..<(bytes.count - 12 - count)]) + Array(bytes[(bytes.count - 12)...])
+        old[8] = version
+        return resealed(old)
+    }
+
+    /// How many bytes the pending lines take at the end of the index when there are none:
+    /// a count of 0, the offset (the index's own: a varint), a length of 0.
+    private func emptyPendingTail(_ bytes: [UInt8]) -> Int {
+        let indexOffset = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: bytes.count - 12, as: UInt64.self) }
+        var varint = 1
+        while indexOffset >> (7 * varint) > 0 { varint += 1 }
+        return 2 + varint
     }
 
     @Test func aFormat2StateIsReadAsOneWithoutDestinationMemories() throws {
         // Format 2 is format 3 without the destination memory list at the end of the index.
         let current = state()
-        var old = Array(current[..<(current.count - 13)]) + Array(current[(current.count - 12)...])
-        #expect(current[current.count - 13] == 0, "no memories: the list's count is the index's last byte")
-        old[8] = 2
-        let header = try restore(resealed(old)).get()
+        let tail = emptyPendingTail(current)
+        #expect(current[current.count - 12 - tail - 1] == 0, "no memories: the list's count ends the index before the pending lines")
+        let header = try restore(dropIndexTail(current, tail + 1, version: 2)).get()
         #expect(header.carriedLines == (try restore(current).get()).carriedLines)
         #expect(header.restoredMemories == 0)
+    }
+
+    @Test func aFormat3StateIsReadAsOneWithoutPendingLines() throws {
+        // Format 3 is format 4 without the pending lines at the end of the index.
+        let current = state()
+        let header = try restore(dropIndexTail(current, emptyPendingTail(current), version: 3)).get()
+        #expect(header.carriedLines == (try restore(current).get()).carriedLines)
+        #expect(header.pending.isEmpty)
+    }
+
+    @Test func pendingLinesComeBackAsTheyWereReadWithTheirOrigins() throws {
+        let lines = [#"{"type":"track","event":"a","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"#,
+                     #"{ "type": "track", "event": "b", "anonymousId": "d", "timestamp": "2026-11-20T08:00:01Z" }"#]
+        let events = lines.enumerated().map { index, line in
+            Array(line.utf8).withUnsafeBufferPointer { try! Event.decode($0, origin: Origin(source: Int32(index), line: Int64(7 + index))).get() }
+        }
+        let writer = StateWriter(sourceNames: StateCase.sourceNames)
+        StateFormat.encode(stages: [], pending: events, latestTime: .epoch, to: writer)
+        var stages: [any Stage] = []
+        let header = try writer.bytes.withUnsafeBytes { raw throws(StateError) in
+            try StateFormat.decode(raw, path: "t", into: &stages, sourceBase: 5)
+        }
+        #expect(header.sources == StateCase.sourceNames)
+        #expect(header.pending.map(\.origin) == [Origin(source: 5, line: 7), Origin(source: 6, line: 8)])
+        // The line as its value's text: insignificant whitespace outside it is not kept.
+        #expect(header.pending.map { String(decoding: $0.line, as: UTF8.self) } == lines)
     }
 
     @Test(arguments: [

@@ -1,0 +1,406 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CCRC32
+import SluiceJSON
+
+/// Something that gives events in `EventOrder`: a sorted run on disk, the run
+/// still in memory, or the in-order start of an input read again.
+protocol SortedSource: AnyObject {
+    func next() throws -> Event?
+}
+
+/// Bounded inputs in exact event order (`--order exact`): every event of
+/// every input is read first, then the stages get them all in `EventOrder`,
+/// however disordered the inputs were and however the lines fell into files.
+/// An external sort with bounded memory:
+///
+/// - **Collecting.** The inputs are read one after another. An input's events
+///   that come in order (each at or after the last one that did) are its
+///   *in-order run*: they are only counted (and their bytes summed into a
+///   CRC-32), and read again from the file when the events go out, instead of
+///   being held. The others (a late message, a batch sent minutes behind) are
+///   held in memory; when they take more than the budget
+///   (`input.reorder_buffer`), they are sorted and spilled to a run on disk
+///   (`SortRunWriter`, gzip level 1, under a `SpillDirectory`). A file in
+///   event order, or nearly, so costs a second read and parse, not its size
+///   in memory or on disk. Lines rejected at input have no event time: they go
+///   to the rejects as soon as they are read.
+/// - **Merging.** A k-way merge of the in-order runs (read again with the
+///   same rule, and checked against their count and CRC), the runs on disk
+///   and the run in memory gives every event in order.
+///
+/// With `carryFrom` (a non-final `--state` run), the events at or after that
+/// long before the latest event time are not given out: they are `pending`
+/// for the state, and the next run orders them with its own lines.
+final class ExactOrderFeed: InputFeed {
+    let inputs: [InputLines]
+    /// How a file is read again (its in-order start) and how spilled runs are read.
+    private let mergeReading: InputReading
+    /// Opens input `index` again, from its start.
+    private let reopen: (Int) -> InputLines?
+    private let budget: Int
+    private let spill: SpillDirectory
+    /// How far behind the latest event time events are carried instead of given out (nil: none are).
+    private let carryFrom: Duration?
+    private var counted: RunSummary.OrderCounts
+
+    private struct InOrderStart {
+        var last: Event?
+        var events = 0
+        var lastLine: Int64 = 0
+        var crc: UInt32 = 0
+        /// Whether the input can be read again (a regular file, or bytes in memory).
+        var rereadable: Bool
+    }
+
+    private var starts: [InOrderStart]
+    private var held: [Event] = []
+    private var heldBytes = 0
+    private var runs: [String] = []
+    private var current = 0
+    private var collecting = true
+    private var stopRequested = false
+    private var latest = Int64.min
+
+    private var sources: [any SortedSource] = []
+    /// The merge's heads: each source's next event, least first.
+    private var heads = MergeHeads()
+    private var cutoff = Int64.max
+    private var sinceHousekeeping = 0
+    private let housekeeping: (() throws -> Void)?
+
+    /// Events a non-final `--state` run leaves for the next one, in order.
+    private(set) var pending: [Event] = []
+
+    /// - Parameters:
+    ///   - inputs: the run's inputs, in the order given.
+    ///   - rereadable: per input, whether it can be read a second time.
+    ///   - carriedIn: events an earlier run left pending (`--state`).
+    init(_ inputs: [InputLines], rereadable: [Bool], carriedIn: [Event], budgetBytes: Int, spill: SpillDirectory,
+         carryFrom: Duration?, mergeReading: InputReading, reopen: @escaping (Int) -> InputLines?) {
+        self.inputs = inputs
+        self.mergeReading = mergeReading
+        self.reopen = reopen
+        budget = max(budgetBytes, 64 << 10)
+        self.spill = spill
+        self.carryFrom = carryFrom
+        housekeeping = mergeReading.beforeRead
+        starts = rereadable.map { InOrderStart(rereadable: $0) }
+        counted = RunSummary.OrderCounts(mode: .exact, inputs: inputs.count, budgetBytes: budget)
+        counted.carriedIn = carriedIn.count
+        for event in carriedIn {
+            if event.time.microseconds > latest { latest = event.time.microseconds }
+            hold(event)
+        }
+    }
+
+    var counts: RunSummary.OrderCounts {
+        var counts = counted
+        counts.held = held.count
+        counts.pending = pending.count
+        return counts
+    }
+
+    func next() throws -> InputRecord? {
+        while collecting {
+            guard current < inputs.count else {
+                try beginMerge()
+                break
+            }
+            let input = inputs[current]
+            if stopRequested && !input.reached {
+                current += 1
+                continue
+            }
+            let record: InputRecord?
+            do {
+                record = try input.next()
+            } catch {
+                current += 1
+                throw error
+            }
+            guard let record = consume record else {
+                current += 1
+                continue
+            }
+            switch consume record {
+            case .rejected(let line):
+                return .rejected(line)
+            case .event(let event):
+                try take(event, from: current)
+            }
+        }
+        return try nextMerged().map { .event($0) }
+    }
+
+    func stop(drainRead: Bool) {
+        // What was read is ordered and given out whatever the stop: the merge
+        // reads only the run's own files and in-order starts it counted.
+        stopRequested = true
+        if !drainRead, collecting, current < inputs.count { inputs[current].abandon() }
+    }
+
+    // MARK: - Collecting
+
+    private func take(_ event: consuming Event, from index: Int) throws {
+        let time = event.time.microseconds
+        if time > latest { latest = time }
+        if starts[index].rereadable, !(starts[index].last.map { EventOrder.precedes(event, $0) } ?? false) {
+            // In order in its input: read again at the merge rather than held.
+            starts[index].events += 1
+            starts[index].lastLine = event.origin.line
+            starts[index].crc = Self.crc(starts[index].crc, event)
+            starts[index].last = event
+            counted.inOrderLines += 1
+            return
+        }
+        hold(event)
+        if heldBytes > budget { try spillHeld() }
+    }
+
+    private func hold(_ event: consuming Event) {
+        heldBytes += ReorderBuffer.footprint(of: event)
+        held.append(event)
+        if heldBytes > counted.heldBytesHighWater { counted.heldBytesHighWater = heldBytes }
+    }
+
+    private func sortHeld() {
+        held.sort { a, b in
+            let (ta, tb) = (a.time.microseconds, b.time.microseconds)
+            if ta != tb { return ta < tb }
+            return EventOrder.compareTies(a, b) < 0
+        }
+    }
+
+    private func spillHeld() throws {
+        sortHeld()
+        let writer = try SortRunWriter(path: try spill.newFile())
+        for event in held { try writer.append(event) }
+        try writer.finish()
+        runs.append(writer.path)
+        counted.spilledRuns += 1
+        counted.spilledLines += writer.lines
+        counted.spilledBytes += writer.compressedBytes
+        held.removeAll()
+        heldBytes = 0
+        if runs.count >= Self.mostRunsOpen { try mergeRuns() }
+    }
+
+    /// How many runs on disk the merge reads at once: past it, they are merged into one first.
+    static let mostRunsOpen = 64
+
+    /// Merges the runs on disk into one (a second pass over them), so the last merge opens few files.
+    private func mergeRuns() throws {
+        let readers = try runs.map { try SortRunReader(path: $0, reading: mergeReading) }
+        var merging = MergeHeads()
+        for (index, reader) in readers.enumerated() {
+            if let event = try reader.next() { merging.insert(event, source: index) }
+        }
+        let writer = try SortRunWriter(path: try spill.newFile())
+        while let source = merging.minSource {
+            let refill = try readers[source].next()
+            try writer.append(merging.replaceMin(with: refill))
+        }
+        try writer.finish()
+        for run in runs { unlink(run) }
+        runs = [writer.path]
+        counted.runMerges += 1
+    }
+
+    static func crc(_ crc: UInt32, _ event: borrowing Event) -> UInt32 {
+        event.document.withRawBytes(0) { raw in
+            raw.isEmpty ? crc : sluice_crc32(crc, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), raw.count)
+        }
+    }
+
+    // MARK: - Merging
+
+    private func beginMerge() throws {
+        collecting = false
+        counted.sortedInMemory = held.count
+        sortHeld()
+        var all: [any SortedSource] = []
+        for index in starts.indices where starts[index].events > 0 {
+            guard let input = reopen(index) else { continue }
+            all.append(InOrderStartSource(input: input, name: inputs[index].name, events: starts[index].events,
+                                          lastLine: starts[index].lastLine, crc: starts[index].crc))
+        }
+        for run in runs { all.append(try SortRunReader(path: run, reading: mergeReading)) }
+        if !held.isEmpty {
+            all.append(HeldRun(held))
+            held = []
+            heldBytes = 0
+        }
+        for start in starts.indices { starts[start].last = nil }
+        sources = all
+        for (index, source) in sources.enumerated() {
+            if let event = try source.next() { heads.insert(event, source: index) }
+        }
+        if let carryFrom, latest != Int64.min {
+            cutoff = latest - carryFrom.microseconds
+        }
+    }
+
+    private func nextMerged() throws -> Event? {
+        guard let source = heads.minSource else {
+            spill.remove()
+            return nil
+        }
+        let refill = try sources[source].next()
+        let event = heads.replaceMin(with: refill)
+        if event.time.microseconds >= cutoff {
+            // From here on every event is at or after the cutoff: all are left for the next run.
+            pending.append(event)
+            while let more = heads.minSource {
+                let refill = try sources[more].next()
+                pending.append(heads.replaceMin(with: refill))
+            }
+            spill.remove()
+            return nil
+        }
+        sinceHousekeeping += 1
+        if sinceHousekeeping == 4096 {
+            // Outputs are handed over and signals served while the merge reads nothing.
+            sinceHousekeeping = 0
+            try housekeeping?()
+        }
+        return event
+    }
+}
+
+/// The merge's heads, least first by `EventOrder` (equal lines by source).
+struct MergeHeads {
+    private var heads: [(event: Event, source: Int)] = []
+
+    var minSource: Int? { heads.first?.source }
+
+    private static func less(_ a: (event: Event, source: Int), _ b: (event: Event, source: Int)) -> Bool {
+        let (ta, tb) = (a.event.time.microseconds, b.event.time.microseconds)
+        if ta != tb { return ta < tb }
+        let order = EventOrder.compareTies(a.event, b.event)
+        return order != 0 ? order < 0 : a.source < b.source
+    }
+
+    mutating func insert(_ event: consuming Event, source: Int) {
+        heads.append((event, source))
+        var child = heads.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.less(heads[child], heads[parent]) else { break }
+            heads.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    /// Takes the least head and puts the same source's next event (if any) in its place.
+    mutating func replaceMin(with next: consuming Event?) -> Event {
+        let source = heads[0].source
+        let least: Event
+        if let next {
+            least = heads[0].event
+            heads[0] = (next, source)
+        } else {
+            let last = heads.removeLast()
+            if heads.isEmpty { return last.event }
+            least = heads[0].event
+            heads[0] = last
+        }
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < heads.count, Self.less(heads[left], heads[smallest]) { smallest = left }
+            if right < heads.count, Self.less(heads[right], heads[smallest]) { smallest = right }
+            if smallest == parent { break }
+            heads.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return least
+    }
+}
+
+/// The run still in memory, sorted.
+final class HeldRun: SortedSource {
+    private var events: [Event]
+    private var index = 0
+
+    init(_ events: [Event]) { self.events = events }
+
+    func next() throws -> Event? {
+        guard index < events.count else {
+            events = []
+            return nil
+        }
+        defer { index += 1 }
+        return events[index]
+    }
+}
+
+/// An input's in-order run, read again: the events that were each at or
+/// after the last one taken, up to the last one counted, checked against
+/// their number and CRC-32 (a file that changed between the reads fails the
+/// run rather than give other events).
+final class InOrderStartSource: SortedSource {
+    private let input: InputLines
+    private let name: String
+    private var remaining: Int
+    private let lastLine: Int64
+    private let expectedCRC: UInt32
+    private var crc: UInt32 = 0
+    private var last: Event?
+
+    init(input: InputLines, name: String, events: Int, lastLine: Int64, crc: UInt32) {
+        self.input = input
+        self.name = name
+        remaining = events
+        self.lastLine = lastLine
+        expectedCRC = crc
+    }
+
+    func next() throws -> Event? {
+        guard remaining > 0 else { return nil }
+        while true {
+            let record: InputRecord?
+            do {
+                record = try input.next()
+            } catch {
+                throw InputChangedWhileRead(path: name, detail: "\(error)")
+            }
+            switch consume record {
+            case nil:
+                throw InputChangedWhileRead(path: name, detail: "it ended before line \(lastLine)")
+            case .rejected?:
+                // Given to the rejects on the first read.
+                continue
+            case .event(let event)?:
+                // Behind the run: held on the first read, and given out from there.
+                if let last, EventOrder.precedes(event, last) { continue }
+                remaining -= 1
+                crc = ExactOrderFeed.crc(crc, event)
+                if remaining == 0 {
+                    input.abandon()
+                    last = nil
+                    guard event.origin.line == lastLine, crc == expectedCRC else {
+                        throw InputChangedWhileRead(path: name, detail: "its first \(lastLine) lines are not what the first read found")
+                    }
+                } else {
+                    last = event
+                }
+                return event
+            }
+        }
+    }
+}
+
+/// An input read twice (exact order) that was not the same the second time: the run fails (exit 74).
+struct InputChangedWhileRead: Error, CustomStringConvertible {
+    var path: String
+    var detail: String
+    var description: String {
+        "input \(path) changed while the run read it (\(detail)); exact order reads a file's in-order start twice: "
+            + "run over files that are no longer written, or give --order window"
+    }
+}

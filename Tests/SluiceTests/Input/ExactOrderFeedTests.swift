@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+@testable import Sluice
+import SluiceJSON
+import SluiceTestSupport
+
+@Suite struct ExactOrderFeedTests {
+    /// A track line `milliseconds` after 2026-11-20T00:00:00Z (less than a day), named `name`, with optional extra members.
+    private func event(_ name: String, _ milliseconds: Int, id: String? = nil, extra: String = "") -> String {
+        let seconds = milliseconds / 1000
+        let time = "2026-11-20T\(pad(seconds / 3600)):\(pad(seconds / 60 % 60)):\(pad(seconds % 60)).\(pad3(milliseconds % 1000))Z"
+        let idMember = id.map { #","messageId":"\#($0)""# } ?? ""
+        return #"{"type":"track","event":"\#(name)","anonymousId":"d","timestamp":"\#(time)"\#(idMember)\#(extra)}"#
+    }
+
+    private func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    private func pad3(_ value: Int) -> String { value < 10 ? "00\(value)" : value < 100 ? "0\(value)" : "\(value)" }
+
+    private struct Made {
+        var feed: ExactOrderFeed
+        var spill: SpillDirectory
+    }
+
+    private func feed(_ files: [[String]], in directory: TemporaryDirectory, budget: Int = 1 << 20,
+                      carryFrom: Duration? = nil, carriedIn: [Event] = []) -> Made {
+        let reading = InputReading(maxLineBytes: 1 << 20, gate: nil, beforeRead: nil, scratch: JSONParseScratch())
+        let paths = files.enumerated().map { index, lines in
+            directory.write("in-\(index).ndjson", lines.map { $0 + "\n" }.joined())
+        }
+        let inputs = paths.enumerated().map { InputLines(path: $1, source: Int32($0), reading: reading) }
+        let spill = SpillDirectory(root: directory.file("tmp"))
+        let feed = ExactOrderFeed(inputs, rereadable: paths.map { _ in true }, carriedIn: carriedIn, budgetBytes: budget,
+                                  spill: spill, carryFrom: carryFrom, mergeReading: reading,
+                                  reopen: { InputLines(path: paths[$0], source: Int32($0), reading: reading) })
+        return Made(feed: feed, spill: spill)
+    }
+
+    /// Every record the feed gives: an event's name, or `!reason` for a line rejected at input.
+    private func drain(_ feed: ExactOrderFeed) throws -> [String] {
+        var names: [String] = []
+        while let record = try feed.next() {
+            switch record {
+            case .event(let event): names.append(event.nameString)
+            case .rejected(let line): names.append("!" + line.rejection.reason.rawValue)
+            }
+        }
+        return names
+    }
+
+    @Test func inputsDisorderedByHoursComeOutInEventTimeOrder() throws {
+        let directory = TemporaryDirectory()
+        let files = [[event("a3", 3_000_000), event("a1", 1_000), event("a2", 2_000_000)],
+                     [event("b2", 2_500_000), event("b0", 500)]]
+        let made = feed(files, in: directory)
+        #expect(try drain(made.feed) == ["b0", "a1", "a2", "b2", "a3"])
+    }
+
+    @Test func sameTimeEventsGoByLifecycleThenMessageIdThenBytesWhateverTheFiles() throws {
+        let directory = TemporaryDirectory()
+        let lines = [
+            event("signed_out", 1000, id: "a"),
+            event("flow", 1000, id: "z", extra: #","timed":"stop""#),
+            event("tap", 1000, id: "m2"),
+            event("tap", 1000, id: "m1"),
+            event("flow", 1000, id: "y", extra: #","timed":"start""#),
+            #"{"type":"session","action":"start","anonymousId":"d","timestamp":"2026-11-20T00:00:01.000Z","messageId":"zz"}"#,
+            event("untagged", 1000),
+        ]
+        let expected = ["session", "flow", "untagged", "tap", "tap", "flow", "signed_out"]
+        var random = TestRandom(state: 7)
+        for trial in 0..<12 {
+            var shuffled = lines
+            for index in shuffled.indices.reversed() { shuffled.swapAt(index, random.below(index + 1)) }
+            let count = 1 + trial % 4
+            var files = [[String]](repeating: [], count: count)
+            for line in shuffled { files[random.below(count)].append(line) }
+            let trialDirectory = TemporaryDirectory()
+            let made = feed(files.filter { !$0.isEmpty }, in: trialDirectory)
+            var events: [Event] = []
+            while let record = try made.feed.next() { if case .event(let event) = record { events.append(event) } }
+            #expect(events.map(\.nameString) == expected)
+            let ids = events.map { $0.document.member("messageId").flatMap($0.document.string) ?? "-" }
+            #expect(ids == ["zz", "y", "-", "m1", "m2", "z", "a"])
+            _ = trialDirectory
+        }
+        _ = directory
+    }
+
+    @Test func aRejectedLineGoesOutAsReadAndTheEventsStillInOrder() throws {
+        let directory = TemporaryDirectory()
+        let made = feed([[event("b", 2000), "not json", event("a", 1000)]], in: directory)
+        #expect(try drain(made.feed) == ["!invalid_json", "a", "b"])
+    }
+
+    @Test func anInOrderFileIsReadAgainRatherThanHeldAndNothingSpills() throws {
+        let directory = TemporaryDirectory()
+        let lines = (0..<500).map { event("e\($0)", $0 * 10) }
+        let made = feed([lines], in: directory, budget: 64 << 10)
+        #expect(try drain(made.feed) == (0..<500).map { "e\($0)" })
+        let counts = made.feed.counts
+        #expect(counts.inOrderLines == 500 && counts.spilledRuns == 0 && counts.sortedInMemory == 0)
+    }
+
+    @Test func aSmallBudgetSpillsSortedRunsMergesThemAndRemovesThemAtTheEnd() throws {
+        let directory = TemporaryDirectory()
+        var random = TestRandom(state: 3)
+        let times = (0..<6000).map { _ in random.below(10_000_000) }
+        let padding = String(repeating: "x", count: 200)
+        let lines = times.enumerated().map { event("e\($0.offset)", $0.element, id: "m\($0.offset)", extra: #","p":"\#(padding)""#) }
+        let made = feed([lines.reversed(), []], in: directory, budget: 64 << 10)
+        let names = try drain(made.feed)
+        let expected = times.enumerated().sorted { ($0.element, "m\($0.offset)") < ($1.element, "m\($1.offset)") }.map { "e\($0.offset)" }
+        #expect(names == expected)
+        let counts = made.feed.counts
+        #expect(counts.spilledRuns > ExactOrderFeed.mostRunsOpen)
+        #expect(counts.runMerges >= 1)
+        #expect(counts.spilledLines > 5000 && counts.spilledLines + counts.sortedInMemory + counts.inOrderLines == 6000)
+        #expect(made.spill.path == nil)
+        #expect(!directory.files().contains { $0.contains(SpillDirectory.prefix) && $0.hasSuffix(".gz") })
+    }
+
+    @Test func aFileChangedBetweenItsTwoReadsFailsTheRun() throws {
+        let directory = TemporaryDirectory()
+        let lines = (0..<50).map { event("e\($0)", $0 * 10) }
+        // The rejected last line comes out before the merge begins: the file is rewritten then.
+        let made = feed([lines + ["not json"]], in: directory)
+        guard case .rejected? = try made.feed.next() else {
+            Issue.record("the rejected line did not come first")
+            return
+        }
+        var changed = lines
+        changed[10] = event("changed", 100)
+        let path = directory.write("in-0.ndjson", changed.map { $0 + "\n" }.joined())
+        #expect(throws: InputChangedWhileRead.self) {
+            while try made.feed.next() != nil {}
+        }
+        _ = path
+    }
+
+    @Test func eventsWithinTheCarryOfTheLatestAreLeftPendingInOrder() throws {
+        let directory = TemporaryDirectory()
+        let files = [[event("c", 300_000), event("a", 1000), event("d", 400_000)], [event("b", 200_000), event("e", 401_000)]]
+        let made = feed(files, in: directory, carryFrom: .seconds(150))
+        #expect(try drain(made.feed) == ["a", "b"])
+        #expect(made.feed.pending.map(\.nameString) == ["c", "d", "e"])
+        #expect(made.feed.counts.pending == 3)
+    }
+
+    @Test func eventsCarriedInAreOrderedWithTheRunsOwn() throws {
+        let directory = TemporaryDirectory()
+        let carried = [event("x", 5000), event("y", 1000)].enumerated().map { index, line in
+            let bytes = Array(line.utf8)
+            return try! bytes.withUnsafeBufferPointer { try Event.decode($0, origin: Origin(source: 9, line: Int64(index + 1))).get() }
+        }
+        let made = feed([[event("a", 2000), event("b", 6000)]], in: directory, carriedIn: carried)
+        #expect(try drain(made.feed) == ["y", "a", "x", "b"])
+        #expect(made.feed.counts.carriedIn == 2)
+    }
+}
