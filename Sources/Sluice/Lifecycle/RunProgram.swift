@@ -126,9 +126,19 @@ public enum RunProgram {
             }
         }
 
-        for finding in configuration.shardLint(shard: request.options.shard) {
+        // A sharded run whose paths lack {shard} is refused before anything is read.
+        let shardFindings = configuration.shardLint(shard: request.options.shard)
+        for finding in shardFindings {
             let text = "\(finding.file):\(finding.line):\(finding.column): \(finding.message)"
-            if finding.severity == .note { logger.info("\(text)") } else { logger.warning("\(text)") }
+            switch finding.severity {
+            case .note: logger.info("\(text)")
+            case .warning: logger.warning("\(text)")
+            case .error: logger.error("\(text)")
+            }
+        }
+        if let refused = shardFindings.first(where: { $0.severity == .error }) {
+            let text = "\(refused.file):\(refused.line):\(refused.column): \(refused.message)"
+            return reports.failed(RunExitStatus.config, error: text, logger: logger)
         }
         // A missing input fails the run before anything is created (no empty --out left behind).
         do {
