@@ -21,17 +21,21 @@ struct StatsMergeCommand: ParsableCommand {
         largest, elapsed_seconds the longest), lists every shard's inputs, checks
         that each shard's lines add up, and writes the JSON of one run (stdout
         without --out), and with --metrics the Prometheus textfile of one run.
+        Each shard must be given once: two files of the same shard (the "shard" a
+        run with --shard writes), or the same file twice, would count its lines
+        twice and are refused.
 
         Examples:
           sluice stats merge shard-*.json --out job.json
           sluice stats merge s0.json s1.json \\
               --metrics /var/lib/node_exporter/textfile/job.prom
 
-        Exit codes: 0 merged; 65 a file is not --stats JSON or the files are of
-        different pipelines (nothing written), or a shard's lines do not add up or
-        its run stopped on an error (the merge is written; the message names the
-        file); 66 a file cannot be opened; 73 an output cannot be written; 74 a
-        read error.
+        Exit codes: 0 merged; 65 a file is not the --stats JSON of sluice run (a
+        sluice send --stats file is named as one), the files are of different
+        pipelines, or a shard or file is given twice (nothing written), or a
+        shard's lines do not add up or its run stopped on an error (the merge is
+        written; the message names the file); 66 a file cannot be opened; 73 an
+        output cannot be written; 74 a read error.
         """
     )
 

@@ -97,7 +97,8 @@ public enum RunProgram {
             logger.error("--metrics - : the metrics file is rewritten while the run goes on; give it a file")
             return RunExitStatus.usage
         }
-        let reports = RunReports(statsPath: request.statsPath, metricsPath: request.metricsPath, interval: request.options.flushInterval)
+        let reports = RunReports(statsPath: request.statsPath, metricsPath: request.metricsPath, interval: request.options.flushInterval,
+                                 shard: request.options.shard)
         // A report that cannot be written fails the run now, not after an hour of work.
         if let problem = reports.problem() {
             logger.error("\(problem)")

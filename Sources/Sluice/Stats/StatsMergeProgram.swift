@@ -19,15 +19,21 @@ public enum StatsMergeProgram {
         public init() {}
     }
 
-    /// Exit statuses: 0 merged and balanced; 65 a file is not `--stats` JSON, the
-    /// files are of different pipelines (nothing written), or a shard is not
-    /// balanced or stopped on an error (the merge is written, and says so);
-    /// 66 a file cannot be opened; 73 an output cannot be written; 74 a read failed.
+    /// Exit statuses: 0 merged and balanced; 65 a file is not `--stats` JSON of
+    /// `sluice run` (a `sluice send` file is named as one), the files are of
+    /// different pipelines, or two are of the same shard or the same file
+    /// (nothing written), or a shard is not balanced or stopped on an error
+    /// (the merge is written, and says so); 66 a file cannot be opened; 73 an
+    /// output cannot be written; 74 a read failed.
     public static func run(_ request: Request, logger: Logger) -> Int32 {
         var shards: [(path: String, summary: RunSummary)] = []
+        var files: [StatsMerge.File] = []
         for path in request.paths {
             do {
-                shards.append((path, try RunSummary(statsJSON: try readFileBytes(path), path: path)))
+                let bytes = try readFileBytes(path)
+                var shard: String?
+                shards.append((path, try RunSummary(statsJSON: bytes, path: path, shard: &shard)))
+                files.append(StatsMerge.File(path: path, shard: shard, bytes: bytes))
             } catch let error as InputError {
                 logger.error("\(error)")
                 return RunExitStatus.forInputError(error)
@@ -38,6 +44,7 @@ public enum StatsMergeProgram {
         }
         let merged: RunSummary
         do {
+            try StatsMerge.checkDistinct(files)
             merged = try StatsMerge.merge(shards)
         } catch {
             logger.error("\(error)")
