@@ -203,10 +203,13 @@ import Testing
         #expect(copy.stderr.contains("plain.json and copy.json are the same stats (the same bytes)"), "\(copy.stderr)")
         for name in ["m1.json", "m2.json", "m3.json"] { #expect(!FileManager.default.fileExists(atPath: directory.file(name))) }
 
-        // Each shard once merges; the merge is no shard.
-        let merged = try SluiceBinary.run(["stats", "merge", "s3.json", "s4.json", "--out", "m.json"], in: directory.path)
+        // Each shard once merges, the job's wall time given.
+        let merged = try SluiceBinary.run(["stats", "merge", "s3.json", "s4.json", "--out", "m.json", "--metrics", "m.prom",
+                                           "--elapsed-seconds", "12.5"], in: directory.path)
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(stats(directory, "m.json")["lines_in"] as? Int == 2 && stats(directory, "m.json")["shard"] == nil)
+        #expect(stats(directory, "m.json")["elapsed_seconds"] as? Double == 12.5)
+        #expect(prometheusSamples(directory.file("m.prom"))["sluice_run_elapsed_seconds"] == 12.5)
     }
 
     @Test func aSendStatsFileIsNamedAsOneAndNotMerged() throws {

@@ -6,7 +6,8 @@
 /// - A stage counter named `high_water` or `…_high_water` is a peak in one
 ///   process, not a count: the merge keeps the largest. So do
 ///   `elapsed_seconds` and the state's `load_seconds` and `save_seconds`
-///   (shards run side by side: the job took as long as its slowest).
+///   (shards run side by side: the job took at least as long as its slowest;
+///   `stats merge --elapsed-seconds` gives the job's own wall time instead).
 /// - `inputs` and `files` are the shards' lists one after another, in the files' order;
 ///   `reorder` (shards that merged several inputs) sums its counts, its window,
 ///   bound and high-water marks take the largest;

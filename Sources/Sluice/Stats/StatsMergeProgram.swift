@@ -15,6 +15,8 @@ public enum StatsMergeProgram {
         public var outPath: String?
         /// Where the merged Prometheus textfile goes (atomically), if anywhere.
         public var metricsPath: String?
+        /// The job's wall time, for the merged `elapsed_seconds`; nil: the longest shard's.
+        public var elapsedSeconds: Double?
 
         public init() {}
     }
@@ -42,7 +44,7 @@ public enum StatsMergeProgram {
                 return RunExitStatus.dataError
             }
         }
-        let merged: RunSummary
+        var merged: RunSummary
         do {
             try StatsMerge.checkDistinct(files)
             merged = try StatsMerge.merge(shards)
@@ -50,6 +52,7 @@ public enum StatsMergeProgram {
             logger.error("\(error)")
             return RunExitStatus.dataError
         }
+        if let elapsed = request.elapsedSeconds { merged.elapsedSeconds = elapsed }
         let problems = StatsMerge.problems(shards)
         for problem in problems { logger.error("\(problem)") }
         var status = problems.isEmpty ? RunExitStatus.ok : RunExitStatus.dataError
