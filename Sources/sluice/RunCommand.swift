@@ -52,7 +52,7 @@ struct RunCommand: ParsableCommand {
 
         With --shard ID (or SLUICE_SHARD), the run is one shard of many that
         share --out: {shard} in the output paths becomes ID (without it, "all"),
-        and a path without {shard} is warned about. sluice shard-of splits the
+        and a file path without {shard} is refused (exit 78). sluice shard-of splits the
         input by device.
 
         With --staging DIR, the files are written under DIR and moved into place

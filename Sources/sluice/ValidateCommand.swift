@@ -16,8 +16,8 @@ struct ValidateCommand: ParsableCommand {
         written is printed with what it resolved to, except a secret's (a key
         naming a token, secret, key or password): an unset VAR is an error.
 
-        With --shard (or SLUICE_SHARD), the file is checked for a sharded run: an
-        output path without {shard} is a warning. Without it, a path with {shard}
+        With --shard (or SLUICE_SHARD), the file is checked for a sharded run: a
+        file output path without {shard} is an error. Without it, a path with {shard}
         gets a note saying what {shard} becomes ("all").
 
         Examples:

@@ -107,19 +107,19 @@ import Testing
         #expect(Set(directory.files().filter { $0.hasPrefix("shards/mixpanel/") }.map { $0.split(separator: "/")[2] }) == ["0", "1", "2"])
     }
 
-    @Test func aShardedRunTakesItsShardFromTheEnvironmentAndWarnsOfPathsWithoutIt() throws {
+    @Test func aShardedRunTakesItsShardFromTheEnvironment() throws {
         let directory = TemporaryDirectory()
         directory.write("p.yaml", """
             version: 1
             destinations:
               archive: {type: ndjson, path: "{dest}/{date}/{dest}-{shard}-{hour}-{seq}.ndjson.gz"}
+            rejects: {path: "rejects/{date}/rejects-{shard}-{seq}.ndjson.gz"}
             """)
         #expect(try SluiceBinary.shell("$SLUICE generate --events 200 --malformed 0.05 > in.ndjson", in: directory.path).status == 0)
         let fromEnvironment = try SluiceBinary.shell("SLUICE_SHARD=7 $SLUICE run --pipeline p.yaml in.ndjson", in: directory.path)
         #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
-        #expect(fromEnvironment.stderr.contains(
-            "sluice: warning: p.yaml:1:1: rejects.path \"rejects/{date}/rejects-{seq}.ndjson.gz\" has no {shard}: with --shard 7,"))
         #expect(directory.files().contains("out/archive/2026-11-20/archive-7-08-0000.ndjson.gz"))
+        #expect(directory.files().contains("out/rejects/2026-11-20/rejects-7-0000.ndjson.gz"))
 
         let optionWins = try SluiceBinary.shell("SLUICE_SHARD=7 $SLUICE run --pipeline p.yaml --shard eu-8 in.ndjson", in: directory.path)
         #expect(optionWins.status == 0)
@@ -128,10 +128,36 @@ import Testing
         let badName = try SluiceBinary.shell("SLUICE_SHARD=../x $SLUICE run --pipeline p.yaml in.ndjson", in: directory.path)
         #expect(badName.status == 64)
         #expect(badName.stderr.contains("SLUICE_SHARD=../x: '../x' is not a shard name"))
+    }
 
-        let strict = try SluiceBinary.run(["validate", "--shard", "7", "--strict", "p.yaml"], in: directory.path)
-        #expect(strict.status == 78)
-        #expect(strict.stderr.contains("p.yaml:1:1: warning: rejects.path"))
+    @Test func aShardedRunWhosePathsLackShardExits78BeforeReadingAnything() throws {
+        let directory = TemporaryDirectory()
+        // The destination's path has {shard}; the rejects' (the default) has not.
+        directory.write("p.yaml", """
+            version: 1
+            destinations:
+              archive: {type: ndjson, path: "{dest}/{date}/{dest}-{shard}-{hour}-{seq}.ndjson.gz"}
+            """)
+        #expect(try SluiceBinary.shell("$SLUICE generate --events 200 --malformed 0.05 > in.ndjson", in: directory.path).status == 0)
+        let message = "sluice: error: p.yaml:1:1: rejects.path \"rejects/{date}/rejects-{seq}.ndjson.gz\" has no {shard}: "
+            + "with --shard 7, the shards that share --out would write the same names; "
+            + "put {shard} in it, e.g. \"rejects/{date}/rejects-{shard}-{seq}.ndjson.gz\""
+        // Its stdin is a FIFO it holds open itself, so it never ends: a run that started reading would not exit.
+        #expect(try SluiceBinary.shell("mkfifo never-ends", in: directory.path).status == 0)
+        for command in ["timeout 60 $SLUICE run --pipeline p.yaml --shard 7 --stats s.json - <> never-ends",
+                        "SLUICE_SHARD=7 $SLUICE run --pipeline p.yaml --stats s.json in.ndjson"] {
+            let refused = try SluiceBinary.shell(command, in: directory.path)
+            #expect(refused.status == 78, "\(command): \(refused.stderr)")
+            #expect(refused.stderr.split(separator: "\n").last.map(String.init) == message, "\(refused.stderr)")
+            #expect(!directory.files().contains { $0.hasPrefix("out/") }, "\(command): something was written")
+            let stats = (try? JSONSerialization.jsonObject(with: FileManager.default.contents(atPath: directory.file("s.json")) ?? Data())) as? [String: Any]
+            #expect(stats?["lines_in"] as? Int == 0 && stats?["exit_code"] as? Int == 78)
+        }
+
+        // validate --shard says the same, as an error (78 without --strict).
+        let validate = try SluiceBinary.run(["validate", "--shard", "7", "p.yaml"], in: directory.path)
+        #expect(validate.status == 78)
+        #expect(validate.stderr.contains("p.yaml:1:1: error: rejects.path"), "\(validate.stderr)")
         let unsharded = try SluiceBinary.run(["validate", "--strict", "p.yaml"], in: directory.path)
         #expect(unsharded.status == 0)
         #expect(unsharded.stderr.contains("p.yaml:3:33: note: destinations.archive.path"))

@@ -51,9 +51,23 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: SparkJobTests.sparkSubmit != nil || SparkJobTests.required, "spark-submit not on PATH (pip install pyspark)"))
-    func theShardsOnSparkWriteExactlyTheRecordsOfOneRunAndARetriedPartitionAddsNone() throws {
+    /// The job under spark-submit in local mode (2 threads, up to 3 attempts a task), in `directory`.
+    private func sparkJob(_ arguments: String, in directory: TemporaryDirectory) throws -> (result: SluiceBinary.Result, seconds: Double) {
         let sparkSubmit = try #require(Self.sparkSubmit, "spark-submit not on PATH: pip install pyspark")
+        let started = Date()
+        let result = try SluiceBinary.shell("""
+            exec "\(sparkSubmit)" --master 'local[2,3]' --conf spark.ui.enabled=false \
+                "\(repositoryRoot)/integrations/spark/sluice_spark.py" --sluice "$SLUICE" \(arguments)
+            """, in: directory.path)
+        return (result, Date().timeIntervalSince(started))
+    }
+
+    private func lastLine(_ text: String) -> String {
+        text.split(separator: "\n").last.map(String.init) ?? ""
+    }
+
+    @Test(.enabled(if: SparkJobTests.sparkSubmit != nil || SparkJobTests.required, "spark-submit not on PATH (pip install pyspark)"))
+    func theShardsOnSparkWriteExactlyTheRecordsOfOneRunAndAnAttemptKilledOrCutShortCommitsNothing() throws {
         let directory = TemporaryDirectory()
         try writeServerLogs(directory)
         let pipeline = repositoryRoot + "/pipelines/sharded.yaml"
@@ -62,16 +76,18 @@ import Testing
                                            "--quiet", "logs"], in: directory.path)
         #expect(single.status == 0, "\(single.stderr)")
 
-        // Partition 1's first attempt is killed half-way; Spark (up to 3 attempts a task) runs it again.
-        let job = try SluiceBinary.shell("""
-            exec "\(sparkSubmit)" --master 'local[2,3]' --conf spark.ui.enabled=false \
-                "\(repositoryRoot)/integrations/spark/sluice_spark.py" --sluice "$SLUICE" --pipeline "\(pipeline)" \
-                --out sharded --partitions 4 --stats merged.json --metrics merged.prom --inject-failure 1 logs
-            """, in: directory.path)
+        // Partition 1's first attempt ends its Sluice's stdin after 1000 lines, lets it exit 0 (its files
+        // are finished), then its task dies: what a task Spark kills or loses leaves behind. Partition 2's
+        // first attempt ends its Sluice's stdin after 1000 lines and goes on as if it had written them all.
+        // Spark (up to 3 attempts a task) runs both again.
+        let (job, seconds) = try sparkJob("""
+            --pipeline "\(pipeline)" --out sharded --partitions 4 --stats merged.json --metrics merged.prom \
+            --inject-failure 1 --inject-lost-lines 2 logs
+            """, in: directory)
         #expect(job.status == 0, "\(job.stderr.suffix(4000))")
-        // The first attempt of partition 1 was killed, and Spark ran it again.
-        #expect(job.stderr.contains("shard 1 (attempt 0): sluice exited -9"), "no retried partition in the job's log")
-
+        #expect(job.stderr.contains(try Regex(#"sluice_spark\.py: shard-1-attempt-0-task-\d+ did not report \(its task was killed or lost, or another attempt of its shard reported first\): nothing of it is committed"#)),
+                "the killed attempt is not in the job's log")
+        #expect(job.stderr.contains("shard 2 (attempt 0): sluice exited 0 but read 1000 of the "), "the short attempt is not in the job's log")
         for destination in ["mixpanel", "amplitude"] {
             let one = records(directory, out: "single", destination)
             let shards = records(directory, out: "sharded", destination)
@@ -84,7 +100,8 @@ import Testing
         for shard in 0..<4 {
             #expect(files.contains { $0.hasPrefix("sharded/mixpanel/") && $0.contains("mixpanel-\(shard)-") }, "no file of shard \(shard)")
         }
-        #expect(!files.contains { $0.hasSuffix(".part") || $0.contains(".sluice-staging") })
+        #expect(!files.contains { $0.hasSuffix(".part") || $0.contains(".sluice-attempts") || $0.contains(".sluice-staging") })
+        #expect(!FileManager.default.fileExists(atPath: directory.file("sharded/.sluice-attempts")))
 
         // The merged accounting is one run's.
         let merged = try #require(object(Array(FileManager.default.contents(atPath: directory.file("merged.json")) ?? Data())))
@@ -102,5 +119,56 @@ import Testing
         #expect(mergedRecords.map(\.0) == oneRecords.map(\.0) && mergedRecords.map(\.1) == oneRecords.map(\.1))
         let metrics = String(decoding: FileManager.default.contents(atPath: directory.file("merged.prom")) ?? Data(), as: UTF8.self)
         #expect(metrics.contains("sluice_lines_in_total \(one["lines_in"] as? Int ?? -1)"))
+        // The files the merged stats list are the committed ones, under --out.
+        let listed = (merged["files"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+        #expect(!listed.isEmpty && listed.allSatisfy { $0.hasPrefix(directory.file("sharded") + "/") && FileManager.default.fileExists(atPath: $0) })
+        // Its time is the job's (Spark's start, the retries, the commit), not its slowest shard's.
+        let elapsed = try #require(merged["elapsed_seconds"] as? Double)
+        #expect(elapsed <= seconds && elapsed > 2, "elapsed_seconds \(elapsed), the job took \(seconds)s")
+    }
+
+    @Test(.enabled(if: SparkJobTests.sparkSubmit != nil || SparkJobTests.required, "spark-submit not on PATH (pip install pyspark)"))
+    func aPipelineWithoutShardOrAMissingInputFailsBeforeSparkStartsWithSluicesOwnMessageLast() throws {
+        let directory = TemporaryDirectory()
+        // The destination's path has {shard}; the rejects' (the default) has not.
+        directory.write("p.yaml", """
+            version: 1
+            destinations:
+              archive: {type: ndjson, path: "{dest}/{date}/{dest}-{shard}-{hour}-{seq}.ndjson.gz"}
+            """)
+        #expect(try SluiceBinary.shell("$SLUICE generate --events 100 > in.ndjson", in: directory.path).status == 0)
+
+        let (noShard, seconds) = try sparkJob("--pipeline p.yaml --out out --partitions 2 in.ndjson", in: directory)
+        #expect(noShard.status == 78, "\(noShard.stderr.suffix(4000))")
+        #expect(seconds < 10, "the job took \(seconds)s to fail")
+        #expect(lastLine(noShard.stderr) == "sluice: error: \(directory.file("p.yaml")):1:1: rejects.path "
+            + "\"rejects/{date}/rejects-{seq}.ndjson.gz\" has no {shard}: with --shard 0, the shards that share --out would write the same names; "
+            + "put {shard} in it, e.g. \"rejects/{date}/rejects-{shard}-{seq}.ndjson.gz\"", "\(noShard.stderr.suffix(2000))")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("out")), "the job made its --out")
+
+        let (missing, missingSeconds) = try sparkJob("--pipeline \"\(repositoryRoot)/pipelines/sharded.yaml\" --out out --partitions 2 in.ndjson nope.ndjson",
+                                                     in: directory)
+        #expect(missing.status == 66, "\(missing.stderr.suffix(4000))")
+        #expect(missingSeconds < 10, "the job took \(missingSeconds)s to fail")
+        #expect(lastLine(missing.stderr) == "sluice_spark.py: error: cannot open input nope.ndjson: No such file or directory",
+                "\(missing.stderr.suffix(2000))")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("out")), "the job made its --out")
+    }
+
+    @Test(.enabled(if: SparkJobTests.sparkSubmit != nil || SparkJobTests.required, "spark-submit not on PATH (pip install pyspark)"))
+    func aShardThatFailsInEveryAttemptEndsTheJobWithItsSluicesMessageLastAndCommitsNothing() throws {
+        let directory = TemporaryDirectory()
+        #expect(try SluiceBinary.shell("$SLUICE generate --events 2000 --seed 3 > in.ndjson", in: directory.path).status == 0)
+        // Partition 1's Sluice is given a --metrics file it cannot write, in every attempt.
+        let (job, _) = try sparkJob("""
+            --pipeline "\(repositoryRoot)/pipelines/sharded.yaml" --out out --partitions 2 --inject-sluice-error 1 in.ndjson
+            """, in: directory)
+        #expect(job.status == 70, "\(job.stderr.suffix(4000))")
+        let lines = job.stderr.split(separator: "\n").suffix(2).map(String.init)
+        #expect(lines.first == "sluice_spark.py: error: shard 1 failed in its 3 attempts (the last: sluice exited 73); "
+            + "nothing of the job was moved into OUT; its sluice said:", "\(job.stderr.suffix(2000))")
+        #expect(lines.last == "sluice: error: cannot write --metrics /dev/null/metrics.prom: Not a directory; nothing was read")
+        // Shard 0 succeeded, but nothing of the job is committed.
+        #expect(!directory.files().contains { $0.hasPrefix("out/") }, "\(directory.files().filter { $0.hasPrefix("out/") })")
     }
 }

@@ -169,6 +169,64 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("m1.json")) && !FileManager.default.fileExists(atPath: directory.file("m2.json")))
     }
 
+    @Test func theSameShardOrTheSameFileTwiceIsRefusedWith65AndNothingIsWritten() throws {
+        let directory = TemporaryDirectory()
+        directory.write("p.yaml", """
+            version: 1
+            destinations:
+              archive: {type: ndjson, path: "{dest}/{shard}-{seq}.ndjson.gz"}
+            rejects: {path: "rejects/{shard}-{seq}.ndjson.gz"}
+            """)
+        directory.write("a.ndjson", #"{"type":"track","event":"e","anonymousId":"d1","timestamp":"2026-11-20T08:00:00Z"}"# + "\n")
+        directory.write("b.ndjson", #"{"type":"track","event":"e","anonymousId":"d2","timestamp":"2026-11-20T08:00:00Z"}"# + "\n")
+        // Shard 3 run twice (an attempt and its retry), and shard 4 once.
+        for (stats, shard, input) in [("s3.json", "3", "a.ndjson"), ("s3-retry.json", "3", "a.ndjson"), ("s4.json", "4", "b.ndjson")] {
+            let run = try SluiceBinary.run(["run", "--pipeline", "p.yaml", "--shard", shard, "--out", "out-\(stats)", "--stats", stats, input],
+                                           in: directory.path)
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        #expect(stats(directory, "s3.json")["shard"] as? String == "3")
+
+        let sameShard = try SluiceBinary.run(["stats", "merge", "s3.json", "s4.json", "s3-retry.json", "--out", "m1.json"], in: directory.path)
+        #expect(sameShard.status == 65)
+        #expect(sameShard.stderr.contains("sluice: error: s3.json and s3-retry.json are both the stats of shard 3: merged, its lines would count twice"),
+                "\(sameShard.stderr)")
+        let sameFile = try SluiceBinary.run(["stats", "merge", "s4.json", "s4.json", "--out", "m2.json"], in: directory.path)
+        #expect(sameFile.status == 65)
+        #expect(sameFile.stderr.contains("sluice: error: s4.json is given twice: merged, its lines would count twice"), "\(sameFile.stderr)")
+        // A run without --shard names none: a copy of its file is still the same stats.
+        #expect(try SluiceBinary.run(["run", "--out", "plain", "--stats", "plain.json", "a.ndjson"], in: directory.path).status == 0)
+        #expect(stats(directory, "plain.json")["shard"] == nil)
+        #expect(try SluiceBinary.shell("cp plain.json copy.json", in: directory.path).status == 0)
+        let copy = try SluiceBinary.run(["stats", "merge", "plain.json", "copy.json", "--out", "m3.json"], in: directory.path)
+        #expect(copy.status == 65)
+        #expect(copy.stderr.contains("plain.json and copy.json are the same stats (the same bytes)"), "\(copy.stderr)")
+        for name in ["m1.json", "m2.json", "m3.json"] { #expect(!FileManager.default.fileExists(atPath: directory.file(name))) }
+
+        // Each shard once merges, the job's wall time given.
+        let merged = try SluiceBinary.run(["stats", "merge", "s3.json", "s4.json", "--out", "m.json", "--metrics", "m.prom",
+                                           "--elapsed-seconds", "12.5"], in: directory.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(stats(directory, "m.json")["lines_in"] as? Int == 2 && stats(directory, "m.json")["shard"] == nil)
+        #expect(stats(directory, "m.json")["elapsed_seconds"] as? Double == 12.5)
+        #expect(prometheusSamples(directory.file("m.prom"))["sluice_run_elapsed_seconds"] == 12.5)
+    }
+
+    @Test func aSendStatsFileIsNamedAsOneAndNotMerged() throws {
+        let fixture = try SendFixture(events: 200)
+        let send = try fixture.send(["--stats", "send.json"])
+        #expect(send.status == 0, "\(send.stderr)")
+        let run = try SluiceBinary.run(["run", "--pipeline", "p.yaml", "--out", "again", "--stats", "run.json", "in.ndjson"],
+                                       in: fixture.directory.path)
+        #expect(run.status == 0, "\(run.stderr)")
+
+        let merge = try SluiceBinary.run(["stats", "merge", "run.json", "send.json", "--out", "m.json"], in: fixture.directory.path)
+        #expect(merge.status == 65)
+        #expect(merge.stderr.contains("sluice: error: send.json is the --stats file of sluice send (what was sent to the providers), "
+            + "not of sluice run: stats merge adds up the --stats files of sluice run"), "\(merge.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.directory.file("m.json")))
+    }
+
     @Test func aMissingFileExits66AnOutputThatCannotBeWrittenExits73AndNoFileIsAUsageError() throws {
         let directory = TemporaryDirectory()
         directory.write("in.ndjson", #"{"type":"track","event":"e","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"# + "\n")

@@ -97,7 +97,8 @@ public enum RunProgram {
             logger.error("--metrics - : the metrics file is rewritten while the run goes on; give it a file")
             return RunExitStatus.usage
         }
-        let reports = RunReports(statsPath: request.statsPath, metricsPath: request.metricsPath, interval: request.options.flushInterval)
+        let reports = RunReports(statsPath: request.statsPath, metricsPath: request.metricsPath, interval: request.options.flushInterval,
+                                 shard: request.options.shard)
         // A report that cannot be written fails the run now, not after an hour of work.
         if let problem = reports.problem() {
             logger.error("\(problem)")
@@ -126,9 +127,19 @@ public enum RunProgram {
             }
         }
 
-        for finding in configuration.shardLint(shard: request.options.shard) {
+        // A sharded run whose paths lack {shard} is refused before anything is read.
+        let shardFindings = configuration.shardLint(shard: request.options.shard)
+        for finding in shardFindings {
             let text = "\(finding.file):\(finding.line):\(finding.column): \(finding.message)"
-            if finding.severity == .note { logger.info("\(text)") } else { logger.warning("\(text)") }
+            switch finding.severity {
+            case .note: logger.info("\(text)")
+            case .warning: logger.warning("\(text)")
+            case .error: logger.error("\(text)")
+            }
+        }
+        if let refused = shardFindings.first(where: { $0.severity == .error }) {
+            let text = "\(refused.file):\(refused.line):\(refused.column): \(refused.message)"
+            return reports.failed(RunExitStatus.config, error: text, logger: logger)
         }
         // A missing input fails the run before anything is created (no empty --out left behind).
         do {

@@ -11,13 +11,16 @@ import Darwin
 /// run reaches, failures included (66, 73, 74, 75, 78), with the exit code,
 /// the error, the start and end times, and the time of the last run that
 /// exited 0, carried over from the files a previous run left. `--stats -`
-/// writes the JSON to stdout.
+/// writes the JSON to stdout. A sharded run's `--stats` names its shard
+/// first (`"shard"`), so `sluice stats merge` can refuse a shard given twice.
 final class RunReports {
     let statsPath: String?
     let metrics: MetricsFileReporter?
+    let shard: ShardID?
     private(set) var process: RunProcess
 
-    init(statsPath: String?, metricsPath: String?, interval: Duration) {
+    init(statsPath: String?, metricsPath: String?, interval: Duration, shard: ShardID? = nil) {
+        self.shard = shard
         var process = RunProcess(startedAt: RunProcess.now())
         process.lastSuccessAt = [metricsPath.flatMap(Self.lastSuccess(metrics:)), statsPath.flatMap(Self.lastSuccess(stats:))]
             .compactMap { $0 }.max()
@@ -49,13 +52,14 @@ final class RunReports {
         summary.process = ended
         var written = true
         if let path = statsPath {
+            let json = statsJSON(summary)
             do {
                 if path == "-" {
-                    let bytes = Array((summary.json + "\n").utf8)
+                    let bytes = Array((json + "\n").utf8)
                     let code = bytes.withUnsafeBytes { FileSystem.writeAll(STDOUT_FILENO, $0).errno }
                     if code != 0 { throw OutputError.writeFailed(path: "<stdout>", errno: code) }
                 } else {
-                    try AtomicFile.write(summary.json, to: path)
+                    try AtomicFile.write(json, to: path)
                 }
             } catch let error as OutputError {
                 logger?.error("\(error.report("--stats", path))")
@@ -71,6 +75,16 @@ final class RunReports {
             }
         }
         return written
+    }
+
+    /// The `--stats` JSON: the summary's, with `"shard"` as its first key in a
+    /// sharded run (`summary.json` is an object and always has keys).
+    private func statsJSON(_ summary: RunSummary) -> String {
+        let json = summary.json
+        guard let shard, json.hasPrefix("{") else { return json }
+        var member = JSONObjectWriter()
+        member.field("shard", shard.name)
+        return String(member.text.dropLast()) + "," + json.dropFirst()
     }
 
     /// A run that stopped before it read anything: the reports say why, with

@@ -6,10 +6,16 @@ public enum StatsFileError: Error, Sendable, Equatable, CustomStringConvertible 
     /// missing or of the wrong kind, or a key this sluice does not know (a
     /// file from another version: merging it would drop counts without a word).
     case notStats(path: String, detail: String)
+    /// The file is the `--stats` of `sluice send` (`"command": "send"`): what was
+    /// sent to the providers, not a run's accounting.
+    case sendStats(path: String)
 
     public var description: String {
         switch self {
         case let .notStats(path, detail): return "\(path) is not a sluice run --stats file: \(detail)"
+        case let .sendStats(path):
+            return "\(path) is the --stats file of sluice send (what was sent to the providers), not of sluice run: "
+                + "stats merge adds up the --stats files of sluice run"
         }
     }
 }
@@ -22,6 +28,13 @@ extension RunSummary {
     /// or cut short is refused rather than merged. A stage's numbers are its
     /// counters and its objects its nested groups, in the order they were written.
     public init(statsJSON bytes: [UInt8], path: String) throws(StatsFileError) {
+        var shard: String?
+        try self.init(statsJSON: bytes, path: path, shard: &shard)
+    }
+
+    /// As `init(statsJSON:path:)`, and `shard` is set to the shard the run was
+    /// (`"shard"`: `sluice run --shard` or `SLUICE_SHARD`), nil for a run without one.
+    public init(statsJSON bytes: [UInt8], path: String, shard: inout String?) throws(StatsFileError) {
         let document: JSONDocument
         do {
             document = try JSONDocument.parse(bytes)
@@ -29,6 +42,9 @@ extension RunSummary {
             throw .notStats(path: path, detail: "not JSON (\(error.message))")
         }
         let reader = StatsJSONReader(document: document, path: path)
+        if document.kind(0) == .object, let command = document.member("command"), document.string(command) == "send" {
+            throw .sendStats(path: path)
+        }
         self.init()
         var written = (rejected: 0, dropped: 0, inFlight: 0, balanced: false, notDelivered: 0)
         var seen = Set<String>()
@@ -82,6 +98,7 @@ extension RunSummary {
             case "stdout_closed_early": stdoutClosedEarly = try reader.bool(value, key)
             case "elapsed_seconds": elapsedSeconds = try reader.double(value, key)
             case "error": error = try reader.string(value, key)
+            case "shard": shard = try reader.string(value, key)
             case "version": runProcess.version = try reader.string(value, key)
             case "exit_code": runProcess.exitCode = Int32(clamping: try reader.int(value, key))
             case "started_at": runProcess.startedAt = try reader.time(value, key)

@@ -6,7 +6,8 @@
 /// - A stage counter named `high_water` or `…_high_water` is a peak in one
 ///   process, not a count: the merge keeps the largest. So do
 ///   `elapsed_seconds` and the state's `load_seconds` and `save_seconds`
-///   (shards run side by side: the job took as long as its slowest).
+///   (shards run side by side: the job took at least as long as its slowest;
+///   `stats merge --elapsed-seconds` gives the job's own wall time instead).
 /// - `inputs` and `files` are the shards' lists one after another, in the files' order;
 ///   `reorder` (shards that merged several inputs) sums its counts, its window,
 ///   bound and high-water marks take the largest;
@@ -15,7 +16,8 @@
 /// - A shard's `error` is kept, prefixed with its file.
 ///
 /// The shards must come from one pipeline: the same stages in the same order
-/// and the same destinations; otherwise nothing is merged.
+/// and the same destinations, and each must be there once (`checkDistinct`:
+/// no shard twice, no file twice); otherwise nothing is merged.
 public enum StatsMerge {
     /// Why the merged stats do not describe a clean job (exit 65), each naming its file.
     public struct Problem: Sendable, CustomStringConvertible {
@@ -36,6 +38,36 @@ public enum StatsMerge {
             merged.add(shard, path: path)
         }
         return merged
+    }
+
+    /// One `--stats` file as read: its shard (`"shard"`, nil for a run without
+    /// `--shard`) and its bytes.
+    public struct File: Sendable {
+        public var path: String
+        public var shard: String?
+        public var bytes: [UInt8]
+
+        public init(path: String, shard: String?, bytes: [UInt8]) {
+            self.path = path
+            self.shard = shard
+            self.bytes = bytes
+        }
+    }
+
+    /// Refuses stats that would count one run twice: two files of the same
+    /// shard (a retried attempt's and the retry's, or one copied), or the same
+    /// stats twice (byte for byte: one file given twice, or a copy of it).
+    public static func checkDistinct(_ files: [File]) throws(StatsMergeError) {
+        var byShard: [String: String] = [:]
+        var byBytes: [[UInt8]: String] = [:]
+        for file in files {
+            if let first = byBytes[file.bytes] { throw .sameStats(first: first, second: file.path) }
+            byBytes[file.bytes] = file.path
+            if let shard = file.shard {
+                if let first = byShard[shard] { throw .sameShard(shard: shard, first: first, second: file.path) }
+                byShard[shard] = file.path
+            }
+        }
     }
 
     /// What is wrong with a shard's own stats: lines not all accounted for (a
@@ -85,11 +117,22 @@ public enum StatsMerge {
 /// Shards that cannot be merged into one run's stats.
 public enum StatsMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     case differentPipelines(detail: String)
+    /// Two files name the same shard (`"shard"`).
+    case sameShard(shard: String, first: String, second: String)
+    /// Two files hold the same stats, byte for byte.
+    case sameStats(first: String, second: String)
 
     public var description: String {
         switch self {
         case let .differentPipelines(detail):
             return "the stats are not of one pipeline, so they do not add up to one run: \(detail)"
+        case let .sameShard(shard, first, second):
+            return "\(first) and \(second) are both the stats of shard \(shard): merged, its lines would count twice; "
+                + "give each shard's --stats once"
+        case let .sameStats(first, second):
+            return first == second
+                ? "\(first) is given twice: merged, its lines would count twice"
+                : "\(first) and \(second) are the same stats (the same bytes): merged, their lines would count twice"
         }
     }
 }

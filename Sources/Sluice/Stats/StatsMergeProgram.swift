@@ -15,19 +15,27 @@ public enum StatsMergeProgram {
         public var outPath: String?
         /// Where the merged Prometheus textfile goes (atomically), if anywhere.
         public var metricsPath: String?
+        /// The job's wall time, for the merged `elapsed_seconds`; nil: the longest shard's.
+        public var elapsedSeconds: Double?
 
         public init() {}
     }
 
-    /// Exit statuses: 0 merged and balanced; 65 a file is not `--stats` JSON, the
-    /// files are of different pipelines (nothing written), or a shard is not
-    /// balanced or stopped on an error (the merge is written, and says so);
-    /// 66 a file cannot be opened; 73 an output cannot be written; 74 a read failed.
+    /// Exit statuses: 0 merged and balanced; 65 a file is not `--stats` JSON of
+    /// `sluice run` (a `sluice send` file is named as one), the files are of
+    /// different pipelines, or two are of the same shard or the same file
+    /// (nothing written), or a shard is not balanced or stopped on an error
+    /// (the merge is written, and says so); 66 a file cannot be opened; 73 an
+    /// output cannot be written; 74 a read failed.
     public static func run(_ request: Request, logger: Logger) -> Int32 {
         var shards: [(path: String, summary: RunSummary)] = []
+        var files: [StatsMerge.File] = []
         for path in request.paths {
             do {
-                shards.append((path, try RunSummary(statsJSON: try readFileBytes(path), path: path)))
+                let bytes = try readFileBytes(path)
+                var shard: String?
+                shards.append((path, try RunSummary(statsJSON: bytes, path: path, shard: &shard)))
+                files.append(StatsMerge.File(path: path, shard: shard, bytes: bytes))
             } catch let error as InputError {
                 logger.error("\(error)")
                 return RunExitStatus.forInputError(error)
@@ -36,13 +44,15 @@ public enum StatsMergeProgram {
                 return RunExitStatus.dataError
             }
         }
-        let merged: RunSummary
+        var merged: RunSummary
         do {
+            try StatsMerge.checkDistinct(files)
             merged = try StatsMerge.merge(shards)
         } catch {
             logger.error("\(error)")
             return RunExitStatus.dataError
         }
+        if let elapsed = request.elapsedSeconds { merged.elapsedSeconds = elapsed }
         let problems = StatsMerge.problems(shards)
         for problem in problems { logger.error("\(problem)") }
         var status = problems.isEmpty ? RunExitStatus.ok : RunExitStatus.dataError

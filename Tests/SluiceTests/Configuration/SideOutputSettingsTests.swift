@@ -86,11 +86,11 @@ import Testing
         #expect(errors("  mixpanel: {type: mixpanel}\n  amplitude: {type: amplitude}\n").isEmpty)
     }
 
-    @Test func aShardedRunWarnsAboutASideOutputPathWithoutShard() throws {
+    @Test func aShardedRunRefusesASideOutputPathWithoutShard() throws {
         let configuration = try load("  mixpanel: {type: mixpanel, path: \"{dest}/{shard}-{seq}.ndjson.gz\", outputs: {groups: {path: \"g/{seq}.ndjson.gz\"}}}\n",
                                      rejects: "rejects: {path: \"rejects/{shard}-{seq}.ndjson.gz\"}\n")
-        let warnings = configuration.shardLint(shard: try ShardID("3")).map(\.message)
-        #expect(warnings.count == 1)
-        #expect(warnings.first?.hasPrefix("destinations.mixpanel.outputs.groups.path \"g/{seq}.ndjson.gz\" has no {shard}") == true)
+        let found = configuration.shardLint(shard: try ShardID("3"))
+        #expect(found.map(\.severity) == [.error])
+        #expect(found.first?.message.hasPrefix("destinations.mixpanel.outputs.groups.path \"g/{seq}.ndjson.gz\" has no {shard}") == true)
     }
 }

@@ -12,12 +12,13 @@ import Testing
           path: "rejects/{date}/rejects-{seq}.ndjson.gz"
         """
 
-    @Test func aShardedRunIsWarnedOfEveryFilePathWithoutShardWhereItIsWritten() throws {
+    @Test func aShardedRunGetsAnErrorForEveryFilePathWithoutShardWhereItIsWritten() throws {
         let configuration = try PipelineConfiguration.load(yaml: yaml, file: "p.yaml")
         let found = configuration.shardLint(shard: try ShardID("3"))
-        #expect(found.map(\.severity) == [.warning, .warning])
+        #expect(found.map(\.severity) == [.error, .error])
         #expect(found.map { "\($0.line):\($0.column)" } == ["4:10", "7:9"])
-        #expect(found[0].description.hasPrefix("p.yaml:4:10: warning: destinations.plain.path \"{dest}/{date}/{dest}-{hour}-{seq}.ndjson.gz\" has no {shard}: with --shard 3,"))
+        #expect(found[0].description.hasPrefix("p.yaml:4:10: error: destinations.plain.path \"{dest}/{date}/{dest}-{hour}-{seq}.ndjson.gz\" has no {shard}: "
+            + "with --shard 3, the shards that share --out would write the same names;"))
         #expect(found[0].message.hasSuffix("put {shard} in it, e.g. \"{dest}/{date}/{dest}-{hour}-{shard}-{seq}.ndjson.gz\""))
         #expect(found[1].message.hasPrefix("rejects.path \"rejects/{date}/rejects-{seq}.ndjson.gz\" has no {shard}"))
     }
