@@ -97,6 +97,9 @@ final class ExactOrderFeed: InputFeed {
         }
     }
 
+    /// The latest event time read so far (nil before the first event): what dates a line rejected while reading.
+    var latestRead: EventTime? { latest == Int64.min ? nil : EventTime(microseconds: latest) }
+
     var counts: RunSummary.OrderCounts {
         var counts = counted
         counts.held = held.count

@@ -330,6 +330,8 @@ public final class PipelineRunner {
                 if event.time > rejects.latestTime { rejects.latestTime = event.time }
                 try runStage(0, event)
             case .rejected(let line)?:
+                // Exact order rejects lines as it reads them, before any event goes on: dated by the latest read.
+                if let read = (feed as? ExactOrderFeed)?.latestRead, read > rejects.latestTime { rejects.latestTime = read }
                 try reject(line: line.bytes, origin: line.origin, stage: "input", rejection: line.rejection,
                            truncatedFrom: line.truncatedFrom)
             }
