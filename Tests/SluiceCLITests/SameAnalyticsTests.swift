@@ -25,35 +25,6 @@ import Testing
         return (lines, times)
     }
 
-    /// Where a line's `timestamp` text is.
-    private func timestampRange(_ bytes: [UInt8]) -> Range<Int>? {
-        let key = Array(#""timestamp":""#.utf8)
-        guard let start = bytes.indices.first(where: { bytes[$0...].starts(with: key) }) else { return nil }
-        let from = start + key.count
-        guard let end = bytes[from...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
-        return from..<end
-    }
-
-    /// The line with its `timestamp` replaced by the one of `other`.
-    private func withTimestamp(of other: [UInt8], _ line: [UInt8]) -> [UInt8] {
-        guard let mine = timestampRange(line), let theirs = timestampRange(other) else { return line }
-        var result = line
-        result.replaceSubrange(mine, with: other[theirs])
-        return result
-    }
-
-    /// The lines as mobile apps deliver them: each arrives after its event time by a random delay
-    /// (most within minutes, one in ten up to `maxDelay`), in arrival order; one line in twenty
-    /// takes the event time of the line before it (ties between devices and within one).
-    private func arrivalOrder(_ lines: [[UInt8]], _ times: [Int], maxDelayMs: Int, random: inout TestRandom) -> [[UInt8]] {
-        var lines = lines
-        for index in lines.indices.dropFirst() where random.below(20) == 0 {
-            lines[index] = withTimestamp(of: lines[index - 1], lines[index])
-        }
-        let arrivals = times.map { time in time + (random.below(10) == 0 ? random.below(maxDelayMs) : random.below(300_000)) }
-        return lines.indices.sorted { (arrivals[$0], $0) < (arrivals[$1], $1) }.map { lines[$0] }
-    }
-
     /// Every record of every destination (rejects aside), decompressed, sorted, by destination.
     private func records(_ directory: TemporaryDirectory, out: String, destinations: [String]) -> [String: [String]] {
         var result: [String: [String]] = [:]
@@ -78,7 +49,7 @@ import Testing
         let directory = TemporaryDirectory()
         var random = TestRandom(state: 33)
         let (generated, times) = try generate(directory, events: 8000, seed: 21)
-        let arrived = arrivalOrder(generated, times, maxDelayMs: 3 * 3_600_000, random: &random)
+        let arrived = DisorderedLogs.arrivalOrder(generated, times, maxDelayMs: 3 * 3_600_000, random: &random)
         let destinations = ["mixpanel", "amplitude"]
         // One file as the lines arrived: the reference.
         let single = write(arrived, to: "single.ndjson", gzip: false, in: directory)
@@ -109,7 +80,7 @@ import Testing
             }
             if trial == 3 {
                 // One file given sorted by event time, as an archive would hold it.
-                func time(_ line: [UInt8]) -> ArraySlice<UInt8> { timestampRange(line).map { line[$0] } ?? [] }
+                func time(_ line: [UInt8]) -> ArraySlice<UInt8> { DisorderedLogs.timestampRange(line).map { line[$0] } ?? [] }
                 files[0] = files[0].sorted { time($0).lexicographicallyPrecedes(time($1)) }
             }
             var paths = files.enumerated().map { index, lines in
@@ -154,7 +125,7 @@ import Testing
         let directory = TemporaryDirectory()
         var random = TestRandom(state: 5)
         let (generated, times) = try generate(directory, events: 6000, seed: 8)
-        let arrived = arrivalOrder(generated, times, maxDelayMs: 3_600_000, random: &random)
+        let arrived = DisorderedLogs.arrivalOrder(generated, times, maxDelayMs: 3_600_000, random: &random)
         var files = [[[UInt8]]](repeating: [], count: 4)
         for (index, line) in arrived.enumerated() { files[index % 4].append(line) }
         let paths = files.enumerated().map { write($1, to: "logs/server-\($0).ndjson", gzip: $0 == 0, in: directory) }

@@ -127,6 +127,43 @@ import Testing
         #expect(elapsed <= seconds && elapsed > 2, "elapsed_seconds \(elapsed), the job took \(seconds)s")
     }
 
+    /// Logs as mobile SDKs deliver them (out of order by minutes to hours, with ties), split at random
+    /// into five files given in no particular order: 2 and 3 partitions write one machine's records.
+    @Test(.enabled(if: SparkJobTests.sparkSubmit != nil || SparkJobTests.required, "spark-submit not on PATH (pip install pyspark)"))
+    func disorderedLogsSplitAtRandomGiveOneMachinesRecordsWithTwoOrThreePartitions() throws {
+        let directory = TemporaryDirectory()
+        let generated = try SluiceBinary.run(["generate", "--events", "12000", "--seed", "19", "--duplicates", "0.02", "--late", "0.02"],
+                                             in: directory.path)
+        try #require(generated.status == 0)
+        let lines = ndjsonLines(generated.stdout)
+        let keyed = try SluiceBinary.run(["shard-of", "--shards", "1", directory.write("stream.ndjson", generated.stdout)], in: directory.path)
+        try #require(keyed.status == 0, "\(keyed.stderr)")
+        let times = ndjsonLines(keyed.stdout).map { Int(String(decoding: $0.split(separator: 0x09)[1], as: UTF8.self))! }
+        var random = TestRandom(state: 77)
+        let arrived = DisorderedLogs.arrivalOrder(lines, times, maxDelayMs: 2 * 3_600_000, random: &random)
+        directory.write("one.ndjson", arrived.flatMap { $0 + [UInt8(0x0A)] })
+        var files = [[UInt8]](repeating: [], count: 5)
+        for line in arrived { files[random.below(5)] += line + [0x0A] }
+        let names = ["c.ndjson.gz", "a.ndjson", "e.ndjson", "b.ndjson.gz", "d.ndjson"]
+        for (index, bytes) in files.enumerated() {
+            directory.write("logs/" + names[index], names[index].hasSuffix(".gz") ? TestGzip.compress(bytes) : bytes)
+        }
+        let pipeline = repositoryRoot + "/pipelines/sharded.yaml"
+        let single = try SluiceBinary.run(["run", "--pipeline", pipeline, "--out", "single", "--quiet", "one.ndjson"], in: directory.path)
+        #expect(single.status == 0, "\(single.stderr)")
+        for partitions in [2, 3] {
+            let given = names.shuffled().map { "logs/" + $0 }.joined(separator: " ")
+            let (job, _) = try sparkJob("--pipeline \"\(pipeline)\" --out sharded-\(partitions) --partitions \(partitions) \(given)", in: directory)
+            #expect(job.status == 0, "\(job.stderr.suffix(4000))")
+            for destination in ["mixpanel", "amplitude"] {
+                let one = records(directory, out: "single", destination)
+                #expect(one.count > 5000)
+                #expect(records(directory, out: "sharded-\(partitions)", destination) == one,
+                        "\(partitions) partitions: \(destination) differs from one machine's")
+            }
+        }
+    }
+
     @Test(.enabled(if: SparkJobTests.sparkSubmit != nil || SparkJobTests.required, "spark-submit not on PATH (pip install pyspark)"))
     func aPipelineWithoutShardOrAMissingInputFailsBeforeSparkStartsWithSluicesOwnMessageLast() throws {
         let directory = TemporaryDirectory()
