@@ -61,6 +61,9 @@ import Testing
         let referenceStats = try stats(directory, "ref.json")
         #expect((referenceStats["order"] as? [String: Any])?["mode"] as? String == "exact")
         #expect(reference.stderr.contains("exact order"))
+        // Half the trials with a budget too small for a window merge: those are sorted, spilling runs.
+        let pipeline = try String(contentsOfFile: Self.pipeline, encoding: .utf8)
+        directory.write("small.yaml", pipeline.replacingOccurrences(of: "version: 1\n", with: "version: 1\ninput: {reorder_buffer: 512KiB}\n"))
 
         for trial in 0..<7 {
             let count = 1 + random.below(9)
@@ -89,14 +92,18 @@ import Testing
             }
             for index in paths.indices.reversed() { paths.swapAt(index, random.below(index + 1)) }
             let arguments = trial == 6 ? [directory.file("trial-\(trial)")] : paths
-            let run = try SluiceBinary.run(["run", "--pipeline", Self.pipeline, "--out", "out-\(trial)", "--stats", "s-\(trial).json"] + arguments,
-                                           in: directory.path)
+            let sorted = trial % 2 == 1
+            let run = try SluiceBinary.run(["run", "--pipeline", sorted ? "small.yaml" : Self.pipeline, "--out", "out-\(trial)",
+                                            "--stats", "s-\(trial).json"] + arguments, in: directory.path)
             try #require(run.status == 0, "trial \(trial): \(run.stderr)")
             let got = records(directory, out: "out-\(trial)", destinations: destinations)
             for destination in destinations {
                 #expect(got[destination] == expected[destination], "trial \(trial) (\(count) files): \(destination) differs")
             }
             let trialStats = try stats(directory, "s-\(trial).json")
+            let order = trialStats["order"] as? [String: Any]
+            #expect(order?["method"] as? String == (sorted ? "sort" : "window"), "trial \(trial)")
+            if sorted { #expect((order?["spilled_runs"] as? Int ?? 0) > 0, "trial \(trial)") }
             for key in ["emitted", "merged", "dropped", "rejected"] {
                 #expect(trialStats[key] as? Int == referenceStats[key] as? Int, "trial \(trial): \(key)")
             }

@@ -22,6 +22,11 @@
 /// When the held lines take more than the byte bound, the least one goes on
 /// early (`let_out_full`): memory stays bounded whatever the inputs hold
 /// (an input far behind the others in time, a huge window).
+///
+/// With `exactTies` (exact order over a window known to cover every input's
+/// disorder, `ExactOrderFeed`), a time goes on only once every input's bound
+/// is past it, so all its lines are held, and they go in `EventOrder` (lines
+/// rejected at input first, by input and line) instead of by input and line.
 final class EventTimeMerge: InputFeed {
     let inputs: [InputLines]
     private let window: Int64
@@ -34,12 +39,16 @@ final class EventTimeMerge: InputFeed {
     /// The latest event time let out so far.
     private var letOut = Int64.min
     private var counted: RunSummary.ReorderCounts
+    /// Lines of one time let out together, in `EventOrder` (exact ties), the next last.
+    private let exactTies: Bool
+    private var group: [(key: MergeKey, record: InputRecord)] = []
 
     /// - Parameters:
     ///   - window: how far behind its input's latest event time a line may be and still be put in order.
     ///   - bufferBytes: how much the held lines may take before the least is let out early.
-    init(_ inputs: [InputLines], window: Duration, bufferBytes: Int) {
+    init(_ inputs: [InputLines], window: Duration, bufferBytes: Int, exactTies: Bool = false) {
         self.inputs = inputs
+        self.exactTies = exactTies
         self.window = window.microseconds
         self.bufferLimit = bufferBytes
         latest = Array(repeating: .min, count: inputs.count)
@@ -56,6 +65,7 @@ final class EventTimeMerge: InputFeed {
     }
 
     func next() throws -> InputRecord? {
+        if exactTies { return try nextWithExactTies() }
         while true {
             if let first = buffer.firstKey {
                 if reading.isEmpty || first < reading.min! { return letOutFirst(early: false) }
@@ -75,6 +85,44 @@ final class EventTimeMerge: InputFeed {
             inputs[Int(stopped.input)].abandon()
             reading.removeMin()
         }
+    }
+
+    private func nextWithExactTies() throws -> InputRecord? {
+        if let held = group.popLast() { return counting(held) }
+        while true {
+            if let first = buffer.firstKey {
+                if reading.isEmpty || first.time < reading.min!.time {
+                    letOutGroup(time: first.time)
+                    return counting(group.popLast()!)
+                }
+            } else if reading.isEmpty {
+                return nil
+            }
+            try readFromTheInputHoldingBack()
+        }
+    }
+
+    /// Takes every held line of `time` out of the buffer, into `group` in reverse `EventOrder`.
+    private func letOutGroup(time: Int64) {
+        while let first = buffer.firstKey, first.time == time { group.append(buffer.removeFirst()) }
+        guard group.count > 1 else { return }
+        group.sort { a, b in
+            switch (a.record, b.record) {
+            case let (.event(x), .event(y)):
+                let order = EventOrder.compareTies(x, y)
+                return order != 0 ? order > 0 : b.key < a.key
+            case (.event, .rejected): return true
+            case (.rejected, .event): return false
+            case (.rejected, .rejected): return b.key < a.key
+            }
+        }
+    }
+
+    private func counting(_ held: (key: MergeKey, record: InputRecord)) -> InputRecord {
+        if case .event = held.record {
+            if held.key.time < letOut { counted.outOfOrder += 1 } else { letOut = held.key.time }
+        }
+        return held.record
     }
 
     /// Reads one line of the input with the least bound, holds it, and raises that input's bound.

@@ -12,10 +12,16 @@ protocol SortedSource: AnyObject {
     func next() throws -> Event?
 }
 
-/// Bounded inputs in exact event order (`--order exact`): every event of
-/// every input is read first, then the stages get them all in `EventOrder`,
-/// however disordered the inputs were and however the lines fell into files.
-/// An external sort with bounded memory:
+/// Bounded inputs in exact event order (`--order exact`): the stages get
+/// every event in `EventOrder`, however disordered the inputs were and however
+/// the lines fell into files.
+///
+/// First an `OrderSurvey` reads the files: when a merge through a window as
+/// wide as their disorder holds no more than the budget, they are merged so
+/// (`EventTimeMerge` with exact ties), read a second time and checked against
+/// the first read. Otherwise (inputs that cannot be read twice, lines left
+/// pending by an earlier run, or disorder of hours over many events), an
+/// external sort with bounded memory:
 ///
 /// - **Collecting.** The inputs are read one after another. An input's events
 ///   that come in order (each at or after the last one that did) are its
@@ -65,6 +71,15 @@ final class ExactOrderFeed: InputFeed {
     private var stopRequested = false
     private var latest = Int64.min
 
+    /// Whether the way was chosen (from the first call on): the window merge, or without one the sort.
+    private var surveyed: Bool
+    private var windowMerge: EventTimeMerge?
+    private var survey: OrderSurvey?
+    private var seenEvents: [Int] = []
+    private var seenCRCs: [UInt64] = []
+    /// Whether the run was asked to stop (read while the survey reads, which nothing stops).
+    private let runStopping: () -> Bool
+
     private var sources: [any SortedSource] = []
     /// The merge's heads: each source's next event, least first.
     private var heads = MergeHeads()
@@ -80,7 +95,10 @@ final class ExactOrderFeed: InputFeed {
     ///   - rereadable: per input, whether it can be read a second time.
     ///   - carriedIn: events an earlier run left pending (`--state`).
     init(_ inputs: [InputLines], rereadable: [Bool], carriedIn: [Event], budgetBytes: Int, spill: SpillDirectory,
-         carryFrom: Duration?, mergeReading: InputReading, reopen: @escaping (Int) -> InputLines?) {
+         carryFrom: Duration?, mergeReading: InputReading, reopen: @escaping (Int) -> InputLines?,
+         runStopping: @escaping () -> Bool = { false }, allowWindow: Bool = true) {
+        self.runStopping = runStopping
+        surveyed = !allowWindow
         self.inputs = inputs
         self.mergeReading = mergeReading
         self.reopen = reopen
@@ -102,12 +120,21 @@ final class ExactOrderFeed: InputFeed {
 
     var counts: RunSummary.OrderCounts {
         var counts = counted
+        if let windowMerge {
+            let window = windowMerge.counts
+            counts.held = window.held
+            counts.heldBytesHighWater = window.heldBytesHighWater
+            counts.pending = pending.count
+            return counts
+        }
         counts.held = held.count
         counts.pending = pending.count
         return counts
     }
 
     func next() throws -> InputRecord? {
+        if !surveyed { chooseTheWay() }
+        if let windowMerge { return try nextThroughWindow(windowMerge) }
         while collecting {
             guard current < inputs.count else {
                 try beginMerge()
@@ -140,10 +167,69 @@ final class ExactOrderFeed: InputFeed {
     }
 
     func stop(drainRead: Bool) {
+        stopRequested = true
+        if let windowMerge {
+            windowMerge.stop(drainRead: drainRead)
+            return
+        }
         // What was read is ordered and given out whatever the stop: the merge
         // reads only the run's own files and in-order starts it counted.
-        stopRequested = true
         if !drainRead, collecting, current < inputs.count { inputs[current].abandon() }
+    }
+
+    // MARK: - The window
+
+    /// Surveys the inputs and merges them through a window when it fits; else leaves them to the sort.
+    private func chooseTheWay() {
+        surveyed = true
+        guard held.isEmpty, starts.allSatisfy(\.rereadable) else { return }
+        // 16 bytes a line recorded: at most half the budget.
+        var survey = OrderSurvey(inputs: inputs.count, mostLines: budget / 32)
+        for index in inputs.indices where !runStopping() {
+            guard let input = reopen(index), survey.read(input, index: index) else {
+                counted.method = .sort
+                return
+            }
+        }
+        let window = survey.window
+        let peak = survey.peakHeld(window: window)
+        guard peak <= budget || runStopping() else {
+            counted.method = .sort
+            return
+        }
+        counted.method = .window
+        counted.windowMilliseconds = window / 1000
+        counted.surveyedLines = survey.lines.reduce(0) { $0 + $1.count }
+        seenEvents = Array(repeating: 0, count: inputs.count)
+        seenCRCs = Array(repeating: 0, count: inputs.count)
+        if let carryFrom, survey.latest != Int64.min { cutoff = survey.latest - carryFrom.microseconds }
+        self.survey = survey
+        windowMerge = EventTimeMerge(inputs, window: .microseconds(window), bufferBytes: .max, exactTies: true)
+    }
+
+    private func nextThroughWindow(_ merge: EventTimeMerge) throws -> InputRecord? {
+        let base = inputs.first?.source ?? 0
+        while let record = try merge.next() {
+            guard case .event(let event) = record else { return record }
+            let index = Int(event.origin.source - base)
+            seenEvents[index] += 1
+            seenCRCs[index] &+= Self.checksum(event)
+            if event.time.microseconds >= cutoff {
+                pending.append(event)
+                continue
+            }
+            return .event(event)
+        }
+        if !stopRequested, let survey {
+            for index in inputs.indices where inputs[index].error == nil {
+                guard seenEvents[index] == survey.events[index], seenCRCs[index] == survey.crcs[index] else {
+                    throw InputChangedWhileRead(path: inputs[index].name,
+                                                detail: "the first read found \(survey.events[index]) events, the second \(seenEvents[index]) or other bytes")
+                }
+            }
+        }
+        self.survey = nil
+        return nil
     }
 
     // MARK: - Collecting
@@ -212,6 +298,9 @@ final class ExactOrderFeed: InputFeed {
         runs = [writer.path]
         counted.runMerges += 1
     }
+
+    /// An event's bytes' CRC-32, for sums that do not depend on the order of the events.
+    static func checksum(_ event: borrowing Event) -> UInt64 { UInt64(crc(0, event)) }
 
     static func crc(_ crc: UInt32, _ event: borrowing Event) -> UInt32 {
         event.document.withRawBytes(0) { raw in

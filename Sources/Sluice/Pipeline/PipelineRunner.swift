@@ -265,8 +265,8 @@ public final class PipelineRunner {
     /// the stages, 5m without).
     private func makeFeed(paths: [String], contents: [UInt8]?, pendingIn: [Event]) -> any InputFeed {
         let order = options.concatenateInputs ? .window : InputOrder.resolve(options.order, paths: paths, inMemory: contents != nil)
-        let merged = paths.count >= 2 && !options.concatenateInputs && order == .window
-        // Merged inputs are all open at once: their buffers share one budget.
+        let merged = paths.count >= 2 && !options.concatenateInputs
+        // Merged inputs are all open at once (exact order's window merge too): their buffers share one budget.
         let reading = InputReading(maxLineBytes: configuration.input.maxLineBytes, gate: self,
                                    beforeRead: { [unowned self] in try handOver() }, scratch: parseScratch,
                                    buffers: merged ? .forOpenInputs(paths.count) : .single)
@@ -292,7 +292,7 @@ public final class PipelineRunner {
                 reopen: { index in
                     contents.map { InputLines(bytes: $0, named: paths[index], source: base + Int32(index), reading: again) }
                         ?? InputLines(path: paths[index], source: base + Int32(index), reading: again)
-                })
+                }, runStopping: { [unowned self] in stopping })
         }
         if !merged {
             return ConcatenatedInputs(inputs, mayBeginNext: { [unowned self] in !stopReading })

@@ -124,6 +124,13 @@ public struct RunSummary: Sendable {
             case asRead = "as_read"
         }
         public var mode: Mode
+        /// How exact order was reached: merged through a window as wide as the inputs' disorder, or sorted.
+        public enum Method: String, Sendable { case window, sort }
+        public var method: Method = .sort
+        /// The window's width (the inputs' largest disorder), with `method` window.
+        public var windowMilliseconds: Int64 = 0
+        /// Lines the first read recorded to choose the method.
+        public var surveyedLines = 0
         public var inputs: Int
         /// What the held events may take before they are sorted and spilled to disk (`input.reorder_buffer`).
         public var budgetBytes: Int
@@ -204,7 +211,9 @@ public struct RunSummary: Sendable {
         if !outputs.isEmpty { parts.append(outputs.joined(separator: ", ")) }
         if let order, order.mode == .exact {
             var text = "exact order"
-            if order.spilledRuns > 0 {
+            if order.method == .window {
+                text += ", merged through a \(order.windowMilliseconds / 1000)s window"
+            } else if order.spilledRuns > 0 {
                 text += ", \(order.spilledRuns) sorted run\(order.spilledRuns == 1 ? "" : "s") spilled (\(order.spilledLines) lines, \(order.spilledBytes) bytes)"
             } else {
                 text += ", sorted in memory"
@@ -311,6 +320,9 @@ public struct RunSummary: Sendable {
             o.field("mode", order.mode.rawValue)
             o.field("inputs", order.inputs)
             if order.mode == .exact {
+                o.field("method", order.method.rawValue)
+                o.field("window_ms", Int(order.windowMilliseconds))
+                o.field("surveyed_lines", order.surveyedLines)
                 o.field("budget_bytes", order.budgetBytes)
                 o.field("in_order_lines", order.inOrderLines)
                 o.field("sorted_in_memory", order.sortedInMemory)

@@ -332,6 +332,12 @@ private struct StatsJSONReader {
                 guard let mode = RunSummary.OrderCounts.Mode(rawValue: text) else { throw problem("\(field) is \(text), not exact, window or as_read") }
                 counts.mode = mode
             case "inputs": counts.inputs = try int(value, field)
+            case "method":
+                let text = try string(value, field)
+                guard let method = RunSummary.OrderCounts.Method(rawValue: text) else { throw problem("\(field) is \(text), not window or sort") }
+                counts.method = method
+            case "window_ms": counts.windowMilliseconds = Int64(try int(value, field))
+            case "surveyed_lines": counts.surveyedLines = try int(value, field)
             case "budget_bytes": counts.budgetBytes = try int(value, field)
             case "in_order_lines": counts.inOrderLines = try int(value, field)
             case "sorted_in_memory": counts.sortedInMemory = try int(value, field)

@@ -179,6 +179,10 @@ extension RunSummary {
             if order != nil {
                 // Shards ordered alike; one that fell back to another mode shows in its own stats.
                 counts.inputs += other.inputs
+                // A shard that sorted makes the job's method sort; its window the widest.
+                if other.method == .sort { counts.method = .sort }
+                counts.windowMilliseconds = max(counts.windowMilliseconds, other.windowMilliseconds)
+                counts.surveyedLines += other.surveyedLines
                 counts.budgetBytes = max(counts.budgetBytes, other.budgetBytes)
                 counts.inOrderLines += other.inOrderLines
                 counts.sortedInMemory += other.sortedInMemory

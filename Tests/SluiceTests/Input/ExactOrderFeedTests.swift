@@ -21,17 +21,22 @@ import SluiceTestSupport
         var spill: SpillDirectory
     }
 
+    /// The feed over `files`; `sort` leaves out the window merge, `changed` is what the first read finds instead.
     private func feed(_ files: [[String]], in directory: TemporaryDirectory, budget: Int = 1 << 20,
-                      carryFrom: Duration? = nil, carriedIn: [Event] = []) -> Made {
+                      carryFrom: Duration? = nil, carriedIn: [Event] = [], sort: Bool = false, changed: [[String]]? = nil) -> Made {
         let reading = InputReading(maxLineBytes: 1 << 20, gate: nil, beforeRead: nil, scratch: JSONParseScratch())
         let paths = files.enumerated().map { index, lines in
             directory.write("in-\(index).ndjson", lines.map { $0 + "\n" }.joined())
         }
         let inputs = paths.enumerated().map { InputLines(path: $1, source: Int32($0), reading: reading) }
+        let firstReads = changed.map { files in
+            files.enumerated().map { index, lines in directory.write("first-\(index).ndjson", lines.map { $0 + "\n" }.joined()) }
+        } ?? paths
         let spill = SpillDirectory(root: directory.file("tmp"))
         let feed = ExactOrderFeed(inputs, rereadable: paths.map { _ in true }, carriedIn: carriedIn, budgetBytes: budget,
                                   spill: spill, carryFrom: carryFrom, mergeReading: reading,
-                                  reopen: { InputLines(path: paths[$0], source: Int32($0), reading: reading) })
+                                  reopen: { InputLines(path: firstReads[$0], source: Int32($0), reading: reading) },
+                                  allowWindow: !sort)
         return Made(feed: feed, spill: spill)
     }
 
@@ -86,16 +91,37 @@ import SluiceTestSupport
         _ = directory
     }
 
-    @Test func aRejectedLineGoesOutAsReadAndTheEventsStillInOrder() throws {
+    @Test func aRejectedLineGoesOutAsReadWhenSortedAndInItsPlaceWhenMergedThroughTheWindow() throws {
+        let lines = [event("b", 2000), "not json", event("a", 1000)]
+        let directory = TemporaryDirectory(), other = TemporaryDirectory()
+        let sorted = feed([lines], in: directory, sort: true)
+        #expect(try drain(sorted.feed) == ["!invalid_json", "a", "b"])
+        #expect(sorted.feed.counts.method == .sort)
+        // Through the window it takes its input's event before it: b's time, before the events of that time.
+        let merged = feed([lines], in: other)
+        #expect(try drain(merged.feed) == ["a", "!invalid_json", "b"])
+        #expect(merged.feed.counts.method == .window && merged.feed.counts.windowMilliseconds == 1000)
+    }
+
+    @Test func disorderThatFitsTheBudgetIsMergedThroughAWindowAsWideAsItHoldingLittle() throws {
         let directory = TemporaryDirectory()
-        let made = feed([[event("b", 2000), "not json", event("a", 1000)]], in: directory)
-        #expect(try drain(made.feed) == ["!invalid_json", "a", "b"])
+        // Each file out of order by up to 30 s, in a day.
+        var random = TestRandom(state: 12)
+        let times = (0..<3000).map { $0 * 5_000 + random.below(30_000) }
+        let files = (0..<3).map { file in times.indices.filter { $0 % 3 == file }.map { event("e\($0)", times[$0], id: "m\($0)") } }
+        let made = feed(files, in: directory)
+        let names = try drain(made.feed)
+        #expect(names == times.indices.sorted { (times[$0], "m\($0)") < (times[$1], "m\($1)") }.map { "e\($0)" })
+        let counts = made.feed.counts
+        #expect(counts.method == .window && counts.windowMilliseconds <= 30_000 && counts.windowMilliseconds > 5_000)
+        #expect(counts.heldBytesHighWater < 200 << 10, "a window's worth held, not the files")
+        #expect(counts.spilledRuns == 0 && counts.surveyedLines == 3000)
     }
 
     @Test func anInOrderFileIsReadAgainRatherThanHeldAndNothingSpills() throws {
         let directory = TemporaryDirectory()
         let lines = (0..<500).map { event("e\($0)", $0 * 10) }
-        let made = feed([lines], in: directory, budget: 64 << 10)
+        let made = feed([lines], in: directory, budget: 64 << 10, sort: true)
         #expect(try drain(made.feed) == (0..<500).map { "e\($0)" })
         let counts = made.feed.counts
         #expect(counts.inOrderLines == 500 && counts.spilledRuns == 0 && counts.sortedInMemory == 0)
@@ -123,7 +149,7 @@ import SluiceTestSupport
         let directory = TemporaryDirectory()
         let lines = (0..<50).map { event("e\($0)", $0 * 10) }
         // The rejected last line comes out before the merge begins: the file is rewritten then.
-        let made = feed([lines + ["not json"]], in: directory)
+        let made = feed([lines + ["not json"]], in: directory, sort: true)
         guard case .rejected? = try made.feed.next() else {
             Issue.record("the rejected line did not come first")
             return
@@ -135,6 +161,18 @@ import SluiceTestSupport
             while try made.feed.next() != nil {}
         }
         _ = path
+    }
+
+    @Test func aFileThatIsNotWhatTheSurveyReadFailsTheWindowMerge() throws {
+        let lines = (0..<50).map { event("e\($0)", $0 * 10) }
+        var changed = lines
+        changed[10] = event("changed", 100)
+        let directory = TemporaryDirectory()
+        let made = feed([lines], in: directory, changed: [changed])
+        #expect(throws: InputChangedWhileRead.self) {
+            while try made.feed.next() != nil {}
+        }
+        #expect(made.feed.counts.method == .window)
     }
 
     @Test func eventsWithinTheCarryOfTheLatestAreLeftPendingInOrder() throws {

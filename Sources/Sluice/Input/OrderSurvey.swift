@@ -1,0 +1,116 @@
+import CCRC32
+
+/// Exact order's first read of files: how far behind its input's latest
+/// event time any event is (the disorder), and what a merge through a window
+/// that wide would hold at its peak. When that fits the budget, the inputs
+/// are merged through that window (`EventTimeMerge` with exact ties): every
+/// event in `EventOrder` for the price of a second read, however the lines
+/// fall into files. Otherwise (disorder of hours over many events) they are
+/// sorted (`ExactOrderFeed`'s sort). Each input's events are counted and
+/// their bytes' CRC-32s summed (in any order: the merge gives them back in
+/// another), so the second read is checked against the first.
+struct OrderSurvey {
+    /// One line as the merge would hold it: its merge time and its footprint.
+    struct Line {
+        var time: Int64
+        var bytes: Int32
+    }
+
+    /// Per input: its lines, in order.
+    private(set) var lines: [[Line]]
+    /// Per input: the most an event is behind the input's latest event time before it (µs).
+    private(set) var lateness: [Int64]
+    /// Per input: its events, and the sum of their CRC-32s (`ExactOrderFeed.checksum`).
+    private(set) var events: [Int]
+    private(set) var crcs: [UInt64]
+    /// The latest event time of all inputs (µs), `Int64.min` without events.
+    private(set) var latest = Int64.min
+    private var recorded = 0
+    /// How many lines it may record (16 bytes each) before it gives up: the inputs are then sorted.
+    let mostLines: Int
+
+    init(inputs: Int, mostLines: Int) {
+        lines = Array(repeating: [], count: inputs)
+        lateness = Array(repeating: 0, count: inputs)
+        events = Array(repeating: 0, count: inputs)
+        crcs = Array(repeating: 0, count: inputs)
+        self.mostLines = mostLines
+    }
+
+    /// Reads `input` (index `index`) to its end; false when it holds more lines than it may record.
+    /// An input error ends the input here as it will on the second read.
+    mutating func read(_ input: InputLines, index: Int) -> Bool {
+        var inputLatest = Int64.min
+        while true {
+            let record: InputRecord?
+            do {
+                record = try input.next()
+            } catch {
+                return true
+            }
+            guard let record = consume record else { return true }
+            recorded += 1
+            if recorded > mostLines {
+                input.abandon()
+                return false
+            }
+            switch consume record {
+            case .event(let event):
+                let time = event.time.microseconds
+                if time > inputLatest { inputLatest = time } else if inputLatest - time > lateness[index] { lateness[index] = inputLatest - time }
+                if time > latest { latest = time }
+                events[index] += 1
+                crcs[index] &+= ExactOrderFeed.checksum(event)
+                lines[index].append(Line(time: time, bytes: Int32(clamping: ReorderBuffer.footprint(of: event))))
+            case .rejected(let line):
+                lines[index].append(Line(time: input.lastEventTime, bytes: Int32(clamping: ReorderBuffer.footprint(of: .rejected(line)))))
+            }
+        }
+    }
+
+    /// The window that covers every input's disorder.
+    var window: Int64 { lateness.max() ?? 0 }
+
+    /// What `EventTimeMerge` with exact ties over `window` would hold at most, in bytes: its reads
+    /// and let-outs played over the recorded lines.
+    func peakHeld(window: Int64) -> Int {
+        struct Held: Comparable {
+            var key: MergeKey
+            var bytes: Int32
+            static func < (a: Held, b: Held) -> Bool { a.key < b.key }
+            static func == (a: Held, b: Held) -> Bool { a.key == b.key }
+        }
+        var reading = MinHeap<MergeKey>()
+        var buffer = MinHeap<Held>()
+        var positions = [Int](repeating: 0, count: lines.count)
+        var inputLatest = [Int64](repeating: .min, count: lines.count)
+        for index in lines.indices { reading.insert(MergeKey(time: .min, input: Int32(index), line: 1)) }
+        var held = 0, peak = 0
+        while true {
+            if let first = buffer.min {
+                if reading.isEmpty || first.key.time < reading.min!.time {
+                    while let out = buffer.min, out.key.time == first.key.time {
+                        held -= Int(out.bytes)
+                        buffer.removeMin()
+                    }
+                    continue
+                }
+            } else if reading.isEmpty {
+                return peak
+            }
+            let index = Int(reading.min!.input)
+            guard positions[index] < lines[index].count else {
+                reading.removeMin()
+                continue
+            }
+            let line = lines[index][positions[index]]
+            positions[index] += 1
+            if line.time > inputLatest[index] { inputLatest[index] = line.time }
+            buffer.insert(Held(key: MergeKey(time: line.time, input: Int32(index), line: Int64(positions[index])), bytes: line.bytes))
+            held += Int(line.bytes)
+            peak = max(peak, held)
+            let low = inputLatest[index] > Int64.min + window ? inputLatest[index] - window : Int64.min
+            reading.replaceMin(MergeKey(time: low, input: Int32(index), line: Int64(positions[index] + 1)))
+        }
+    }
+}
