@@ -75,8 +75,6 @@ final class ExactOrderFeed: InputFeed {
     private var surveyed: Bool
     private var windowMerge: EventTimeMerge?
     private var survey: OrderSurvey?
-    private var seenEvents: [Int] = []
-    private var seenCRCs: [UInt64] = []
     /// Whether the run was asked to stop (read while the survey reads, which nothing stops).
     private let runStopping: () -> Bool
 
@@ -200,20 +198,15 @@ final class ExactOrderFeed: InputFeed {
         counted.method = .window
         counted.windowMilliseconds = window / 1000
         counted.surveyedLines = survey.lines.reduce(0) { $0 + $1.count }
-        seenEvents = Array(repeating: 0, count: inputs.count)
-        seenCRCs = Array(repeating: 0, count: inputs.count)
+        for input in inputs { input.checksumsLines = true }
         if let carryFrom, survey.latest != Int64.min { cutoff = survey.latest - carryFrom.microseconds }
         self.survey = survey
         windowMerge = EventTimeMerge(inputs, window: .microseconds(window), bufferBytes: .max, exactTies: true)
     }
 
     private func nextThroughWindow(_ merge: EventTimeMerge) throws -> InputRecord? {
-        let base = inputs.first?.source ?? 0
         while let record = try merge.next() {
             guard case .event(let event) = record else { return record }
-            let index = Int(event.origin.source - base)
-            seenEvents[index] += 1
-            seenCRCs[index] &+= Self.checksum(event)
             if event.time.microseconds >= cutoff {
                 pending.append(event)
                 continue
@@ -221,10 +214,10 @@ final class ExactOrderFeed: InputFeed {
             return .event(event)
         }
         if !stopRequested, let survey {
-            for index in inputs.indices where inputs[index].error == nil {
-                guard seenEvents[index] == survey.events[index], seenCRCs[index] == survey.crcs[index] else {
-                    throw InputChangedWhileRead(path: inputs[index].name,
-                                                detail: "the first read found \(survey.events[index]) events, the second \(seenEvents[index]) or other bytes")
+            for (index, input) in inputs.enumerated() where input.error == nil {
+                guard input.lines == survey.lineCounts[index], input.lineChecksum == survey.checksums[index] else {
+                    throw InputChangedWhileRead(path: input.name, detail: "the first read found \(survey.lineCounts[index]) lines, "
+                                                    + "the second \(input.lines), or other bytes")
                 }
             }
         }
@@ -298,9 +291,6 @@ final class ExactOrderFeed: InputFeed {
         runs = [writer.path]
         counted.runMerges += 1
     }
-
-    /// An event's bytes' CRC-32, for sums that do not depend on the order of the events.
-    static func checksum(_ event: borrowing Event) -> UInt64 { UInt64(crc(0, event)) }
 
     static func crc(_ crc: UInt32, _ event: borrowing Event) -> UInt32 {
         event.document.withRawBytes(0) { raw in

@@ -1,3 +1,4 @@
+import CCRC32
 import SluiceJSON
 
 /// A non-blank input line, decoded: an event for the stages, or a line
@@ -63,6 +64,10 @@ final class InputLines {
     /// Why the input stopped early (it could not be opened, corrupt gzip, a read error).
     private(set) var error: InputError?
     private var bytesAtEnd = 0
+    /// When set, every line read is summed into `lineChecksum` (exact order checks a second read against the first).
+    var checksumsLines = false
+    /// The CRC-32 of every line read so far, each as read, in order (with `checksumsLines`).
+    private(set) var lineChecksum: UInt32 = 0
 
     init(path: String, source: Int32, reading: InputReading) {
         self.path = path
@@ -104,6 +109,7 @@ final class InputLines {
         do {
             if !opened { try open() }
             while let line = try unretainedReader!.with({ try $0.next() }) {
+                if checksumsLines { sumIntoChecksum(line) }
                 switch line {
                 case let .line(buffer, number):
                     lines = number
@@ -151,6 +157,55 @@ final class InputLines {
         }
         end()
         return nil
+    }
+
+    /// What exact order's first read needs of the next line: its event time when it is an
+    /// event (nil for a line that is not), and its footprint when held; nil at the end of the
+    /// input. The time is read without parsing the line where it can be (`QuickTimestamp`);
+    /// lines are counted and summed into `lineChecksum` as `next()` does them.
+    func nextForSurvey() throws -> (time: Int64?, bytes: Int)? {
+        guard !finished else { return nil }
+        do {
+            if !opened { try open() }
+            while let line = try unretainedReader!.with({ try $0.next() }) {
+                if checksumsLines { sumIntoChecksum(line) }
+                switch line {
+                case let .line(buffer, number):
+                    lines = number
+                    if LineReader.isBlank(buffer) { continue }
+                    // What holding it would take: its bytes and, about, its parsed index.
+                    let bytes = buffer.count * 2 + ReorderBuffer.recordOverhead
+                    if let time = QuickTimestamp.read(buffer) { return (time, bytes) }
+                    switch Event.decode(buffer, origin: Origin(source: source, line: number), scratch: reading.scratch) {
+                    case .success(let event): return (event.time.microseconds, ReorderBuffer.footprint(of: event))
+                    case .failure: return (nil, bytes)
+                    }
+                case let .tooLong(preview, _, number):
+                    lines = number
+                    return (nil, preview.count + ReorderBuffer.recordOverhead)
+                case let .cutShort(buffer, number), let .damaged(buffer, number):
+                    lines = number
+                    if LineReader.isBlank(buffer) { continue }
+                    return (nil, buffer.count + ReorderBuffer.recordOverhead)
+                }
+            }
+        } catch let failure as InputError {
+            error = failure
+            end()
+            throw failure
+        }
+        end()
+        return nil
+    }
+
+    private func sumIntoChecksum(_ line: InputLine) {
+        switch line {
+        case let .line(buffer, _), let .cutShort(buffer, _), let .damaged(buffer, _):
+            if !buffer.isEmpty { lineChecksum = sluice_crc32(lineChecksum, buffer.baseAddress!, buffer.count) }
+        case let .tooLong(preview, length, _):
+            preview.withUnsafeBufferPointer { if !$0.isEmpty { lineChecksum = sluice_crc32(lineChecksum, $0.baseAddress!, $0.count) } }
+            lineChecksum ^= UInt32(truncatingIfNeeded: length)
+        }
     }
 
     /// Stops reading this input where it is (its reader is closed): what was

@@ -6,9 +6,9 @@ import CCRC32
 /// are merged through that window (`EventTimeMerge` with exact ties): every
 /// event in `EventOrder` for the price of a second read, however the lines
 /// fall into files. Otherwise (disorder of hours over many events) they are
-/// sorted (`ExactOrderFeed`'s sort). Each input's events are counted and
-/// their bytes' CRC-32s summed (in any order: the merge gives them back in
-/// another), so the second read is checked against the first.
+/// sorted (`ExactOrderFeed`'s sort). Each input's lines are counted and
+/// summed into a CRC-32, so the second read is checked against the first.
+/// Event times are read without parsing where the line allows (`QuickTimestamp`).
 struct OrderSurvey {
     /// One line as the merge would hold it: its merge time and its footprint.
     struct Line {
@@ -20,9 +20,9 @@ struct OrderSurvey {
     private(set) var lines: [[Line]]
     /// Per input: the most an event is behind the input's latest event time before it (µs).
     private(set) var lateness: [Int64]
-    /// Per input: its events, and the sum of their CRC-32s (`ExactOrderFeed.checksum`).
-    private(set) var events: [Int]
-    private(set) var crcs: [UInt64]
+    /// Per input: the lines read, and their checksum (`InputLines.lineChecksum`), which the second read must match.
+    private(set) var lineCounts: [Int64]
+    private(set) var checksums: [UInt32]
     /// The latest event time of all inputs (µs), `Int64.min` without events.
     private(set) var latest = Int64.min
     private var recorded = 0
@@ -32,39 +32,44 @@ struct OrderSurvey {
     init(inputs: Int, mostLines: Int) {
         lines = Array(repeating: [], count: inputs)
         lateness = Array(repeating: 0, count: inputs)
-        events = Array(repeating: 0, count: inputs)
-        crcs = Array(repeating: 0, count: inputs)
+        lineCounts = Array(repeating: 0, count: inputs)
+        checksums = Array(repeating: 0, count: inputs)
         self.mostLines = mostLines
     }
 
     /// Reads `input` (index `index`) to its end; false when it holds more lines than it may record.
     /// An input error ends the input here as it will on the second read.
     mutating func read(_ input: InputLines, index: Int) -> Bool {
+        input.checksumsLines = true
+        defer {
+            lineCounts[index] = input.lines
+            checksums[index] = input.lineChecksum
+        }
         var inputLatest = Int64.min
+        // The time of the input's last event: what a line that is not one is held under.
+        var lastTime = Int64.min
         while true {
-            let record: InputRecord?
+            let read: (time: Int64?, bytes: Int)?
             do {
-                record = try input.next()
+                read = try input.nextForSurvey()
             } catch {
                 return true
             }
-            guard let record = consume record else { return true }
+            guard let read else { return true }
             recorded += 1
             if recorded > mostLines {
                 input.abandon()
                 return false
             }
-            switch consume record {
-            case .event(let event):
-                let time = event.time.microseconds
-                if time > inputLatest { inputLatest = time } else if inputLatest - time > lateness[index] { lateness[index] = inputLatest - time }
-                if time > latest { latest = time }
-                events[index] += 1
-                crcs[index] &+= ExactOrderFeed.checksum(event)
-                lines[index].append(Line(time: time, bytes: Int32(clamping: ReorderBuffer.footprint(of: event))))
-            case .rejected(let line):
-                lines[index].append(Line(time: input.lastEventTime, bytes: Int32(clamping: ReorderBuffer.footprint(of: .rejected(line)))))
+            guard let time = read.time else {
+                // Not an event: held under the time of its input's event before it.
+                lines[index].append(Line(time: lastTime, bytes: Int32(clamping: read.bytes)))
+                continue
             }
+            if time > inputLatest { inputLatest = time } else if inputLatest - time > lateness[index] { lateness[index] = inputLatest - time }
+            if time > latest { latest = time }
+            lastTime = time
+            lines[index].append(Line(time: time, bytes: Int32(clamping: read.bytes)))
         }
     }
 

@@ -1,0 +1,85 @@
+/// The event time of a line without parsing it, for exact order's first read
+/// of files (`OrderSurvey`): the value of its top-level `timestamp` member,
+/// read as `Event.decode` reads it (`EventTime.parseISO8601` on the string).
+///
+/// Only what is plain is read here: a key or a value written with an escape,
+/// a value that is not a string, a line that does not start as an object, or
+/// one where no top-level `timestamp` turns up, gives nil, and the caller
+/// parses the line. It answers for lines the decoder would reject for another
+/// reason too (no `type`, invalid JSON after the timestamp): the survey then
+/// counts a time the second read does not, which can only widen the window.
+enum QuickTimestamp {
+    static func read(_ line: UnsafeBufferPointer<UInt8>) -> Int64? {
+        let count = line.count
+        var index = 0
+        while index < count, isSpace(line[index]) { index += 1 }
+        guard index < count, line[index] == UInt8(ascii: "{") else { return nil }
+        index += 1
+        var depth = 1
+        var expectKey = true
+        while index < count {
+            let byte = line[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                let start = index + 1
+                var end = start
+                while end < count, line[end] != UInt8(ascii: "\"") {
+                    if line[end] == UInt8(ascii: "\\") {
+                        // An escaped key at the top level may be "timestamp": leave the line to the parser.
+                        if depth == 1 && expectKey { return nil }
+                        end += 1
+                    }
+                    end += 1
+                }
+                guard end < count else { return nil }
+                index = end + 1
+                if depth == 1 && expectKey {
+                    expectKey = false
+                    if end - start == 9, matches(line, from: start) { return value(line, after: index) }
+                }
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                index += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth == 0 { return nil }
+                index += 1
+            case UInt8(ascii: ","):
+                if depth == 1 { expectKey = true }
+                index += 1
+            default:
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    private static let key = Array("timestamp".utf8)
+
+    private static func matches(_ line: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
+        for offset in 0..<9 where line[start + offset] != key[offset] { return false }
+        return true
+    }
+
+    /// The time in the string value after a key ending at `index`; nil for anything else.
+    private static func value(_ line: UnsafeBufferPointer<UInt8>, after index: Int) -> Int64? {
+        var at = index
+        while at < line.count, isSpace(line[at]) { at += 1 }
+        guard at < line.count, line[at] == UInt8(ascii: ":") else { return nil }
+        at += 1
+        while at < line.count, isSpace(line[at]) { at += 1 }
+        guard at < line.count, line[at] == UInt8(ascii: "\"") else { return nil }
+        let start = at + 1
+        var end = start
+        while end < line.count, line[end] != UInt8(ascii: "\"") {
+            if line[end] == UInt8(ascii: "\\") || line[end] < 0x20 { return nil }
+            end += 1
+        }
+        guard end < line.count else { return nil }
+        return EventTime.parseISO8601(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: line[start..<end])))?.microseconds
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+}
