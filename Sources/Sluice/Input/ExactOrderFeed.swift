@@ -213,7 +213,8 @@ final class ExactOrderFeed: InputFeed {
             }
             return .event(event)
         }
-        if !stopRequested, let survey {
+        // A stop ends the second read early (it may come while the first read runs, before `stop`).
+        if !stopRequested, !runStopping(), let survey {
             for (index, input) in inputs.enumerated() where input.error == nil {
                 guard input.lines == survey.lineCounts[index], input.lineChecksum == survey.checksums[index] else {
                     throw InputChangedWhileRead(path: input.name, detail: "the first read found \(survey.lineCounts[index]) lines, "

@@ -105,89 +105,76 @@ final class InputLines {
     /// input error (it cannot be opened, corrupt gzip, a failed read) ends the
     /// input, is kept in `error` and thrown; the next call returns nil.
     func next() throws -> InputRecord? {
-        guard !finished else { return nil }
-        do {
-            if !opened { try open() }
-            while let line = try unretainedReader!.with({ try $0.next() }) {
-                if checksumsLines { sumIntoChecksum(line) }
-                switch line {
-                case let .line(buffer, number):
-                    lines = number
-                    if LineReader.isBlank(buffer) {
-                        blankLines += 1
-                        continue
-                    }
-                    nonBlankLines += 1
-                    let origin = Origin(source: source, line: number)
-                    switch Event.decode(buffer, origin: origin, scratch: reading.scratch) {
-                    case .success(let event):
-                        lastEventTime = event.time.microseconds
-                        return .event(event)
-                    case .failure(let rejection):
-                        return .rejected(RejectedLine(bytes: Array(buffer), origin: origin, rejection: rejection))
-                    }
-                case let .tooLong(preview, length, number):
-                    lines = number
-                    nonBlankLines += 1
-                    let rejection = Rejection(.lineTooLong, "the line has \(length) bytes; input.max_line_bytes is \(reading.maxLineBytes)")
-                    return .rejected(RejectedLine(bytes: preview, origin: Origin(source: source, line: number),
-                                                  rejection: rejection, truncatedFrom: length))
-                case let .cutShort(buffer, number), let .damaged(buffer, number):
-                    lines = number
-                    if LineReader.isBlank(buffer) {
-                        // Only whitespace (or a `\r`) was read of it: nothing is lost, it is a blank line like any other.
-                        blankLines += 1
-                        continue
-                    }
-                    nonBlankLines += 1
-                    let rejection: Rejection
-                    if case .cutShort = line {
-                        rejection = Rejection(.cutByShutdown, "reading stopped for a shutdown after \(buffer.count) bytes of this line")
-                    } else {
-                        rejection = Rejection(.corruptGzip, "this line is in a gzip member that is damaged (the error names it), or was cut by the damage")
-                    }
-                    return .rejected(RejectedLine(bytes: Array(buffer), origin: Origin(source: source, line: number),
-                                                  rejection: rejection))
-                }
+        guard let line = try nextNonBlankLine() else { return nil }
+        switch line {
+        case let .line(buffer, number):
+            let origin = Origin(source: source, line: number)
+            switch Event.decode(buffer, origin: origin, scratch: reading.scratch) {
+            case .success(let event):
+                lastEventTime = event.time.microseconds
+                return .event(event)
+            case .failure(let rejection):
+                return .rejected(RejectedLine(bytes: Array(buffer), origin: origin, rejection: rejection))
             }
-        } catch let failure as InputError {
-            error = failure
-            end()
-            throw failure
+        case let .tooLong(preview, length, number):
+            let rejection = Rejection(.lineTooLong, "the line has \(length) bytes; input.max_line_bytes is \(reading.maxLineBytes)")
+            return .rejected(RejectedLine(bytes: preview, origin: Origin(source: source, line: number),
+                                          rejection: rejection, truncatedFrom: length))
+        case let .cutShort(buffer, number), let .damaged(buffer, number):
+            let rejection: Rejection
+            if case .cutShort = line {
+                rejection = Rejection(.cutByShutdown, "reading stopped for a shutdown after \(buffer.count) bytes of this line")
+            } else {
+                rejection = Rejection(.corruptGzip, "this line is in a gzip member that is damaged (the error names it), or was cut by the damage")
+            }
+            return .rejected(RejectedLine(bytes: Array(buffer), origin: Origin(source: source, line: number),
+                                          rejection: rejection))
         }
-        end()
-        return nil
     }
 
     /// What exact order's first read needs of the next line: its event time when it is an
     /// event (nil for a line that is not), and its footprint when held; nil at the end of the
-    /// input. The time is read without parsing the line where it can be (`QuickTimestamp`);
-    /// lines are counted and summed into `lineChecksum` as `next()` does them.
+    /// input. The time is read without parsing the line where it can be (`QuickTimestamp`).
     func nextForSurvey() throws -> (time: Int64?, bytes: Int)? {
+        guard let line = try nextNonBlankLine() else { return nil }
+        switch line {
+        case let .line(buffer, number):
+            // What holding it would take: its bytes and, about, its parsed index.
+            let bytes = buffer.count * 2 + ReorderBuffer.recordOverhead
+            if let time = QuickTimestamp.read(buffer) { return (time, bytes) }
+            switch Event.decode(buffer, origin: Origin(source: source, line: number), scratch: reading.scratch) {
+            case .success(let event): return (event.time.microseconds, ReorderBuffer.footprint(of: event))
+            case .failure: return (nil, bytes)
+            }
+        case let .tooLong(preview, _, _):
+            return (nil, preview.count + ReorderBuffer.recordOverhead)
+        case let .cutShort(buffer, _), let .damaged(buffer, _):
+            return (nil, buffer.count + ReorderBuffer.recordOverhead)
+        }
+    }
+
+    /// The next line that is not blank, as read, counted (blank ones skipped and counted) and,
+    /// with `checksumsLines`, summed; nil at the end. An input error ends the input, is kept
+    /// in `error` and thrown.
+    private func nextNonBlankLine() throws -> InputLine? {
         guard !finished else { return nil }
         do {
             if !opened { try open() }
             while let line = try unretainedReader!.with({ try $0.next() }) {
                 if checksumsLines { sumIntoChecksum(line) }
                 switch line {
-                case let .line(buffer, number):
+                case let .line(buffer, number), let .cutShort(buffer, number), let .damaged(buffer, number):
                     lines = number
-                    if LineReader.isBlank(buffer) { continue }
-                    // What holding it would take: its bytes and, about, its parsed index.
-                    let bytes = buffer.count * 2 + ReorderBuffer.recordOverhead
-                    if let time = QuickTimestamp.read(buffer) { return (time, bytes) }
-                    switch Event.decode(buffer, origin: Origin(source: source, line: number), scratch: reading.scratch) {
-                    case .success(let event): return (event.time.microseconds, ReorderBuffer.footprint(of: event))
-                    case .failure: return (nil, bytes)
+                    // A cut or damaged line of only whitespace (or a `\r`) loses nothing: a blank line like any other.
+                    if LineReader.isBlank(buffer) {
+                        blankLines += 1
+                        continue
                     }
-                case let .tooLong(preview, _, number):
+                case let .tooLong(_, _, number):
                     lines = number
-                    return (nil, preview.count + ReorderBuffer.recordOverhead)
-                case let .cutShort(buffer, number), let .damaged(buffer, number):
-                    lines = number
-                    if LineReader.isBlank(buffer) { continue }
-                    return (nil, buffer.count + ReorderBuffer.recordOverhead)
                 }
+                nonBlankLines += 1
+                return line
             }
         } catch let failure as InputError {
             error = failure
