@@ -105,6 +105,12 @@ final class EventTimeMerge: InputFeed {
     /// Takes every held line of `time` out of the buffer, into `group` in reverse `EventOrder`.
     private func letOutGroup(time: Int64) {
         while let first = buffer.firstKey, first.time == time { group.append(buffer.removeFirst()) }
+        Self.sortInstant(&group)
+    }
+
+    /// Puts the lines of one instant in reverse `EventOrder` (the first last): lines rejected at
+    /// input first, by input and line, then the events, equal ones by input and line.
+    static func sortInstant(_ group: inout [(key: MergeKey, record: InputRecord)]) {
         guard group.count > 1 else { return }
         group.sort { a, b in
             switch (a.record, b.record) {

@@ -73,7 +73,9 @@ final class ExactOrderFeed: InputFeed {
 
     /// Whether the way was chosen (from the first call on): the window merge, or without one the sort.
     private var surveyed: Bool
-    private var windowMerge: EventTimeMerge?
+    /// Through the window: the merge, and the same when it is a merge (one input in order needs none).
+    private var windowMerge: (any InputFeed)?
+    private var merge: EventTimeMerge?
     private var survey: OrderSurvey?
     /// Whether the run was asked to stop (read while the survey reads, which nothing stops).
     private let runStopping: () -> Bool
@@ -118,8 +120,8 @@ final class ExactOrderFeed: InputFeed {
 
     var counts: RunSummary.OrderCounts {
         var counts = counted
-        if let windowMerge {
-            let window = windowMerge.counts
+        if windowMerge != nil {
+            let window = merge?.counts ?? RunSummary.ReorderCounts(inputs: 1, windowMilliseconds: 0, bufferBytes: 0)
             counts.held = window.held
             counts.heldBytesHighWater = window.heldBytesHighWater
             counts.pending = pending.count
@@ -201,10 +203,16 @@ final class ExactOrderFeed: InputFeed {
         for input in inputs { input.checksumsLines = true }
         if let carryFrom, survey.latest != Int64.min { cutoff = survey.latest - carryFrom.microseconds }
         self.survey = survey
-        windowMerge = EventTimeMerge(inputs, window: .microseconds(window), bufferBytes: .max, exactTies: true)
+        if inputs.count == 1 && window == 0 {
+            windowMerge = InOrderTies(inputs[0])
+        } else {
+            let merge = EventTimeMerge(inputs, window: .microseconds(window), bufferBytes: .max, exactTies: true)
+            self.merge = merge
+            windowMerge = merge
+        }
     }
 
-    private func nextThroughWindow(_ merge: EventTimeMerge) throws -> InputRecord? {
+    private func nextThroughWindow(_ merge: any InputFeed) throws -> InputRecord? {
         while let record = try merge.next() {
             guard case .event(let event) = record else { return record }
             if event.time.microseconds >= cutoff {

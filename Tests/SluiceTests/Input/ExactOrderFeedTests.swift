@@ -103,6 +103,17 @@ import SluiceTestSupport
         #expect(merged.feed.counts.method == .window && merged.feed.counts.windowMilliseconds == 1000)
     }
 
+    @Test func oneFileInOrderGoesThroughAsReadWithEachInstantsLinesInEventOrder() throws {
+        let directory = TemporaryDirectory()
+        let lines = [event("a", 1000), event("c", 2000, id: "m2"), "not json", event("b", 2000, id: "m1"),
+                     event("stop", 2000, id: "m0", extra: #","timed":"stop""#), event("d", 3000)]
+        let made = feed([lines], in: directory)
+        // At 2000: the rejected line (it goes with the event before it), then m1, m2, then the timer's stop.
+        #expect(try drain(made.feed) == ["a", "!invalid_json", "b", "c", "stop", "d"])
+        let counts = made.feed.counts
+        #expect(counts.method == .window && counts.windowMilliseconds == 0 && counts.heldBytesHighWater == 0)
+    }
+
     @Test func disorderThatFitsTheBudgetIsMergedThroughAWindowAsWideAsItHoldingLittle() throws {
         let directory = TemporaryDirectory()
         // Each file out of order by up to 30 s, in a day.
