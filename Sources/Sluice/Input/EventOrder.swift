@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SluiceJSON
 
 /// The order exact-order runs give the stages their events in, which depends
@@ -65,12 +60,8 @@ enum EventOrder {
     }
 
     /// Byte-wise comparison, a shorter prefix first.
-    static func lexicographic(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-        let common = min(a.count, b.count)
-        if common > 0 {
-            let order = memcmp(a.baseAddress!, b.baseAddress!, common)
-            if order != 0 { return order < 0 ? -1 : 1 }
-        }
+    static func lexicographic<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> Int {
+        for (x, y) in zip(a, b) where x != y { return x < y ? -1 : 1 }
         return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
     }
 
@@ -84,14 +75,14 @@ enum EventOrder {
     private static func timedMarker(_ event: borrowing Event) -> Timed? {
         guard let node = timedKey.withUnsafeBytes({ event.document.member($0) }) else { return nil }
         return event.document.withString(node) { text -> Timed? in
-            if text.count == 5, memcmp(text.baseAddress!, "start", 5) == 0 { return .start }
-            if text.count == 4, memcmp(text.baseAddress!, "stop", 4) == 0 { return .stop }
+            if text.elementsEqual("start".utf8) { return .start }
+            if text.elementsEqual("stop".utf8) { return .stop }
             return nil
         } ?? nil
     }
 
     private static func isSessionStart(_ event: borrowing Event) -> Bool {
         guard let node = actionKey.withUnsafeBytes({ event.document.member($0) }) else { return false }
-        return event.document.withString(node) { $0.count == 5 && memcmp($0.baseAddress!, "start", 5) == 0 } ?? false
+        return event.document.withString(node) { $0.elementsEqual("start".utf8) } ?? false
     }
 }

@@ -1,3 +1,4 @@
+// Unsafe code: `crc` hands an event's bytes, borrowed for the call, to the C CRC-32.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

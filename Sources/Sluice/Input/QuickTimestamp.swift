@@ -1,3 +1,5 @@
+// Unsafe code: reads the line buffer `LineReader` hands out, by index within
+// its count, while that buffer is valid (the call).
 /// The event time of a line without parsing it, for exact order's first read
 /// of files (`OrderSurvey`): the value of its top-level `timestamp` member,
 /// read as `Event.decode` reads it (`EventTime.parseISO8601` on the string).

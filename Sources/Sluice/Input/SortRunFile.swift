@@ -1,3 +1,5 @@
+// Unsafe code: directory entries (`readdir`) and the spill files are read and
+// written through the C library; each pointer is used only within the call that gets it.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
