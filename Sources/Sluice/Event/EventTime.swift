@@ -94,9 +94,11 @@ public struct EventTime: Comparable, Hashable, Sendable, CustomStringConvertible
         return EventTime(microseconds: microseconds)
     }
 
-    /// 0001-01-01T00:00:00Z, and 10000-01-01T00:00:00Z, just past the last time taken.
-    static let firstMicroseconds = Int64(daysFromCivil(year: 1, month: 1, day: 1)) * 86_400_000_000
-    static let endMicroseconds = Int64(daysFromCivil(year: 10000, month: 1, day: 1)) * 86_400_000_000
+    /// 0001-01-01T00:00:00Z (day -719,162 of the epoch), and 10000-01-01T00:00:00Z (day 2,932,897),
+    /// just past the last time taken. Literals, so that every parse does not pass a lazy global's
+    /// initialisation check; `EventTimeTests` checks them against `daysFromCivil`.
+    static let firstMicroseconds: Int64 = -719_162 * 86_400_000_000
+    static let endMicroseconds: Int64 = 2_932_897 * 86_400_000_000
 
     public static func parseISO8601(_ text: String) -> EventTime? {
         var text = text

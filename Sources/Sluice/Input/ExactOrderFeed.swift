@@ -193,7 +193,8 @@ final class ExactOrderFeed: InputFeed {
             }
         }
         let window = survey.window
-        let peak = survey.peakHeld(window: window)
+        // One input in order holds nothing but an instant's ties: nothing to play over.
+        let peak = inputs.count == 1 && window == 0 ? 0 : survey.peakHeld(window: window)
         guard peak <= budget || runStopping() else {
             counted.method = .sort
             return
@@ -225,9 +226,10 @@ final class ExactOrderFeed: InputFeed {
         // A stop ends the second read early (it may come while the first read runs, before `stop`).
         if !stopRequested, !runStopping(), let survey {
             for (index, input) in inputs.enumerated() where input.error == nil {
-                guard input.lines == survey.lineCounts[index], input.lineChecksum == survey.checksums[index] else {
+                guard input.lines == survey.lineCounts[index], input.lineChecksum == survey.checksums[index],
+                      FileIdentity(of: input) == survey.identities[index] else {
                     throw InputChangedWhileRead(path: input.name, detail: "the first read found \(survey.lineCounts[index]) lines, "
-                                                    + "the second \(input.lines), or other bytes")
+                                                    + "the second \(input.lines), or lines of other lengths, or the file was written to")
                 }
             }
         }

@@ -2,57 +2,69 @@
 /// behind one before it): its lines as they are read, but the lines of one
 /// instant taken together and given in `EventOrder`, as the window merge gives
 /// them (lines rejected at input, which go with the event before them, first).
-/// Nothing else is held.
+/// Nothing else is held: a line that is alone at its instant, as most are,
+/// goes out as soon as the line after it shows a later time.
 final class InOrderTies: InputFeed {
+    typealias Line = (key: MergeKey, record: InputRecord)
+
     let inputs: [InputLines]
-    /// The instant being given out, the next line last.
-    private var group: [(key: MergeKey, record: InputRecord)] = []
-    /// The first line of the next instant, read while finding the end of this one.
-    private var ahead: (key: MergeKey, record: InputRecord)?
+    /// `inputs[0]`, held apart so that each read does not go through the array.
+    private let input: InputLines
+    /// The lines of an instant that share it, least last (`EventTimeMerge.sortInstant`); its storage is kept.
+    private var group: [Line] = []
+    /// The line read after the last one given: the first of the next instant.
+    private var ahead: Line?
     private var ended = false
-    /// An input error met while an instant was being read: thrown once that instant is out.
+    /// An input error: thrown once the lines read before it are out.
     private var failure: Error?
 
-    init(_ input: InputLines) { inputs = [input] }
+    init(_ input: InputLines) {
+        inputs = [input]
+        self.input = input
+    }
 
     func next() throws -> InputRecord? {
         if let line = group.popLast() { return line.record }
-        if let failure {
-            self.failure = nil
-            throw failure
+        guard let first = ahead.take() ?? read() else {
+            if let failure {
+                self.failure = nil
+                throw failure
+            }
+            return nil
         }
-        var instant: [(key: MergeKey, record: InputRecord)] = []
-        if let first = ahead.take() { instant.append(first) }
-        while !ended {
-            let read: InputRecord?
-            do {
-                read = try inputs[0].next()
-            } catch {
-                ended = true
-                if instant.isEmpty { throw error }
-                failure = error
-                break
-            }
-            guard let record = consume read else {
-                ended = true
-                break
-            }
-            let input = inputs[0]
-            let key = MergeKey(time: input.lastEventTime, input: 0, line: input.lines)
-            if let time = instant.first?.key.time, key.time != time {
-                ahead = (key, record)
-                break
-            }
-            instant.append((key, record))
+        guard let second = read() else { return first.record }
+        guard second.key.time == first.key.time else {
+            ahead = second
+            return first.record
         }
-        guard !instant.isEmpty else { return nil }
-        if instant.count == 1 { return instant[0].record }
-        EventTimeMerge.sortInstant(&instant)
-        group = instant
+        group.append(first)
+        group.append(second)
+        while let line = read() {
+            guard line.key.time == first.key.time else {
+                ahead = line
+                break
+            }
+            group.append(line)
+        }
+        EventTimeMerge.sortInstant(&group)
         return group.popLast()!.record
     }
 
+    /// The input's next line with its merge key; nil at its end or its error (kept in `failure`).
+    private func read() -> Line? {
+        guard !ended else { return nil }
+        do {
+            if let record = try input.next() {
+                return (MergeKey(time: input.lastEventTime, input: 0, line: input.lines), record)
+            }
+        } catch {
+            failure = error
+        }
+        ended = true
+        return nil
+    }
+
     func stop(drainRead: Bool) {
-        if !drainRead { inputs[0].abandon() }
+        if !drainRead { input.abandon() }
     }
 }

@@ -1,4 +1,3 @@
-import CCRC32
 import SluiceJSON
 
 /// A non-blank input line, decoded: an event for the stages, or a line
@@ -66,14 +65,18 @@ final class InputLines {
     private var bytesAtEnd = 0
     /// When set, every line read is summed into `lineChecksum` (exact order checks a second read against the first).
     var checksumsLines = false
-    /// The CRC-32 of every line read so far, each as read, in order (with `checksumsLines`).
-    private(set) var lineChecksum: UInt32 = 0
+    /// Every line's length so far, folded in order (with `checksumsLines`): a second read of
+    /// the same file must give the same; `FileIdentity` tells whether its bytes were rewritten.
+    private(set) var lineChecksum: UInt64 = 0
+    /// Whether its bytes are in memory (a test case's events), not a file on disk.
+    let isInMemory: Bool
 
     init(path: String, source: Int32, reading: InputReading) {
         self.path = path
         self.name = path == "-" ? "<stdin>" : path
         self.source = source
         self.reading = reading
+        isInMemory = false
     }
 
     /// An input already in memory (a test case's events), read like a file.
@@ -82,6 +85,7 @@ final class InputLines {
         self.name = name
         self.source = source
         self.reading = reading
+        isInMemory = true
         let reader = LineReader(path: name, source: MemoryByteSource(bytes), maxLineBytes: reading.maxLineBytes,
                                 readSize: reading.buffers.readBytes)
         self.reader = reader
@@ -186,13 +190,13 @@ final class InputLines {
     }
 
     private func sumIntoChecksum(_ line: InputLine) {
+        let length: Int
         switch line {
-        case let .line(buffer, _), let .cutShort(buffer, _), let .damaged(buffer, _):
-            if !buffer.isEmpty { lineChecksum = sluice_crc32(lineChecksum, buffer.baseAddress!, buffer.count) }
-        case let .tooLong(preview, length, _):
-            preview.withUnsafeBufferPointer { if !$0.isEmpty { lineChecksum = sluice_crc32(lineChecksum, $0.baseAddress!, $0.count) } }
-            lineChecksum ^= UInt32(truncatingIfNeeded: length)
+        case let .line(buffer, _), let .cutShort(buffer, _), let .damaged(buffer, _): length = buffer.count
+        case let .tooLong(_, whole, _): length = whole
         }
+        // FNV-1a's step over the length: cheap, and a line moved, cut or grown changes the sum.
+        lineChecksum = (lineChecksum ^ UInt64(length)) &* 0x100_0000_01B3
     }
 
     /// Stops reading this input where it is (its reader is closed): what was

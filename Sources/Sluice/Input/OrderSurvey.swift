@@ -1,4 +1,8 @@
-import CCRC32
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Exact order's first read of files: how far behind its input's latest
 /// event time any event is (the disorder), and what a merge through a window
@@ -6,8 +10,9 @@ import CCRC32
 /// are merged through that window (`EventTimeMerge` with exact ties): every
 /// event in `EventOrder` for the price of a second read, however the lines
 /// fall into files. Otherwise (disorder of hours over many events) they are
-/// sorted (`ExactOrderFeed`'s sort). Each input's lines are counted and
-/// summed into a CRC-32, so the second read is checked against the first.
+/// sorted (`ExactOrderFeed`'s sort). Each input's lines are counted and their
+/// lengths summed, and its `FileIdentity` taken before the first read, so the
+/// second read is checked against the first.
 /// Event times are read without parsing where the line allows (`QuickTimestamp`).
 struct OrderSurvey {
     /// One line as the merge would hold it: its merge time and its footprint.
@@ -20,9 +25,11 @@ struct OrderSurvey {
     private(set) var lines: [[Line]]
     /// Per input: the most an event is behind the input's latest event time before it (µs).
     private(set) var lateness: [Int64]
-    /// Per input: the lines read, and their checksum (`InputLines.lineChecksum`), which the second read must match.
+    /// Per input: the lines read, and their lengths' sum (`InputLines.lineChecksum`), which the second read must match.
     private(set) var lineCounts: [Int64]
-    private(set) var checksums: [UInt32]
+    private(set) var checksums: [UInt64]
+    /// Per input: the file as it was before the first read (nil for bytes in memory), which it must still be after the second.
+    private(set) var identities: [FileIdentity?]
     /// The latest event time of all inputs (µs), `Int64.min` without events.
     private(set) var latest = Int64.min
     private var recorded = 0
@@ -34,6 +41,7 @@ struct OrderSurvey {
         lateness = Array(repeating: 0, count: inputs)
         lineCounts = Array(repeating: 0, count: inputs)
         checksums = Array(repeating: 0, count: inputs)
+        identities = Array(repeating: nil, count: inputs)
         self.mostLines = mostLines
     }
 
@@ -41,6 +49,7 @@ struct OrderSurvey {
     /// An input error ends the input here as it will on the second read.
     mutating func read(_ input: InputLines, index: Int) -> Bool {
         input.checksumsLines = true
+        identities[index] = FileIdentity(of: input)
         defer {
             lineCounts[index] = input.lines
             checksums[index] = input.lineChecksum
@@ -117,5 +126,28 @@ struct OrderSurvey {
             let low = inputLatest[index] > Int64.min + window ? inputLatest[index] - window : Int64.min
             reading.replaceMin(MergeKey(time: low, input: Int32(index), line: Int64(positions[index] + 1)))
         }
+    }
+}
+
+/// A file on disk as `stat(2)` gives it: device and inode, size, and modification and status-change
+/// times (to the nanosecond). A file rewritten, replaced, grown or cut between exact order's two
+/// reads has another identity, whatever its lines.
+struct FileIdentity: Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: [Int]
+    var changed: [Int]
+
+    /// The identity of `input`'s file now; nil for bytes in memory or a file that is gone.
+    init?(of input: InputLines) {
+        guard !input.isInMemory else { return nil }
+        var info = stat()
+        guard stat(input.path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        modified = [Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]
+        changed = [Int(info.st_ctim.tv_sec), Int(info.st_ctim.tv_nsec)]
     }
 }

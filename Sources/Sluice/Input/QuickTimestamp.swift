@@ -1,5 +1,6 @@
 // Unsafe code: reads the line buffer `LineReader` hands out, by index within
-// its count, while that buffer is valid (the call).
+// its count and eight bytes at a time (unaligned loads inside the count), while
+// that buffer is valid (the call).
 /// The event time of a line without parsing it, for exact order's first read
 /// of files (`OrderSurvey`): the value of its top-level `timestamp` member,
 /// read as `Event.decode` reads it (`EventTime.parseISO8601` on the string).
@@ -25,15 +26,14 @@ enum QuickTimestamp {
             case UInt8(ascii: "\""):
                 let start = index + 1
                 var end = start
-                while end < count, line[end] != UInt8(ascii: "\"") {
-                    if line[end] == UInt8(ascii: "\\") {
-                        // An escaped key at the top level may be "timestamp": leave the line to the parser.
-                        if depth == 1 && expectKey { return nil }
-                        end += 1
-                    }
-                    end += 1
+                while true {
+                    end = quoteOrEscape(line, from: end)
+                    guard end < count else { return nil }
+                    if line[end] == UInt8(ascii: "\"") { break }
+                    // An escaped key at the top level may be "timestamp": leave the line to the parser.
+                    if depth == 1 && expectKey { return nil }
+                    end += 2
                 }
-                guard end < count else { return nil }
                 index = end + 1
                 if depth == 1 && expectKey {
                     expectKey = false
@@ -56,11 +56,30 @@ enum QuickTimestamp {
         return nil
     }
 
-    private static let key = Array("timestamp".utf8)
+    /// The index of the first `"` or `\\` at or after `from` (`line.count` or past it when there is none):
+    /// eight bytes a step, the lowest byte that matches found as zero-byte tests find it.
+    private static func quoteOrEscape(_ line: UnsafeBufferPointer<UInt8>, from: Int) -> Int {
+        var at = from
+        if let base = line.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            while at + 8 <= line.count {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+                let quotes = word ^ 0x2222_2222_2222_2222, escapes = word ^ 0x5C5C_5C5C_5C5C_5C5C
+                let found = ((quotes &- ones) & ~quotes | (escapes &- ones) & ~escapes) & highs
+                if found != 0 { return at + found.trailingZeroBitCount / 8 }
+                at += 8
+            }
+        }
+        while at < line.count, line[at] != UInt8(ascii: "\""), line[at] != UInt8(ascii: "\\") { at += 1 }
+        return at
+    }
 
+    /// Whether the 9 bytes at `start` are `timestamp` (compared in place: no table to look up).
     private static func matches(_ line: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
-        for offset in 0..<9 where line[start + offset] != key[offset] { return false }
-        return true
+        line[start] == UInt8(ascii: "t") && line[start + 1] == UInt8(ascii: "i") && line[start + 2] == UInt8(ascii: "m")
+            && line[start + 3] == UInt8(ascii: "e") && line[start + 4] == UInt8(ascii: "s") && line[start + 5] == UInt8(ascii: "t")
+            && line[start + 6] == UInt8(ascii: "a") && line[start + 7] == UInt8(ascii: "m") && line[start + 8] == UInt8(ascii: "p")
     }
 
     /// The time in the string value after a key ending at `index`; nil for anything else.

@@ -19,6 +19,11 @@ import SluiceTestSupport
         #expect(EventTime.parseISO8601(text)?.microseconds == micros)
     }
 
+    @Test func theBoundsOfTheYearsTakenAreTheFirstDayOfYearOneAndOfYearTenThousand() {
+        #expect(EventTime.firstMicroseconds == Int64(EventTime.daysFromCivil(year: 1, month: 1, day: 1)) * 86_400_000_000)
+        #expect(EventTime.endMicroseconds == Int64(EventTime.daysFromCivil(year: 10000, month: 1, day: 1)) * 86_400_000_000)
+    }
+
     @Test(arguments: [
         "2026-11-20T08:00:07.269",        // no zone
         "2026-11-20 08:00",               // too short

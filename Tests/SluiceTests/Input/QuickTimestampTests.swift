@@ -35,4 +35,24 @@ import SluiceJSON
     func whatIsNotPlainIsLeftToTheParser(line: String) {
         #expect(quick(line) == nil)
     }
+
+    /// Escapes and quotes at every offset of an eight-byte step, in keys, values and nested strings.
+    @Test(arguments: 0..<17)
+    func escapesAnywhereInAStringAreSkippedAsTheDecoderSkipsThem(offset: Int) {
+        let pad = String(repeating: "x", count: offset)
+        let lines = [
+            #"{"type":"track","event":"\#(pad)\"q\\","anonymousId":"d","timestamp":"2026-11-20T08:00:04Z"}"#,
+            #"{"\#(pad)":"\#(pad)\\\\\"","type":"track","event":"e","anonymousId":"d","timestamp":"2026-11-20T08:00:05Z"}"#,
+            #"{"type":"track","event":"e","properties":{"k\#(pad)\"":"\#(pad)\\\\"},"anonymousId":"d","timestamp":"2026-11-20T08:00:06Z"}"#,
+            #"{"type":"track","event":"\#(pad)\\","anonymousId":"d\#(pad)","timestamp":"2026-11-20T08:00:07.5Z"}"#,
+        ]
+        for line in lines {
+            #expect(quick(line) != nil, "\(line)")
+            #expect(quick(line) == decoded(line), "\(line)")
+        }
+        // A top-level key with an escape may be the timestamp: the parser reads it.
+        #expect(quick(#"{"type":"track","event":"e","anonymousId":"d","\#(pad)\u0074":1,"timestamp":"2026-11-20T08:00:00Z"}"#) == nil)
+        // A string that never ends is not read.
+        #expect(quick(#"{"type":"track","event":"\#(pad)\"...."#) == nil)
+    }
 }
