@@ -129,5 +129,5 @@ let package = Package(
             dependencies: ["SluiceSend", "Sluice", "SluiceTestSupport", "ProviderEmulator"]
         ),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

@@ -76,7 +76,8 @@ struct JSONParser {
         JSONParseScratch(capacity: buffer.count / 8 + 16)
     }
 
-    private static let emptyBase: UnsafePointer<UInt8> = {
+    /// Sendable: it is allocated once, never written after, and never freed.
+    nonisolated(unsafe) private static let emptyBase: UnsafePointer<UInt8> = {
         let pointer = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
         pointer.initialize(to: 0)
         return UnsafePointer(pointer)

@@ -37,7 +37,7 @@ public enum SendRun {
 
     /// A file set ready to send: a destination's events, or one of its side
     /// outputs (`mixpanel.profiles`), with its settings and the provider's API.
-    struct Target {
+    struct Target: Sendable {
         /// The output's name: the destination's, or `DEST.KIND` for a side output (ledger, stats, `--endpoint`).
         let name: String
         /// The destination's name (`{dest}` of the path template).
@@ -146,6 +146,10 @@ public enum SendRun {
         return result.value
     }
 
+    /// What `blocking`'s task returned.
+    ///
+    /// Sendable: the task writes `value` once, before `done.signal()`; the
+    /// calling thread reads it only after `done.wait()` returns.
     final class ResultBox: @unchecked Sendable { var value: Int32 = 0 }
 
     /// The secret from `credentials_env` (a variable) or `credentials_file` (a regular file, its text without the final newline).

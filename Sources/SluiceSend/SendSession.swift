@@ -9,7 +9,7 @@ import Glibc
 /// The sending itself: one HTTP client, per destination a queue with its
 /// ledger and `concurrency` senders; signals, `--watch`, progress, and the
 /// reports at the end.
-struct SendSession {
+struct SendSession: Sendable {
     let options: SendRun.Options
     let targets: [SendRun.Target]
     let console: StderrConsole
@@ -40,7 +40,7 @@ struct SendSession {
                                 configuration: HTTPClient.Configuration(redirectConfiguration: .disallow,
                                                                         timeout: .init(connect: .seconds(10))))
         let showProgress = !options.quiet && (options.progress ?? console.isTerminal)
-        let progress = showProgress ? Task { await reportProgress(queues, stop: stop) } : nil
+        let progress = showProgress ? Task { [queues] in await reportProgress(queues, stop: stop) } : nil
         let started = ContinuousClock.now
         // A destination's `max_requests_per_second` holds for all its requests, its side outputs' included.
         var limiters: [String: RateLimiter] = [:]

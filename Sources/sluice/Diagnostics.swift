@@ -1,6 +1,9 @@
 import ArgumentParser
 #if canImport(Glibc)
-import Glibc
+// `@preconcurrency`: Swift 6 sees Glibc's `stdout` and `stderr` as mutable
+// globals; the C runtime sets them before `main`, they are only read after,
+// and the `FILE` functions lock each stream themselves.
+@preconcurrency import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif

@@ -6,8 +6,15 @@ import Glibc
 
 /// The built binary running in the background, fed through a pipe, sent real
 /// signals: what a sidecar's supervisor or a shell does to it.
-final class SluiceProcess {
+///
+/// Sendable: a test feeds it from a writer thread while the test's own thread
+/// signals and closes it. Its one mutable value, the pipe's write end, is read
+/// and changed only under `inputLock`, which a write holds for its whole call,
+/// so the descriptor is never closed (and its number reused) under a write; the
+/// rest is set in `init` and only read after (`Process` is thread-safe).
+final class SluiceProcess: @unchecked Sendable {
     let process = Process()
+    private let inputLock = NSLock()
     private var inputWrite: Int32 = -1
     private let stdoutPath: String
     private let stderrPath: String
@@ -57,6 +64,8 @@ final class SluiceProcess {
     /// Writes bytes to the child's stdin; false once the child stopped reading.
     @discardableResult
     func send(_ bytes: [UInt8]) -> Bool {
+        inputLock.lock()
+        defer { inputLock.unlock() }
         guard inputWrite >= 0 else { return false }
         var written = 0
         while written < bytes.count {
@@ -83,6 +92,8 @@ final class SluiceProcess {
 
     /// Closes stdin: end of input.
     func closeInput() {
+        inputLock.lock()
+        defer { inputLock.unlock() }
         if inputWrite >= 0 {
             close(inputWrite)
             inputWrite = -1

@@ -70,7 +70,7 @@ struct ReferenceJSONParser {
         (nodes, capacity) = scratch._withUnsafeGuaranteedRef { ($0.grow(), $0.capacity) }
     }
 
-    private static let emptyBase: UnsafePointer<UInt8> = {
+    nonisolated(unsafe) private static let emptyBase: UnsafePointer<UInt8> = {
         let pointer = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
         pointer.initialize(to: 0)
         return UnsafePointer(pointer)

@@ -106,7 +106,7 @@ public enum EncodeOutcome: Equatable {
 /// How a destination type is read from the pipeline file: its `type:` name,
 /// the keys it takes beyond the common ones, its default rotation, and a
 /// function that builds the configured adapter.
-public struct DestinationType {
+public struct DestinationType: Sendable {
     public let name: String
     public let extraKeys: [String]
     public let defaultRotation: RotationPolicy
@@ -120,14 +120,14 @@ public struct DestinationType {
     public let sideOutputs: [SideOutputKind]
     /// Builds the adapter from the destination's name and its keys beyond the
     /// common ones, as written (reporting errors with locations).
-    public let make: (_ name: String, _ options: [String: ConfigValue], inout ConfigReader) -> (any Destination)?
+    public let make: @Sendable (_ name: String, _ options: [String: ConfigValue], inout ConfigReader) -> (any Destination)?
     /// What `sluice send` can do for it (its `send:` keys and regions); nil: a `send:` block is refused.
     public let send: SendSupport?
 
     public init(name: String, extraKeys: [String] = [], defaultRotation: RotationPolicy = RotationPolicy(),
                 rejectReasons: [RejectReason] = [], defaultConsentCategory: String? = nil, sideOutputs: [SideOutputKind] = [],
                 send: SendSupport? = nil,
-                make: @escaping (_ name: String, _ options: [String: ConfigValue], inout ConfigReader) -> (any Destination)?) {
+                make: @escaping @Sendable (_ name: String, _ options: [String: ConfigValue], inout ConfigReader) -> (any Destination)?) {
         self.name = name
         self.extraKeys = extraKeys
         self.defaultRotation = defaultRotation

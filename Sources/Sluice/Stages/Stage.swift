@@ -111,7 +111,7 @@ public struct StageOutput {
 /// How a stage is read from the pipeline file: its key, the reasons it
 /// rejects and drops events with, and a function from its value in the
 /// pipeline file to a configured stage (reporting errors with locations).
-public struct StageType {
+public struct StageType: Sendable {
     public let key: String
     /// The reasons the stage rejects events with (declared in its folder).
     public let rejectReasons: [RejectReason]
@@ -120,10 +120,10 @@ public struct StageType {
     /// Its counters that are levels, not counts (a high-water mark, devices
     /// tracked now): `--metrics` types them `gauge`, each under a name of its own.
     public let gauges: [StageGauge]
-    public let make: (ConfigValue, inout ConfigReader) -> (any Stage)?
+    public let make: @Sendable (ConfigValue, inout ConfigReader) -> (any Stage)?
 
     public init(key: String, rejectReasons: [RejectReason] = [], dropReasons: [DropReason] = [], gauges: [StageGauge] = [],
-                make: @escaping (ConfigValue, inout ConfigReader) -> (any Stage)?) {
+                make: @escaping @Sendable (ConfigValue, inout ConfigReader) -> (any Stage)?) {
         self.key = key
         self.gauges = gauges
         self.rejectReasons = rejectReasons
