@@ -41,11 +41,10 @@ struct JSONNode: Sendable, Equatable {
 /// insignificant whitespace), so values pass through exactly: `1e21`, `-0.0`
 /// and 2^63 keep their text.
 ///
-/// Sendable although `ManagedBuffer`, its storage's class, is not: the storage
-/// is written before the document is made, and changed afterwards only by a
-/// splice that finds it uniquely referenced (`isKnownUniquelyReferenced`), so
-/// no other document, on this thread or another, can see the change (copy on
-/// write); the edits are a value.
+/// Sendable: the storage (a `ManagedBuffer`, which is not) is written before
+/// the document is made, and changed after only by a splice that finds it
+/// uniquely referenced (`isKnownUniquelyReferenced`), so no other document, on
+/// any thread, sees the change (copy on write); the edits are a value.
 public struct JSONDocument: @unchecked Sendable {
     /// The line and its tape (`JSONDocumentStorage.swift`), never changed once
     /// made: one reference, so that an event costs one retain, not three, each

@@ -9,6 +9,11 @@
 /// one empty reference instead of three arrays to retain and release.
 @usableFromInline
 struct JSONEdits: Sendable {
+    /// The three lists, in one box.
+    ///
+    /// Sendable: they are changed only through `unique()`, which copies the box
+    /// first unless this `JSONEdits` holds the only reference, so a box another
+    /// copy (on any thread) can see is never written.
     @usableFromInline
     final class Storage: @unchecked Sendable {
         @usableFromInline var replaced: [(node: Int32, json: [UInt8])] = []

@@ -7,6 +7,9 @@ import Darwin
 /// A finished file of a destination, read back: its gzip bytes as written,
 /// and its records (lines) by index, which is how the ledger and the
 /// send-rejects name them.
+///
+/// Sendable: every field is a `let` set in `init` (the arrays are values);
+/// nothing in it changes once it is made.
 final class SendFile: @unchecked Sendable {
     /// The path under the output root, as the ledger names it.
     let path: String

@@ -2,6 +2,8 @@ import Foundation
 
 /// SIGTERM or SIGINT (or a failure) asked sending to stop: no new request
 /// starts, a wait between retries ends, requests in flight finish.
+///
+/// Sendable: `code`, its one mutable field, is read and written only under `lock`.
 final class StopSignal: @unchecked Sendable {
     private let lock = NSLock()
     private var code: Int32?

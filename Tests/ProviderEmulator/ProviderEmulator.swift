@@ -48,6 +48,10 @@ import SluiceTestSupport
 /// /user-mapping): form parameters `api_key` and `identification` (at most 1024
 /// groups and 1024 group properties) or `mapping` (at most 2000), 1 MB (413
 /// beyond); a wrong key is a 400 `invalid_api_key`, a record without its fields a 400.
+///
+/// Sendable: `state` (set up in `init`, before any client knows the port) and
+/// `isShutDown` are then read and written only under `lock`, which `answer` holds
+/// around the provider's checks; the rest are `let`s set in `init`.
 public final class ProviderEmulator: @unchecked Sendable {
     public enum Provider: Sendable {
         case mixpanel, amplitude, segment, ga4, adjust

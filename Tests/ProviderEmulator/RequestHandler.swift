@@ -1,11 +1,20 @@
 import NIOCore
 import NIOHTTP1
 
+/// The emulator, held weakly by its connections' handlers.
+///
+/// Sendable: `emulator` is set once, at the end of `ProviderEmulator.init`, before
+/// any client knows the port, so before a request is read; the event loop only
+/// reads it after (a weak load is safe while the emulator is being freed).
 final class WeakEmulator: @unchecked Sendable {
     weak var emulator: ProviderEmulator?
 }
 
 /// One connection's requests: head and body gathered, then answered (after a delay when scripted).
+///
+/// Sendable: `head` and `body` are touched only on its channel's event loop, which
+/// makes every `channelRead` call and runs `respond` (at once, or scheduled on
+/// `context.eventLoop`); `emulator` is a `let`.
 final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart

@@ -7,6 +7,10 @@ import Foundation
 /// next read of input. Posting also writes a byte to a wake-up pipe the main
 /// thread polls beside a blocking input, so a request is served at once even
 /// when `tail -F` has sent nothing for an hour.
+///
+/// Sendable: `stopReason`, `stopTaken`, `rotations`, `statsReports` and
+/// `finishedValue` are read and written only under `lock`; the wake-up pipe's
+/// two descriptors are `let`s set in `init`.
 public final class RunControl: @unchecked Sendable {
     /// Why a run was asked to stop, and the exit status of a clean drain after it.
     public enum StopReason: Sendable, Equatable {

@@ -12,6 +12,10 @@ import Logging
 /// `forcedExitStatus`, whatever the other threads are doing.
 ///
 /// One per process: signal dispositions are process-wide.
+///
+/// Sendable: every field is a `let` set in `init` (`RunControl`, `OpenPartFiles`
+/// and `Logger` are Sendable themselves); the listening thread keeps its
+/// deadline in a local.
 public final class SignalListener: @unchecked Sendable {
     /// Exit status of a shutdown that did not drain (deadline passed, second SIGINT): EX_TEMPFAIL.
     public static let forcedExitStatus: Int32 = 75

@@ -20,6 +20,11 @@ import Foundation
 /// `maxInFlight` blocks of a stream are in the pool or waiting for their turn:
 /// `write` waits beyond that, which pushes back on the reader through the
 /// worker's queue.
+///
+/// Sendable: `current`, `nextSequence` and `pendingInMember` are the owner's
+/// alone; the blocks in flight, the write order and the counts are guarded by
+/// `condition`; `memberCRC` and `sink` are used by one writer at a time (`writing`,
+/// or the owner once `waitIdle` saw nothing in flight); the rest are `let`s.
 final class BlockGzipStream: @unchecked Sendable {
     typealias Sink = (UnsafeRawBufferPointer) throws(OutputError) -> Void
 

@@ -7,6 +7,10 @@ import Foundation
 /// Each thread keeps its own zlib streams (`BlockCompressor`). A block's
 /// bytes do not depend on the thread that compresses it, so the number of
 /// threads changes how fast files are written, never what they hold.
+///
+/// Sendable: the queued jobs, `stopping` and `running` are guarded by
+/// `condition`, `spares` by `sparesLock`; `threadCount` and `maxSpares` are
+/// `let`s; each thread's compressor is a local, and a taken job its thread's alone.
 final class CompressionPool: @unchecked Sendable {
     /// A block to compress for a stream; the stream is told when it is done.
     struct Job {

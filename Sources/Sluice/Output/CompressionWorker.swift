@@ -17,6 +17,11 @@ import SluiceJSON
 /// After a write error the worker renames nothing more: every file it still
 /// has open is left as `.part` (its data up to the error is in whole gzip
 /// members), because records sent to it after the error were discarded.
+///
+/// Sendable: `files` and `nextSeq` are touched only by the worker thread;
+/// `report`, `finished` and `failureValue` only under `failureLock` (finisher
+/// threads update them), `spares` only under `sparesLock`; commands and their
+/// buffers reach the worker through `queue`; the rest are `let`s set in `init`.
 final class CompressionWorker: @unchecked Sendable {
     enum Command {
         case write(key: String, data: ByteBuffer, records: Int)
@@ -74,6 +79,7 @@ final class CompressionWorker: @unchecked Sendable {
     // Owned by the worker thread.
     private var files: [String: OpenFile] = [:]
     private var nextSeq: [String: Int] = [:]
+    // Guarded by `failureLock`.
     private var report = Report()
 
     /// - Parameters:

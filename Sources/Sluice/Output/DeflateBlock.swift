@@ -10,7 +10,12 @@ import CZlib
 /// is last: never on which thread compressed it or when.
 ///
 /// Its buffers are allocated once and reused block after block
-/// (`BlockGzipStream` keeps the spares), so a block costs no allocation.
+/// (`CompressionPool` keeps the spares), so a block costs no allocation.
+///
+/// Sendable: used by one thread at a time, handed on under a lock each time:
+/// filled by its stream's owner, compressed by the pool thread that took it off
+/// the pool's queue, written by the stream's writer (through `compressed`, under
+/// `condition`), and back to an owner through the pool's spares (`sparesLock`).
 final class DeflateBlock: @unchecked Sendable {
     /// The window deflate can look back over: the most of the bytes before a block that can serve it as dictionary.
     static let dictionaryCapacity = 32 * 1024

@@ -7,6 +7,10 @@ import Foundation
 /// filesystem journal: on the project machine 100 small files took 0.76 s to
 /// finish one after another and 0.06 s four at a time. Rotating Mixpanel files
 /// every 2000 events would otherwise stall deflate for about 10 ms per file.
+///
+/// Sendable: `pending` is guarded by `condition`; each job (a writer and its
+/// completion) goes through `queue` to one finisher thread, never used by two;
+/// `threads` is used only by the owner's `init` and `shutdown`, not by the threads.
 final class FileFinisher: @unchecked Sendable {
     private struct Job {
         var writer: GzipFileWriter

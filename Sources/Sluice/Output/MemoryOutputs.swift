@@ -4,6 +4,8 @@ import Foundation
 /// runs pipelines with (`RunOptions.memoryOutputs`). The runner, the stages,
 /// the encoders and the batching are the ones `sluice run` uses; only the
 /// last step, compressing and writing files, is replaced by an append here.
+///
+/// Sendable: `received`, its one mutable field, is read and written only under `lock`.
 public final class MemoryOutputs: @unchecked Sendable {
     private let lock = NSLock()
     private var received: [String: [UInt8]] = [:]

@@ -7,6 +7,8 @@ import Foundation
 /// Compression threads add a file when they create it; finisher threads remove
 /// it once it is renamed. A file abandoned after a write error stays listed:
 /// it is left as `.part`.
+///
+/// Sendable: `paths`, its one mutable field, is read and written only under `lock`.
 public final class OpenPartFiles: @unchecked Sendable {
     private let lock = NSLock()
     private var paths: Set<String> = []

@@ -1,6 +1,10 @@
 import Foundation
 
 /// A bounded blocking FIFO between the runner and a worker thread.
+///
+/// Sendable: `items`, `head` and the waiter counts are read and written only
+/// under `condition`; `capacity` and `resumeAt` are `let`s. Elements need not be
+/// Sendable: each goes from the thread that puts it to the one that takes it.
 final class WorkQueue<Element>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Element] = []

@@ -5,6 +5,9 @@ import Foundation
 /// (redrawn in place on a terminal) is cleared before a log line is printed.
 ///
 /// stdout is never touched here: it carries only records.
+///
+/// Sendable: `statusShown`, its one mutable field, is read and written only
+/// under `lock`, which every write to `fd` holds; `fd` and `isTerminal` are `let`s.
 public final class StderrConsole: @unchecked Sendable {
     private let lock = NSLock()
     private let fd: Int32

@@ -7,6 +7,10 @@ import SluiceTestSupport
 /// One gzip stream deflated in blocks on a pool of threads and written in order.
 @Suite struct BlockGzipStreamTests {
     /// What a stream wrote, and how many times it was called (by one thread at a time).
+    ///
+    /// Sendable: `sink` changes `bytes` and `calls` under `lock`; `failFromCall` is
+    /// set before the stream is made, and the test reads the rest only after
+    /// `endMember` or `waitIdle` returned, once no block is left in flight.
     final class Collected: @unchecked Sendable {
         let lock = NSLock()
         var bytes: [UInt8] = []

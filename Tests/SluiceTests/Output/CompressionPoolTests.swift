@@ -4,6 +4,10 @@ import Testing
 
 /// The deflate threads every file output shares.
 @Suite struct CompressionPoolTests {
+    /// The blocks the pool compressed.
+    ///
+    /// Sendable: pool threads append under `lock`; the test reads `blocks` without
+    /// it only after `pool.shutdown()` has waited for every pool thread to end.
     final class Done: @unchecked Sendable {
         let lock = NSLock()
         var blocks: [DeflateBlock] = []

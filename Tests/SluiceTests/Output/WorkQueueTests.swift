@@ -6,6 +6,8 @@ import Testing
 /// finishers): everything put comes out once, in order, whatever the speeds.
 @Suite struct WorkQueueTests {
     /// A lock-guarded list the consumer threads fill.
+    ///
+    /// Sendable: `lists` is set in `init`, then read and written only under `lock`.
     final class Collected: @unchecked Sendable {
         private let lock = NSLock()
         private var lists: [[Int]]

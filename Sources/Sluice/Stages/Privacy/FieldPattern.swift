@@ -14,8 +14,10 @@ import SluiceJSON
 ///
 /// A class (immutable, compared by its text): the privacy stage reads its
 /// patterns for every event, and a reference is one retain where the value
-/// was four (its components, text and look-up keys). Sendable although it
-/// owns two buffers through pointers: they are written in `init` and only read after.
+/// was four (its components, text and look-up keys).
+///
+/// Sendable: every field is a `let` set in `init`, the two buffers it owns
+/// through pointers too: `init` fills them, `lookUp` only reads them after.
 public final class FieldPattern: @unchecked Sendable, Hashable, CustomStringConvertible {
     enum Component: Sendable, Hashable {
         case key([UInt8])

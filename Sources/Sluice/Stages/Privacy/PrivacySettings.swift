@@ -43,7 +43,10 @@ public struct PrivacySettings: Sendable {
     }
 
     /// `pseudonymize` (default off: it needs a key).
-    /// `@unchecked`: `SymmetricKey` is an immutable value that swift-crypto 3.12 does not mark `Sendable`.
+    ///
+    /// `@unchecked Sendable`: a value whose fields are all Sendable but `key`, a
+    /// `SymmetricKey`: an immutable value (a `let` of copy-on-write bytes, with
+    /// no API that writes them) that swift-crypto 3.12 does not mark `Sendable`.
     public struct Pseudonymization: @unchecked Sendable {
         /// `fields`: values replaced by the lowercase hex of their HMAC-SHA-256.
         public var fields: [FieldPattern] = []

@@ -11,6 +11,9 @@ extension RedactionWalk {
     /// Read through pointers, and reached without a retain (`scope`): an array
     /// or a class read out of the walk, which changes as it goes, is retained
     /// and released on every event.
+    ///
+    /// Sendable: its three buffers are `let`s, filled in `init` and only read
+    /// after (freed in `deinit`).
     final class ScopeKeys: @unchecked Sendable {
         let bytes: UnsafeMutableRawBufferPointer
         let ends: UnsafeMutableBufferPointer<Int>
