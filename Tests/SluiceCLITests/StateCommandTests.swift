@@ -288,6 +288,30 @@ import Glibc
         #expect(bytes(directory, "app.state") == state, "the state file is untouched")
     }
 
+    @Test func aStateWithAValidChecksumButABrokenKeptLineIsRefusedBeforeAnythingIsWritten() throws {
+        let directory = TemporaryDirectory()
+        // The tap, past the stages' lateness (5m), lets the start into the timed stage rather than leaving it pending.
+        directory.write("hour-08.ndjson", line(#""event":"video_playback","timed":"start","timerId":"p1","properties":{"title":"Heat"}"#,
+                                               at: "08:50:00", id: "m1") + "\n" + line(#""event":"tap""#, at: "08:58:00", id: "m9") + "\n")
+        let first = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "out1", "--state", "app.state", "hour-08.ndjson"],
+                                         in: directory.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        var state = bytes(directory, "app.state")
+        // The kept start's `"title":"Heat"` becomes `"title"x"Heat"`, resealed: the checksum holds, the line does not parse.
+        let needle = Array(#""title":"Heat""#.utf8)
+        let at = try #require((0...(state.count - needle.count)).first { Array(state[$0..<($0 + needle.count)]) == needle })
+        state[at + 7] = UInt8(ascii: "x")
+        withUnsafeBytes(of: TestGzip.crc32(Array(state.dropLast(4))).littleEndian) { state.replaceSubrange((state.count - 4)..., with: $0) }
+        directory.write("app.state", state)
+        directory.write("in.ndjson", line(#""event":"video_playback","timed":"stop","timerId":"p1""#, at: "09:05:00", id: "m2") + "\n")
+
+        let second = try runWithState(directory, ["--final", "--stats", "s.json"])
+        expectRefused(second, status: 65, "the timed entry at byte ", directory, state: state)
+        #expect(second.stderr.contains("keeps a line that is not a JSON object"), "\(second.stderr)")
+        #expect(!directory.files().contains { $0.hasPrefix("out2/") }, "no file, not even a .part: \(directory.files())")
+        #expect(try stats(directory, "s.json")["exit_code"] as? Int == 65)
+    }
+
     @Test func aCorruptStateIsRefusedWithExit65NotReset() throws {
         let (directory, saved) = try stateDirectory()
         var damaged = saved
