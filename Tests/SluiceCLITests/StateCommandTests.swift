@@ -384,6 +384,24 @@ import Glibc
         #expect(!directory.files().contains { $0.hasPrefix("link.state.") }, "no lock or temporary file beside the link")
     }
 
+    @Test func aHardLinkedStateSharesTheLockOfItsFileNotOfItsName() throws {
+        let (directory, saved) = try stateDirectory()
+        #expect(link(directory.file("app.state"), directory.file("other.state")) == 0)
+        // A run on one name, held open on stdin, holds the lock once it reports (after its restore).
+        let holder = try SluiceProcess(["run", "--pipeline", Self.cron, "--out", "out-a", "--state", "app.state",
+                                        "--metrics", "m.prom", "--flush-interval", "100ms", "-"], in: directory.path)
+        #expect(waitUntil(timeout: 30) { FileManager.default.fileExists(atPath: directory.file("m.prom")) })
+        // A run on the other name of the same file is refused: both would start from the same state and fork it.
+        let second = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "out2", "--state", "other.state", "in.ndjson"],
+                                          in: directory.path)
+        #expect(second.status == 75, "\(second.stderr)")
+        #expect(second.stderr.contains("is in use by another sluice run"), "\(second.stderr)")
+        #expect(!directory.files().contains { $0.hasPrefix("out2/") && $0.hasSuffix(".gz") }, "nothing was written")
+        #expect(bytes(directory, "other.state") == saved, "the other name's state is untouched")
+        holder.closeInput()
+        #expect(holder.waitForExit(timeout: 30) == 0, "\(holder.stderr)")
+    }
+
     @Test func finalWithoutStateIsAUsageError() throws {
         let directory = TemporaryDirectory()
         directory.write("in.ndjson", "")
