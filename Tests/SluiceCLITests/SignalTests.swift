@@ -268,6 +268,33 @@ import Glibc
         _ = stdout
     }
 
+    @Test(arguments: ["second SIGINT", "shutdown timeout"])
+    func aForcedExit75WritesStatsAndMetricsSayingSo(how: String) throws {
+        let directory = TemporaryDirectory()
+        // What an earlier run that succeeded left: its exit 0 must not stay.
+        directory.write("s.json", #"{"exit_code":0,"last_success_at":"2026-11-20T08:00:00.000Z"}"#)
+        let extra = ["--stats", "s.json", "--metrics", "m.prom"] + (how == "shutdown timeout" ? ["--shutdown-timeout", "1s"] : [])
+        let (sluice, stdout) = try stuckRun(directory, extra: extra)
+        // The run has reported its counts at least once (every --flush-interval, 100ms).
+        #expect(waitUntil(timeout: 30) { linesIn(metrics: directory.file("m.prom")) > 0 })
+        if how == "second SIGINT" {
+            sluice.signal(SIGINT)
+            #expect(waitUntil(timeout: 30) { sluice.stderr.contains("SIGINT: stopping input") })
+            sluice.signal(SIGINT)
+        } else {
+            sluice.signal(SIGTERM)
+        }
+        #expect(sluice.waitForExit(timeout: 30) == 75)
+        let stats = json(Array(FileManager.default.contents(atPath: directory.file("s.json")) ?? Data()))
+        #expect(stats["exit_code"] as? Int == 75, "\(stats)")
+        #expect((stats["error"] as? String)?.contains("left as .part: out/copy/") == true, "\(stats)")
+        #expect(stats["last_success_at"] as? String == "2026-11-20T08:00:00.000Z")
+        #expect((stats["lines_in"] as? Int ?? 0) > 0, "the counts the run last reported")
+        let metrics = prometheusSamples(directory.file("m.prom"))
+        #expect(metrics["sluice_run_exit_code"] == 75, "\(metrics)")
+        _ = stdout
+    }
+
     @Test func aDrainPastTheShutdownTimeoutExits75NamingTheFilesLeftPart() throws {
         let directory = TemporaryDirectory()
         let (sluice, stdout) = try stuckRun(directory, extra: ["--shutdown-timeout", "1s"])

@@ -82,11 +82,12 @@ public enum RunProgram {
 
         let control = RunControl()
         let openParts = OpenPartFiles()
+        let listener: SignalListener
         do {
             let advice = request.options.stagingDirectory.map { "nothing was moved into place; the next run with --staging \($0) starts afresh" }
                 ?? "run `sluice recover \(request.options.outDirectory)`"
-            _ = try SignalListener(control: control, openParts: openParts, shutdownTimeout: request.shutdownTimeout,
-                                   leftoverAdvice: advice, logger: logger)
+            listener = try SignalListener(control: control, openParts: openParts, shutdownTimeout: request.shutdownTimeout,
+                                          leftoverAdvice: advice, logger: logger)
         } catch {
             logger.error("\(error)")
             return RunExitStatus.ioError
@@ -104,6 +105,8 @@ public enum RunProgram {
             logger.error("\(problem)")
             return RunExitStatus.cannotCreate
         }
+        // A forced exit (75) writes them too, with the counts the run last reported.
+        listener.onForcedExit { [reports] message in reports.writeAtForcedExit(status: SignalListener.forcedExitStatus, error: message) }
 
         let configuration: PipelineConfiguration
         do {
@@ -161,7 +164,7 @@ public enum RunProgram {
 
         let metrics = reports.metrics
         let progress = (request.progress ?? (console.isTerminal && !request.quiet)) ? ProgressReporter(console: console) : nil
-        var reporters: [any RunReporter] = []
+        var reporters: [any RunReporter] = [reports]
         if let metrics { reporters.append(metrics) }
         if let progress { reporters.append(progress) }
 

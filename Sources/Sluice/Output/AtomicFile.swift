@@ -14,13 +14,15 @@ import Darwin
 /// `--stats /dev/stdout` with stdout redirected to a file fills that file,
 /// where renaming over the link replaced `/dev/stdout` itself.
 public enum AtomicFile {
-    public static func write(_ text: String, to given: String) throws(OutputError) {
+    /// - Parameter waitingForReader: false: a FIFO with no reader is not waited
+    ///   for (`ENXIO`), as a process about to exit must not wait.
+    public static func write(_ text: String, to given: String, waitingForReader: Bool = true) throws(OutputError) {
         let path = resolvingLinks(given)
         var bytes = Array(text.utf8)
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFDIR {
-            try writeInPlace(bytes, to: path)
+            try writeInPlace(bytes, to: path, waitingForReader: waitingForReader)
             return
         }
         try FileSystem.makeDirectories(FileSystem.directory(of: path))
@@ -84,9 +86,10 @@ public enum AtomicFile {
         return String(cString: resolved)
     }
 
-    private static func writeInPlace(_ bytes: [UInt8], to path: String) throws(OutputError) {
-        let fd = open(path, O_WRONLY | O_CLOEXEC)
+    private static func writeInPlace(_ bytes: [UInt8], to path: String, waitingForReader: Bool) throws(OutputError) {
+        let fd = open(path, O_WRONLY | O_CLOEXEC | (waitingForReader ? 0 : O_NONBLOCK))
         if fd < 0 { throw .cannotCreate(path: path, errno: errno) }
+        if !waitingForReader { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
         defer { close(fd) }
         let code = bytes.withUnsafeBytes { FileSystem.writeAll(fd, $0).errno }
         if code != 0 { throw .writeFailed(path: path, errno: code) }
