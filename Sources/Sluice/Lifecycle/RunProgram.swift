@@ -225,9 +225,25 @@ public enum RunProgram {
                 }
             }
         }
+        warnOfEvictions(summary, logger: logger)
         logger.info("\(summary.summaryLine)")
         control.markFinished()
         return status
+    }
+
+    /// One warning per stage that let entries go at its caps this run (its
+    /// `evicted` counters: ids, devices, open timers forgotten to make room),
+    /// so a cap set too low is seen where the run is watched, not only in
+    /// `--stats` and `--metrics`.
+    private static func warnOfEvictions(_ summary: RunSummary, logger: Logger) {
+        for stage in summary.stages {
+            let evicted = stage.counters.filter { ($0.name == "evicted" || $0.name.hasSuffix("_evicted")) && $0.value > 0 }
+            guard !evicted.isEmpty else { continue }
+            let counts = evicted.map { "\($0.name) \($0.value)" }.joined(separator: ", ")
+            let message = "the \(stage.name) stage reached its caps and let the oldest entries go (\(counts)); "
+                + "raise its caps if that was not meant (see the stage's max_* settings)"
+            logger.warning("\(message)")
+        }
     }
 
     /// Logs an error (unless `logger` is nil) and gives its exit status.
