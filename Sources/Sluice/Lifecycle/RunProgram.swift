@@ -110,7 +110,14 @@ public enum RunProgram {
 
         let configuration: PipelineConfiguration
         do {
-            configuration = try request.pipelinePath.map { try PipelineConfiguration.load(path: $0) } ?? PipelineConfiguration.builtIn()
+            configuration = try request.pipelinePath.map { try PipelineConfiguration.load(path: $0, gate: StopGate(control)) }
+                ?? PipelineConfiguration.builtIn()
+        } catch is InputStopped {
+            // A FIFO given as --pipeline had no writer yet: the signal is served now, nothing was read.
+            let stop = control.stopRequested ?? .terminate
+            let message = "\(stop.signalName) while waiting for --pipeline \(request.pipelinePath ?? "")'s writer: nothing was read"
+            logger.error("\(message)")
+            return reports.failed(stop.exitStatus, error: message, logger: logger)
         } catch let error as ConfigurationError {
             for line in error.description.split(separator: "\n") { logger.error("\(line)") }
             return reports.failed(RunExitStatus.config, error: error.description, logger: logger)
@@ -205,7 +212,17 @@ public enum RunProgram {
                                          statePath: request.options.statePath, control: control, logger: logger,
                                          writeReports: written)
         } else {
-            let reportsWritten = reports.write(summary, status: status, logger: logger)
+            // A FIFO given as --stats or --metrics waits for its reader, until a stop: one
+            // that comes meanwhile is served (that report is given up, the status is the
+            // signal's); after one, a run that must end does not wait for a reader.
+            let stopBefore = control.stopRequested
+            var reportsWritten = reports.write(summary, status: status, logger: logger,
+                                               stopWaiting: { control.stopRequested != nil })
+            if stopBefore == nil, let stop = control.stopRequested, status == RunExitStatus.ok {
+                logger.error("\(stop.signalName) while waiting for a reader of --stats or --metrics: exiting \(stop.exitStatus)")
+                status = stop.exitStatus
+                reportsWritten = reports.write(summary, status: status, logger: logger, stopWaiting: { true })
+            }
             if !reportsWritten && status == RunExitStatus.ok { status = RunExitStatus.cannotCreate }
             // The state goes in place last, so every code a retry is for (73, 74, 75)
             // leaves the state the run started from: the same inputs from it again are exact.

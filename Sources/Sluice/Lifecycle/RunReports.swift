@@ -76,13 +76,15 @@ final class RunReports: RunReporter, @unchecked Sendable {
 
     /// Writes `--stats` and the last `--metrics` of a run that ended with
     /// `status`; false if one could not be written (logged, unless `logger` is nil).
-    func write(_ summary: RunSummary, status: Int32, logger: Logger?) -> Bool {
+    /// `stopWaiting`: asked while a FIFO waits for its reader; true gives that report up.
+    func write(_ summary: RunSummary, status: Int32, logger: Logger?, stopWaiting: (() -> Bool)? = nil) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        return writeLocked(summary, status: status, logger: logger)
+        return writeLocked(summary, status: status, logger: logger, stopWaiting: stopWaiting)
     }
 
-    private func writeLocked(_ summary: RunSummary, status: Int32, logger: Logger?, atForcedExit: Bool = false) -> Bool {
+    private func writeLocked(_ summary: RunSummary, status: Int32, logger: Logger?, atForcedExit: Bool = false,
+                             stopWaiting: (() -> Bool)? = nil) -> Bool {
         var summary = summary
         var ended = process
         ended.end(exitCode: status)
@@ -96,7 +98,7 @@ final class RunReports: RunReporter, @unchecked Sendable {
                     let code = bytes.withUnsafeBytes { FileSystem.writeAll(STDOUT_FILENO, $0).errno }
                     if code != 0 { throw OutputError.writeFailed(path: "<stdout>", errno: code) }
                 } else {
-                    try AtomicFile.write(json, to: path, waitingForReader: !atForcedExit)
+                    try AtomicFile.write(json, to: path, waitingForReader: !atForcedExit, stopWaiting: stopWaiting)
                 }
             } catch let error as OutputError {
                 logger?.error("\(error.report("--stats", path))")
@@ -105,7 +107,7 @@ final class RunReports: RunReporter, @unchecked Sendable {
         }
         if let metrics {
             do {
-                try metrics.finish(summary, exitStatus: status, atForcedExit: atForcedExit)
+                try metrics.finish(summary, exitStatus: status, atForcedExit: atForcedExit, stopWaiting: stopWaiting)
             } catch {
                 logger?.error("\(error.report("--metrics", metrics.path))")
                 written = false

@@ -209,7 +209,8 @@ public final class MetricsFileReporter: RunReporter {
     /// The last write, with the exit status; a report after it writes nothing.
     /// `atForcedExit`: from the signal thread of a process about to exit, which
     /// must not wait (for a write of the run's own, or for a FIFO's reader).
-    public func finish(_ summary: RunSummary, exitStatus: Int32, atForcedExit: Bool = false) throws(OutputError) {
+    public func finish(_ summary: RunSummary, exitStatus: Int32, atForcedExit: Bool = false,
+                       stopWaiting: (() -> Bool)? = nil) throws(OutputError) {
         if atForcedExit {
             guard lock.lock(before: Date(timeIntervalSinceNow: 1)) else { return }
         } else {
@@ -218,7 +219,7 @@ public final class MetricsFileReporter: RunReporter {
         defer { lock.unlock() }
         finished = true
         try AtomicFile.write(PrometheusTextfile.render(summary, outcome: .init(exitStatus: exitStatus)), to: path,
-                             waitingForReader: !atForcedExit)
+                             waitingForReader: !atForcedExit, stopWaiting: stopWaiting)
     }
 
     /// One write at a time (the run's thread, a forced exit's signal thread), through one temporary file.
