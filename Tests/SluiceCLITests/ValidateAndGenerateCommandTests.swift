@@ -104,6 +104,21 @@ import Testing
         #expect(result.stderr.contains("more than 32 MiB (33554432 bytes of text) once its aliases (*name) are expanded"), "\(result.stderr)")
     }
 
+    @Test func validateSaysWhatThePipelinesOutputBuffersWillTake() throws {
+        let directory = TemporaryDirectory()
+        directory.write("few.yaml", "version: 1\ndestinations:\n  a: {type: ndjson}\n")
+        directory.write("many.yaml", "version: 1\ndestinations:\n" + (1...1000).map { "  d\($0): {type: ndjson}\n" }.joined())
+        let few = try SluiceBinary.run(["validate", "few.yaml"], in: directory.path)
+        #expect(few.status == 0, "\(few.stderr)")
+        #expect(few.stdoutText.contains("few.yaml: output buffers: at most "), "\(few.stdoutText)")
+        #expect(few.stdoutText.contains("for each of 2 file outputs"), "\(few.stdoutText)")
+        #expect(few.stdoutText.contains("a queue of 32 chunks of 128 KiB, blocks of 256 KiB"), "\(few.stdoutText)")
+        let many = try SluiceBinary.run(["validate", "many.yaml"], in: directory.path)
+        #expect(many.status == 0, "\(many.stderr)")
+        #expect(many.stdoutText.contains("for each of 1001 file outputs"), "\(many.stdoutText)")
+        #expect(many.stdoutText.contains("blocks of 64 KiB, 1 in the deflate pool"), "\(many.stdoutText)")
+    }
+
     @Test(arguments: ["validate", "run"])
     func aNULInAPathTemplateIsRefusedAtLoadNotLookedForForever(command: String) throws {
         let directory = TemporaryDirectory()
