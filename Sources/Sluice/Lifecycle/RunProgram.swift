@@ -205,24 +205,16 @@ public enum RunProgram {
         }
         if let staging {
             let written = { (summary: RunSummary, status: Int32) -> Int32 in
-                let written = reports.write(summary, status: status, logger: logger)
+                let (written, status) = writeReports(reports, summary, status: status, control: control, logger: logger)
                 return !written && status == RunExitStatus.ok ? RunExitStatus.cannotCreate : status
             }
             status = StagedRunEnd.finish(status: status, summary: &summary, staging: staging, runner: runner,
                                          statePath: request.options.statePath, control: control, logger: logger,
                                          writeReports: written)
         } else {
-            // A FIFO given as --stats or --metrics waits for its reader, until a stop: one
-            // that comes meanwhile is served (that report is given up, the status is the
-            // signal's); after one, a run that must end does not wait for a reader.
-            let stopBefore = control.stopRequested
-            var reportsWritten = reports.write(summary, status: status, logger: logger,
-                                               stopWaiting: { control.stopRequested != nil })
-            if stopBefore == nil, let stop = control.stopRequested, status == RunExitStatus.ok {
-                logger.error("\(stop.signalName) while waiting for a reader of --stats or --metrics: exiting \(stop.exitStatus)")
-                status = stop.exitStatus
-                reportsWritten = reports.write(summary, status: status, logger: logger, stopWaiting: { true })
-            }
+            let reported = writeReports(reports, summary, status: status, control: control, logger: logger)
+            let reportsWritten = reported.written
+            status = reported.status
             if !reportsWritten && status == RunExitStatus.ok { status = RunExitStatus.cannotCreate }
             // The state goes in place last, so every code a retry is for (73, 74, 75)
             // leaves the state the run started from: the same inputs from it again are exact.
@@ -246,6 +238,20 @@ public enum RunProgram {
         logger.info("\(summary.summaryLine)")
         control.markFinished()
         return status
+    }
+
+    /// Writes `--stats` and `--metrics` at the end; returns whether both were
+    /// written and the exit status. A FIFO among them waits for its reader
+    /// until a stop: one that comes meanwhile is served (that report is given
+    /// up, the others say the signal's status, and the run exits with it);
+    /// after a stop, a run that must end does not wait for a reader.
+    private static func writeReports(_ reports: RunReports, _ summary: RunSummary, status: Int32, control: RunControl,
+                                     logger: Logger) -> (written: Bool, status: Int32) {
+        let stopBefore = control.stopRequested
+        let written = reports.write(summary, status: status, logger: logger, stopWaiting: { control.stopRequested != nil })
+        guard stopBefore == nil, let stop = control.stopRequested, status == RunExitStatus.ok else { return (written, status) }
+        logger.error("\(stop.signalName) while waiting for a reader of --stats or --metrics: exiting \(stop.exitStatus)")
+        return (reports.write(summary, status: stop.exitStatus, logger: logger, stopWaiting: { true }), stop.exitStatus)
     }
 
     /// One warning per stage that let entries go at its caps this run (its
