@@ -84,6 +84,16 @@ private typealias T = TimedHarness
         #expect(names == ["a", "b", "c", "d"], "same time: let out in arrival order, the first run's first")
     }
 
+    @Test(arguments: ["{}", "{on_abandoned: drop}"])
+    func startsAnEarlierStageChangedAreKeptAsCheckedAndResumeAsIfUncut(timed: String) throws {
+        // The session stage adds context.session to each event before the timed stage keeps it:
+        // the kept lines and their offsets must pass the restore's checks as saved.
+        let yaml = "[{session: {attach: {settings: true, traits: [plan]}}}, {timed: \(timed)}]"
+        let events = StateCase.events(count: 3000, seed: 5, devices: 30)
+        let (uncut, cut) = try StateCase.uncutAndCut(yaml, events, cut: 1400)
+        #expect(uncut == cut, "\(StateCase.firstDifference(uncut, cut))")
+    }
+
     static let cases: [(yaml: String, cut: Int)] = [
         ("{}", 700), ("{}", 1), ("{}", 2999),
         ("{max_open: 8, lateness: 1m}", 1500),
