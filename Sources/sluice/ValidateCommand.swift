@@ -64,6 +64,7 @@ struct ValidateCommand: ParsableCommand {
                     failed = true
                 } else {
                     for substitution in configuration.substitutions { print(substitution.description) }
+                    print("\(file): \(configuration.outputBudget)")
                     print("\(file): ok" + (warnings == 0 ? "" : " (\(warnings) warning\(warnings == 1 ? "" : "s"))"))
                 }
             } catch let error as ConfigurationError {

@@ -93,6 +93,19 @@ import Glibc
         #expect(again.stderr.contains("no .part files, nothing to do"))
     }
 
+    @Test func recoverGivenAFileSaysToGiveItsDirectory() throws {
+        let directory = TemporaryDirectory()
+        directory.write("out/archive/a.ndjson.gz.part", TestGzip.compress(Array("{}\n".utf8)))
+        let result = try SluiceBinary.run(["recover", "out/archive/a.ndjson.gz.part"], in: directory.path)
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(!result.stderr.contains("cannot open directory"), "\(result.stderr)")
+        #expect(result.stderr.contains("out/archive/a.ndjson.gz.part is a file, not a directory"), "\(result.stderr)")
+        #expect(result.stderr.contains("give that directory (here out/archive)"), "\(result.stderr)")
+        let missing = try SluiceBinary.run(["recover", "nowhere"], in: directory.path)
+        #expect(missing.status == 66)
+        #expect(missing.stderr.contains("cannot open directory nowhere: No such file or directory"), "\(missing.stderr)")
+    }
+
     @Test func aFileSizeLimitStopsTheRunWith74NamingTheFileAndRenamesNothingIncomplete() throws {
         let directory = TemporaryDirectory()
         let hour8 = try generate(20000, in: directory)

@@ -99,6 +99,35 @@ import Glibc
         #expect(!directory.files().contains { $0.hasSuffix(".part") })
     }
 
+    /// The sidecar unit's reload, as systemd runs it (`$$` a dollar, `$MAINPID`
+    /// the main process) the moment the unit started: it waits until sluice
+    /// catches SIGHUP, so a reload right after a restart rotates instead of
+    /// ending the sidecar (bash before its exec, or sluice while it loads).
+    @Test func theSidecarUnitsReloadRightAfterAStartRotatesNotKills() throws {
+        let unit = try text("systemd/sluice-sidecar.service").replacingOccurrences(of: "\\\n", with: "")
+        let line = try #require(unit.split(separator: "\n").first { $0.hasPrefix("ExecReload=/bin/sh -c '") })
+        let reload = String(line.dropFirst("ExecReload=/bin/sh -c '".count))
+        let script = try #require(reload.split(separator: "'", omittingEmptySubsequences: false).first)
+            .replacingOccurrences(of: "$$", with: "$")
+        #expect(reload.hasSuffix("' reload $MAINPID"), "\(reload)")
+        for _ in 0..<5 {
+            let directory = TemporaryDirectory()
+            directory.write("in.ndjson", #"{"type":"track","event":"e","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"# + "\n")
+            // Started through bash -c 'exec ...' as the unit does; reloaded at once.
+            let sidecar = try SluiceProcess(["-c", "exec \"$SLUICE\" run --flush-interval 100ms --metrics m.prom"], in: directory.path,
+                                            executable: "/bin/bash")
+            let reloaded = Process()
+            reloaded.executableURL = URL(fileURLWithPath: "/bin/sh")
+            reloaded.arguments = ["-c", script, "reload", "\(sidecar.pid)"]
+            try reloaded.run()
+            reloaded.waitUntilExit()
+            #expect(reloaded.terminationStatus == 0)
+            #expect(waitUntil(timeout: 30) { sidecar.stderr.contains("rotating:") }, "\(sidecar.stderr)")
+            sidecar.signal(SIGTERM)
+            #expect(sidecar.waitForExit(timeout: 30) == 143, "killed by the reload: \(sidecar.stderr)")
+        }
+    }
+
     /// The hourly unit's command over the previous hour's log (its name fixed
     /// here, where the unit asks date(1)), with --state, --stats and --metrics.
     @Test func theHourlyUnitsCommandRunsOverThePreviousHoursLog() throws {

@@ -71,7 +71,7 @@ import Testing
         directory.write("p.yaml", "version: 1\nstages:\n  - plan: {events: {Movie Tapped: {}}}\ndestinations:\n  ga4: {type: ga4}\n")
         let lenient = try SluiceBinary.run(["validate", "p.yaml"], in: directory.path)
         #expect(lenient.status == 0)
-        #expect(lenient.stdoutText == "p.yaml: ok (1 warning)\n")
+        #expect(lenient.stdoutText.hasSuffix("\np.yaml: ok (1 warning)\n"))
         #expect(lenient.stderr.hasPrefix("p.yaml:3:21: warning: "))
         let strict = try SluiceBinary.run(["validate", "--strict", "p.yaml"], in: directory.path)
         #expect(strict.status == 78)

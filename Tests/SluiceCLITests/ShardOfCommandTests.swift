@@ -71,6 +71,17 @@ import Testing
         #expect(pairs(result).map(\.time) == [1_795_161_600_000, 0, 1_795_161_600_000])
     }
 
+    @Test func aDirectoryIsItsFilesInNameOrderAsRunReadsIt() throws {
+        let directory = TemporaryDirectory()
+        directory.write("logs/b.ndjson", "{\n")
+        directory.write("logs/a.ndjson", #"{"type":"identify","userId":"u","timestamp":"2026-11-20T08:00:00Z"}"# + "\n")
+        let result = try SluiceBinary.run(["shard-of", "--shards", "4", "logs"], in: directory.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = try SluiceBinary.run(["shard-of", "--shards", "4", "logs/a.ndjson", "logs/b.ndjson"], in: directory.path)
+        #expect(result.stdoutText == files.stdoutText)
+        #expect(pairs(result).map(\.time) == [1_795_161_600_000, 0])
+    }
+
     @Test func gzipPlainAndStdinGiveTheSameLines() throws {
         let directory = TemporaryDirectory()
         #expect(try SluiceBinary.shell("$SLUICE generate --events 6000 --malformed 0.02 --seed 4 > in.ndjson "

@@ -242,6 +242,41 @@ import Glibc
         #expect(seenBeforeAnyOtherThread > 0)
     }
 
+    /// A FIFO given as --pipeline that no one writes: the run waits for its
+    /// writer, and a SIGTERM ends the wait at once (143, nothing read), where
+    /// open(2) used to block where no signal reached it.
+    @Test func aSigtermEndsTheWaitForAPipelineFIFOsWriter() throws {
+        let directory = TemporaryDirectory()
+        #expect(mkfifo(directory.file("p.fifo"), 0o644) == 0)
+        directory.write("in.ndjson", "")
+        let sluice = try SluiceProcess(["run", "--pipeline", "p.fifo", "--stats", "s.json", "in.ndjson"], in: directory.path)
+        #expect(waitUntil(timeout: 30) { catches(SIGTERM, pid: sluice.pid).caught })
+        sluice.signal(SIGTERM)
+        let status = sluice.waitForExit(timeout: 20)
+        #expect(status == 143, "\(sluice.stderr)")
+        #expect(sluice.stderr.contains("SIGTERM while waiting for --pipeline p.fifo's writer: nothing was read"), "\(sluice.stderr)")
+        let stats = json(Array(FileManager.default.contents(atPath: directory.file("s.json")) ?? Data()))
+        #expect(stats["exit_code"] as? Int == 143, "\(stats)")
+    }
+
+    /// A FIFO given as --stats whose reader never comes: a SIGTERM while the
+    /// finished run waits for it is served (143; the metrics file says so),
+    /// not dropped for an exit 0 once a reader comes.
+    @Test func aSigtermWhileStatsWaitsForAFIFOsReaderIsServed() throws {
+        let directory = TemporaryDirectory()
+        #expect(mkfifo(directory.file("s.fifo"), 0o644) == 0)
+        directory.write("in.ndjson", #"{"type":"track","event":"e","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z"}"# + "\n")
+        let sluice = try SluiceProcess(["run", "--stats", "s.fifo", "--metrics", "m.prom", "in.ndjson"], in: directory.path)
+        // The archive file is finished before the reports are written: the run waits for the FIFO's reader now.
+        #expect(waitUntil(timeout: 30) { directory.files().contains { $0.hasPrefix("out/archive/") && $0.hasSuffix(".ndjson.gz") } })
+        sluice.signal(SIGTERM)
+        let status = sluice.waitForExit(timeout: 20)
+        #expect(status == 143, "\(sluice.stderr)")
+        // (Or, had the signal come just before the reports, a stopped run that does not wait for a reader.)
+        #expect(sluice.stderr.contains("cannot write --stats s.fifo"), "\(sluice.stderr)")
+        #expect(prometheusSamples(directory.file("m.prom"))["sluice_run_exit_code"] == 143)
+    }
+
     /// A drain that cannot finish: one destination goes to a stdout nobody
     /// reads, so the run blocks in write(2) with another destination's `.part` open.
     private func stuckRun(_ directory: TemporaryDirectory, extra: [String]) throws -> (SluiceProcess, Pipe) {
@@ -265,6 +300,32 @@ import Glibc
         #expect(sluice.stderr.contains("a second SIGINT"))
         #expect(sluice.stderr.contains("left as .part: out/copy/2026-11-20/copy-08-0000.ndjson.gz.part"))
         #expect(sluice.stderr.contains("sluice recover out"))
+        _ = stdout
+    }
+
+    @Test(arguments: ["second SIGINT", "shutdown timeout"])
+    func aForcedExit75WritesStatsAndMetricsSayingSo(how: String) throws {
+        let directory = TemporaryDirectory()
+        // What an earlier run that succeeded left: its exit 0 must not stay.
+        directory.write("s.json", #"{"exit_code":0,"last_success_at":"2026-11-20T08:00:00.000Z"}"#)
+        let extra = ["--stats", "s.json", "--metrics", "m.prom"] + (how == "shutdown timeout" ? ["--shutdown-timeout", "1s"] : [])
+        let (sluice, stdout) = try stuckRun(directory, extra: extra)
+        if how == "second SIGINT" {
+            sluice.signal(SIGINT)
+            #expect(waitUntil(timeout: 30) { sluice.stderr.contains("SIGINT: stopping input") })
+            sluice.signal(SIGINT)
+        } else {
+            sluice.signal(SIGTERM)
+        }
+        #expect(sluice.waitForExit(timeout: 30) == 75)
+        let stats = json(Array(FileManager.default.contents(atPath: directory.file("s.json")) ?? Data()))
+        #expect(stats["exit_code"] as? Int == 75, "\(stats)")
+        #expect((stats["error"] as? String)?.contains("left as .part: out/copy/") == true, "\(stats)")
+        #expect(stats["last_success_at"] as? String == "2026-11-20T08:00:00.000Z")
+        // The counts the run last reported (zeros if it was stuck before its first report).
+        #expect(stats["lines_in"] is Int, "\(stats)")
+        let metrics = prometheusSamples(directory.file("m.prom"))
+        #expect(metrics["sluice_run_exit_code"] == 75, "\(metrics)")
         _ = stdout
     }
 

@@ -288,6 +288,30 @@ import Glibc
         #expect(bytes(directory, "app.state") == state, "the state file is untouched")
     }
 
+    @Test func aStateWithAValidChecksumButABrokenKeptLineIsRefusedBeforeAnythingIsWritten() throws {
+        let directory = TemporaryDirectory()
+        // The tap, past the stages' lateness (5m), lets the start into the timed stage rather than leaving it pending.
+        directory.write("hour-08.ndjson", line(#""event":"video_playback","timed":"start","timerId":"p1","properties":{"title":"Heat"}"#,
+                                               at: "08:50:00", id: "m1") + "\n" + line(#""event":"tap""#, at: "08:58:00", id: "m9") + "\n")
+        let first = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "out1", "--state", "app.state", "hour-08.ndjson"],
+                                         in: directory.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        var state = bytes(directory, "app.state")
+        // The kept start's `"title":"Heat"` becomes `"title"x"Heat"`, resealed: the checksum holds, the line does not parse.
+        let needle = Array(#""title":"Heat""#.utf8)
+        let at = try #require((0...(state.count - needle.count)).first { Array(state[$0..<($0 + needle.count)]) == needle })
+        state[at + 7] = UInt8(ascii: "x")
+        withUnsafeBytes(of: TestGzip.crc32(Array(state.dropLast(4))).littleEndian) { state.replaceSubrange((state.count - 4)..., with: $0) }
+        directory.write("app.state", state)
+        directory.write("in.ndjson", line(#""event":"video_playback","timed":"stop","timerId":"p1""#, at: "09:05:00", id: "m2") + "\n")
+
+        let second = try runWithState(directory, ["--final", "--stats", "s.json"])
+        expectRefused(second, status: 65, "the timed entry at byte ", directory, state: state)
+        #expect(second.stderr.contains("keeps a line that is not a JSON object"), "\(second.stderr)")
+        #expect(!directory.files().contains { $0.hasPrefix("out2/") }, "no file, not even a .part: \(directory.files())")
+        #expect(try stats(directory, "s.json")["exit_code"] as? Int == 65)
+    }
+
     @Test func aCorruptStateIsRefusedWithExit65NotReset() throws {
         let (directory, saved) = try stateDirectory()
         var damaged = saved
@@ -358,6 +382,24 @@ import Glibc
         #expect(stat(directory.file("app.state"), &after) == 0 && after.st_ino != before.st_ino, "the run through the link saved into the file")
         #expect(!saved.isEmpty)
         #expect(!directory.files().contains { $0.hasPrefix("link.state.") }, "no lock or temporary file beside the link")
+    }
+
+    @Test func aHardLinkedStateSharesTheLockOfItsFileNotOfItsName() throws {
+        let (directory, saved) = try stateDirectory()
+        #expect(link(directory.file("app.state"), directory.file("other.state")) == 0)
+        // A run on one name, held open on stdin, holds the lock once it reports (after its restore).
+        let holder = try SluiceProcess(["run", "--pipeline", Self.cron, "--out", "out-a", "--state", "app.state",
+                                        "--metrics", "m.prom", "--flush-interval", "100ms", "-"], in: directory.path)
+        #expect(waitUntil(timeout: 30) { FileManager.default.fileExists(atPath: directory.file("m.prom")) })
+        // A run on the other name of the same file is refused: both would start from the same state and fork it.
+        let second = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "out2", "--state", "other.state", "in.ndjson"],
+                                          in: directory.path)
+        #expect(second.status == 75, "\(second.stderr)")
+        #expect(second.stderr.contains("is in use by another sluice run"), "\(second.stderr)")
+        #expect(!directory.files().contains { $0.hasPrefix("out2/") && $0.hasSuffix(".gz") }, "nothing was written")
+        #expect(bytes(directory, "other.state") == saved, "the other name's state is untouched")
+        holder.closeInput()
+        #expect(holder.waitForExit(timeout: 30) == 0, "\(holder.stderr)")
     }
 
     @Test func finalWithoutStateIsAUsageError() throws {

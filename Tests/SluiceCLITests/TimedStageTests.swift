@@ -34,6 +34,20 @@ import Testing
         return timed.compactMapValues { $0 as? Int }
     }
 
+    @Test func evictionsAtACapAreSaidOnStderrOncePerRun() throws {
+        let directory = TemporaryDirectory()
+        directory.write("p.yaml", "version: 1\nstages:\n  - timed: {max_open: 1}\ndestinations:\n  archive: {type: ndjson}\n")
+        let starts = (1...3).map { #"{"type":"track","event":"play","timed":"start","timerId":"t\#($0)","anonymousId":"d","messageId":"m\#($0)","timestamp":"2026-11-20T08:00:0\#($0)Z"}"# }
+        directory.write("in.ndjson", starts.joined(separator: "\n") + "\n")
+        let result = try SluiceBinary.run(["run", "--pipeline", "p.yaml", "--stats", "stats.json", "in.ndjson"], in: directory.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try timedCounters(stats(directory))["abandoned_evicted"] == 2)
+        let warnings = result.stderr.split(separator: "\n").filter { $0.contains("reached its caps") }
+        #expect(warnings.count == 1, "\(result.stderr)")
+        #expect(warnings.first?.contains("the timed stage reached its caps and let the oldest entries go (abandoned_evicted 2)") == true,
+                "\(result.stderr)")
+    }
+
     @Test func completedEventsHaveADurationAndTheAccountingBalances() throws {
         let directory = TemporaryDirectory()
         try generate(30000, seed: 11, in: directory)

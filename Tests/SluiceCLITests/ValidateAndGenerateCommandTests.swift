@@ -87,6 +87,38 @@ import Testing
         #expect(result.stderr.contains("more than 1000000 values once its aliases (*name) are expanded"), "\(result.stderr)")
     }
 
+    @Test(arguments: ["validate", "test", "run"])
+    func anAliasOfALongValueRepeatedIsAConfigErrorNamingTheByteCap(command: String) throws {
+        // Under 9 KB and 11,111 values, which stood for 80 MiB of text (hundreds of MB to GB in memory).
+        let directory = TemporaryDirectory()
+        var yaml = "version: 1\ndestinations:\n  a: {type: ndjson}\ntests:\n  - name: wide\n    input:\n"
+        yaml += "      - &a0 {type: track, event: e, anonymousId: d, timestamp: \"2026-11-20T08:00:00Z\", p: \""
+            + String(repeating: "x", count: 8000) + "\"}\n"
+        for level in 1...4 { yaml += "      - &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n" }
+        directory.write("wide.yaml", yaml)
+        directory.write("in.ndjson", "")
+        #expect(yaml.utf8.count < 9000)
+        let arguments = command == "run" ? ["run", "--pipeline", "wide.yaml", "in.ndjson"] : [command, "wide.yaml"]
+        let result = try SluiceBinary.run(arguments, in: directory.path)
+        #expect(result.status == 78, "\(result.stderr)")
+        #expect(result.stderr.contains("more than 32 MiB (33554432 bytes of text) once its aliases (*name) are expanded"), "\(result.stderr)")
+    }
+
+    @Test func validateSaysWhatThePipelinesOutputBuffersWillTake() throws {
+        let directory = TemporaryDirectory()
+        directory.write("few.yaml", "version: 1\ndestinations:\n  a: {type: ndjson}\n")
+        directory.write("many.yaml", "version: 1\ndestinations:\n" + (1...1000).map { "  d\($0): {type: ndjson}\n" }.joined())
+        let few = try SluiceBinary.run(["validate", "few.yaml"], in: directory.path)
+        #expect(few.status == 0, "\(few.stderr)")
+        #expect(few.stdoutText.contains("few.yaml: output buffers: at most "), "\(few.stdoutText)")
+        #expect(few.stdoutText.contains("for each of 2 file outputs"), "\(few.stdoutText)")
+        #expect(few.stdoutText.contains("a queue of 32 chunks of 128 KiB, blocks of 256 KiB"), "\(few.stdoutText)")
+        let many = try SluiceBinary.run(["validate", "many.yaml"], in: directory.path)
+        #expect(many.status == 0, "\(many.stderr)")
+        #expect(many.stdoutText.contains("for each of 1001 file outputs"), "\(many.stdoutText)")
+        #expect(many.stdoutText.contains("blocks of 64 KiB, 1 in the deflate pool"), "\(many.stdoutText)")
+    }
+
     @Test(arguments: ["validate", "run"])
     func aNULInAPathTemplateIsRefusedAtLoadNotLookedForForever(command: String) throws {
         let directory = TemporaryDirectory()

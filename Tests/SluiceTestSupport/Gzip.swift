@@ -3,6 +3,11 @@ import Foundation
 
 /// gzip helpers for tests, written straight on zlib (independent of the code under test).
 public enum TestGzip {
+    /// zlib's CRC-32 of `bytes` (gzip's, and a `--state` file's trailer).
+    public static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        bytes.withUnsafeBufferPointer { UInt32(CZlib.crc32(0, $0.baseAddress, uInt($0.count))) }
+    }
+
     /// Compresses `bytes` as one gzip member.
     public static func compress(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8] {
         var stream = z_stream()

@@ -16,6 +16,21 @@ extension ConfigValue {
     /// billions, which would take all memory.
     public static let maxValues = 1_000_000
 
+    /// How many bytes a pipeline file may stand for once its aliases are
+    /// expanded: its scalars' text (keys included) plus one byte per value.
+    /// Counting values alone let an alias of a long scalar, repeated, stand
+    /// for gigabytes within `maxValues` (each later step, the lint and `tests:`
+    /// cases, copies what it reads). Twice the largest file
+    /// (`PipelineConfiguration.maxFileBytes`): a file without aliases never
+    /// comes near it.
+    public static let maxExpandedBytes = 32 * 1024 * 1024
+
+    /// What a document has used of `maxValues` and `maxExpandedBytes` so far.
+    private struct ExpansionBudget {
+        var values = 0
+        var bytes = 0
+    }
+
     /// The single document of `yaml`, or nil when there is none (an empty text).
     public static func parse(yaml: String) throws(SyntaxError) -> ConfigValue? {
         let composed: Node?
@@ -26,7 +41,7 @@ extension ConfigValue {
             throw SyntaxError(line: mark?.line ?? 1, column: mark?.column ?? 1, problem: yamlErrorProblem(error))
         }
         guard let composed else { return nil }
-        var budget = maxValues
+        var budget = ExpansionBudget()
         return try ConfigValue(composed: composed, budget: &budget)
     }
 
@@ -34,13 +49,21 @@ extension ConfigValue {
     /// alias with the node it names (and so gives every node a mark; an alias
     /// shares its node, so the tree is small until it is expanded here, value by
     /// value, within `budget`).
-    private init(composed node: Node, budget: inout Int) throws(SyntaxError) {
+    private init(composed node: Node, budget: inout ExpansionBudget) throws(SyntaxError) {
         let mark = node.mark
-        budget -= 1
-        if budget < 0 {
+        budget.values += 1
+        budget.bytes += 1
+        if case .scalar(let scalar) = node { budget.bytes += scalar.string.utf8.count }
+        if budget.values > ConfigValue.maxValues {
             throw SyntaxError(line: mark?.line ?? 1, column: mark?.column ?? 1,
                               problem: "the file holds more than \(ConfigValue.maxValues) values once its aliases (*name) are expanded; "
                                   + "an alias of an alias of an alias multiplies them: write the values out, or alias less")
+        }
+        if budget.bytes > ConfigValue.maxExpandedBytes {
+            throw SyntaxError(line: mark?.line ?? 1, column: mark?.column ?? 1,
+                              problem: "the file stands for more than \(ConfigValue.maxExpandedBytes / (1024 * 1024)) MiB "
+                                  + "(\(ConfigValue.maxExpandedBytes) bytes of text) once its aliases (*name) are expanded; "
+                                  + "an alias of a long value, repeated, multiplies it: write the values out, or alias less")
         }
         let content: Content
         switch node {

@@ -16,6 +16,9 @@ struct FileOutput {
 }
 
 extension PipelineConfiguration {
+    /// What the file outputs' buffers may take in a run on this machine (`sluice validate` says it).
+    public var outputBudget: OutputBudget { OutputBudget(fileOutputs: fileOutputs.count) }
+
     /// Every output that writes files, in the order of the file: each
     /// destination's events, then its side outputs; the rejects last.
     var fileOutputs: [FileOutput] {

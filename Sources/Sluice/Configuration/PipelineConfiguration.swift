@@ -35,9 +35,18 @@ public struct PipelineConfiguration {
     /// Reads and checks a pipeline file; every problem is reported at once.
     public static func load(path: String,
                             environment: @escaping @Sendable (String) -> String? = ConfigReader.processEnvironment) throws -> PipelineConfiguration {
+        try load(path: path, environment: environment, gate: nil)
+    }
+
+    /// Reads and checks a pipeline file, its reads through `gate` (`sluice
+    /// run`: a FIFO's wait ends at a stop, with `InputStopped`).
+    static func load(path: String, environment: @escaping @Sendable (String) -> String? = ConfigReader.processEnvironment,
+                     gate: InputGate?) throws -> PipelineConfiguration {
         let text: String
         do {
-            text = try readFile(path, limit: maxFileBytes)
+            text = String(decoding: try readFileBytes(path, limit: maxFileBytes, gate: gate), as: UTF8.self)
+        } catch let stopped as InputStopped {
+            throw stopped
         } catch let error as InputError {
             guard case let .cannotOpen(_, code) = error else {
                 throw ConfigurationError(diagnostics: [ConfigDiagnostic(file: path, line: 1, column: 1, message: "\(error)")])

@@ -10,8 +10,9 @@ struct FileTooLarge: Error, CustomStringConvertible {
 }
 
 /// Reads a whole (small) file's bytes; past `limit` bytes, `FileTooLarge`.
-func readFileBytes(_ path: String, limit: Int? = nil) throws -> [UInt8] {
-    let reader = try FileByteSource.open(path)
+/// With a `gate`, a FIFO is opened without waiting and its waits pass the gate.
+func readFileBytes(_ path: String, limit: Int? = nil, gate: InputGate? = nil) throws -> [UInt8] {
+    let reader = try FileByteSource.open(path, gate: gate)
     defer { reader.close() }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 64 * 1024)

@@ -64,6 +64,14 @@ enum GzipMemberCheck {
         case "incorrect length check":
             return .corruptGzip(path: path, offset: memberStart,
                                 message: "the gzip member at compressed bytes \(memberStart)-\(offset) fails its length check (its data was altered)")
+        // zlib reads a header's fields before it judges them (its offset is past them): name the byte that is wrong,
+        // so garbage after the last member is reported where it starts.
+        case "incorrect header check":
+            return .corruptGzip(path: path, offset: memberStart, message: message)
+        case "unknown compression method":
+            return .corruptGzip(path: path, offset: memberStart + 2, message: message)
+        case "unknown header flags set":
+            return .corruptGzip(path: path, offset: memberStart + 3, message: message)
         default:
             return .corruptGzip(path: path, offset: offset, message: message)
         }

@@ -104,6 +104,24 @@ public final class RunControl: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Waits until `fd` is readable (data, or its writer gone) and returns
+    /// true, or returns false as soon as a stop is asked for: a wait before
+    /// the run (a FIFO's writer) that a signal must be able to end. Other
+    /// requests stay pending for the run.
+    func awaitReadable(fd: Int32) -> Bool {
+        var scratch = [UInt8](repeating: 0, count: 64)
+        while stopRequested == nil {
+            var descriptors = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                               pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            if poll(&descriptors, 2, -1) > 0 {
+                if descriptors[0].revents != 0 { return stopRequested == nil }
+                // The counters hold the requests; the bytes only woke us.
+                while read(wakeRead, &scratch, scratch.count) > 0 {}
+            }
+        }
+        return false
+    }
+
     /// Takes the pending requests (the main thread only). A stop is reported once.
     func take() -> Requests {
         var scratch = [UInt8](repeating: 0, count: 64)

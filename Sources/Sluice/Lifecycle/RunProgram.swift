@@ -82,11 +82,12 @@ public enum RunProgram {
 
         let control = RunControl()
         let openParts = OpenPartFiles()
+        let listener: SignalListener
         do {
             let advice = request.options.stagingDirectory.map { "nothing was moved into place; the next run with --staging \($0) starts afresh" }
                 ?? "run `sluice recover \(request.options.outDirectory)`"
-            _ = try SignalListener(control: control, openParts: openParts, shutdownTimeout: request.shutdownTimeout,
-                                   leftoverAdvice: advice, logger: logger)
+            listener = try SignalListener(control: control, openParts: openParts, shutdownTimeout: request.shutdownTimeout,
+                                          leftoverAdvice: advice, logger: logger)
         } catch {
             logger.error("\(error)")
             return RunExitStatus.ioError
@@ -104,10 +105,19 @@ public enum RunProgram {
             logger.error("\(problem)")
             return RunExitStatus.cannotCreate
         }
+        // A forced exit (75) writes them too, with the counts the run last reported.
+        listener.onForcedExit { [reports] message in reports.writeAtForcedExit(status: SignalListener.forcedExitStatus, error: message) }
 
         let configuration: PipelineConfiguration
         do {
-            configuration = try request.pipelinePath.map { try PipelineConfiguration.load(path: $0) } ?? PipelineConfiguration.builtIn()
+            configuration = try request.pipelinePath.map { try PipelineConfiguration.load(path: $0, gate: StopGate(control)) }
+                ?? PipelineConfiguration.builtIn()
+        } catch is InputStopped {
+            // A FIFO given as --pipeline had no writer yet: the signal is served now, nothing was read.
+            let stop = control.stopRequested ?? .terminate
+            let message = "\(stop.signalName) while waiting for --pipeline \(request.pipelinePath ?? "")'s writer: nothing was read"
+            logger.error("\(message)")
+            return reports.failed(stop.exitStatus, error: message, logger: logger)
         } catch let error as ConfigurationError {
             for line in error.description.split(separator: "\n") { logger.error("\(line)") }
             return reports.failed(RunExitStatus.config, error: error.description, logger: logger)
@@ -161,7 +171,7 @@ public enum RunProgram {
 
         let metrics = reports.metrics
         let progress = (request.progress ?? (console.isTerminal && !request.quiet)) ? ProgressReporter(console: console) : nil
-        var reporters: [any RunReporter] = []
+        var reporters: [any RunReporter] = [reports]
         if let metrics { reporters.append(metrics) }
         if let progress { reporters.append(progress) }
 
@@ -195,14 +205,16 @@ public enum RunProgram {
         }
         if let staging {
             let written = { (summary: RunSummary, status: Int32) -> Int32 in
-                let written = reports.write(summary, status: status, logger: logger)
+                let (written, status) = writeReports(reports, summary, status: status, control: control, logger: logger)
                 return !written && status == RunExitStatus.ok ? RunExitStatus.cannotCreate : status
             }
             status = StagedRunEnd.finish(status: status, summary: &summary, staging: staging, runner: runner,
                                          statePath: request.options.statePath, control: control, logger: logger,
                                          writeReports: written)
         } else {
-            let reportsWritten = reports.write(summary, status: status, logger: logger)
+            let reported = writeReports(reports, summary, status: status, control: control, logger: logger)
+            let reportsWritten = reported.written
+            status = reported.status
             if !reportsWritten && status == RunExitStatus.ok { status = RunExitStatus.cannotCreate }
             // The state goes in place last, so every code a retry is for (73, 74, 75)
             // leaves the state the run started from: the same inputs from it again are exact.
@@ -222,9 +234,39 @@ public enum RunProgram {
                 }
             }
         }
+        warnOfEvictions(summary, logger: logger)
         logger.info("\(summary.summaryLine)")
         control.markFinished()
         return status
+    }
+
+    /// Writes `--stats` and `--metrics` at the end; returns whether both were
+    /// written and the exit status. A FIFO among them waits for its reader
+    /// until a stop: one that comes meanwhile is served (that report is given
+    /// up, the others say the signal's status, and the run exits with it);
+    /// after a stop, a run that must end does not wait for a reader.
+    private static func writeReports(_ reports: RunReports, _ summary: RunSummary, status: Int32, control: RunControl,
+                                     logger: Logger) -> (written: Bool, status: Int32) {
+        let stopBefore = control.stopRequested
+        let written = reports.write(summary, status: status, logger: logger, stopWaiting: { control.stopRequested != nil })
+        guard stopBefore == nil, let stop = control.stopRequested, status == RunExitStatus.ok else { return (written, status) }
+        logger.error("\(stop.signalName) while waiting for a reader of --stats or --metrics: exiting \(stop.exitStatus)")
+        return (reports.write(summary, status: stop.exitStatus, logger: logger, stopWaiting: { true }), stop.exitStatus)
+    }
+
+    /// One warning per stage that let entries go at its caps this run (its
+    /// `evicted` counters: ids, devices, open timers forgotten to make room),
+    /// so a cap set too low is seen where the run is watched, not only in
+    /// `--stats` and `--metrics`.
+    private static func warnOfEvictions(_ summary: RunSummary, logger: Logger) {
+        for stage in summary.stages {
+            let evicted = stage.counters.filter { ($0.name == "evicted" || $0.name.hasSuffix("_evicted")) && $0.value > 0 }
+            guard !evicted.isEmpty else { continue }
+            let counts = evicted.map { "\($0.name) \($0.value)" }.joined(separator: ", ")
+            let message = "the \(stage.name) stage reached its caps and let the oldest entries go (\(counts)); "
+                + "raise its caps if that was not meant (see the stage's max_* settings)"
+            logger.warning("\(message)")
+        }
     }
 
     /// Logs an error (unless `logger` is nil) and gives its exit status.

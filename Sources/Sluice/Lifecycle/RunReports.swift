@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import SluiceJSON
 #if canImport(Glibc)
@@ -13,11 +14,22 @@ import Darwin
 /// exited 0, carried over from the files a previous run left. `--stats -`
 /// writes the JSON to stdout. A sharded run's `--stats` names its shard
 /// first (`"shard"`), so `sluice stats merge` can refuse a shard given twice.
-final class RunReports {
+///
+/// A forced exit (75: the drain outlasted `--shutdown-timeout`, a second
+/// SIGINT) comes from the signal thread while the run is stuck: it writes both
+/// with the counts of the run's last report (a `RunReporter`, at the flush
+/// interval), and holds the lock until the process exits, so no later write
+/// of the run's own replaces them.
+final class RunReports: RunReporter, @unchecked Sendable {
     let statsPath: String?
     let metrics: MetricsFileReporter?
     let shard: ShardID?
+    let interval: Duration
     private(set) var process: RunProcess
+    /// Serializes the writes of the run's thread and the signal thread's forced exit.
+    private let lock = NSLock()
+    /// The stats the run last reported, for a forced exit.
+    private var lastReported: RunSummary?
 
     init(statsPath: String?, metricsPath: String?, interval: Duration, shard: ShardID? = nil) {
         self.shard = shard
@@ -26,7 +38,26 @@ final class RunReports {
             .compactMap { $0 }.max()
         self.process = process
         self.statsPath = statsPath
+        self.interval = interval
         metrics = metricsPath.map { MetricsFileReporter(path: $0, interval: interval, process: process) }
+    }
+
+    /// Keeps the stats so far, for a forced exit (nothing is written).
+    func report(_ summary: RunSummary) {
+        lock.lock()
+        lastReported = summary
+        lock.unlock()
+    }
+
+    /// The reports of a forced exit, from the signal thread: the counts last
+    /// reported (none yet: zeros), `status` and `error`. The lock is not given
+    /// back: the process exits next, and nothing may replace what this wrote.
+    func writeAtForcedExit(status: Int32, error: String) {
+        // The run's thread may be stuck inside a write of its own: a forced exit never waits long.
+        guard lock.lock(before: Date(timeIntervalSinceNow: 1)) else { return }
+        var summary = lastReported ?? RunSummary()
+        summary.error = error
+        _ = writeLocked(summary, status: status, logger: nil, atForcedExit: true)
     }
 
     /// Why a report could not be written at the end, found now (exit 73
@@ -45,7 +76,15 @@ final class RunReports {
 
     /// Writes `--stats` and the last `--metrics` of a run that ended with
     /// `status`; false if one could not be written (logged, unless `logger` is nil).
-    func write(_ summary: RunSummary, status: Int32, logger: Logger?) -> Bool {
+    /// `stopWaiting`: asked while a FIFO waits for its reader; true gives that report up.
+    func write(_ summary: RunSummary, status: Int32, logger: Logger?, stopWaiting: (() -> Bool)? = nil) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return writeLocked(summary, status: status, logger: logger, stopWaiting: stopWaiting)
+    }
+
+    private func writeLocked(_ summary: RunSummary, status: Int32, logger: Logger?, atForcedExit: Bool = false,
+                             stopWaiting: (() -> Bool)? = nil) -> Bool {
         var summary = summary
         var ended = process
         ended.end(exitCode: status)
@@ -59,7 +98,7 @@ final class RunReports {
                     let code = bytes.withUnsafeBytes { FileSystem.writeAll(STDOUT_FILENO, $0).errno }
                     if code != 0 { throw OutputError.writeFailed(path: "<stdout>", errno: code) }
                 } else {
-                    try AtomicFile.write(json, to: path)
+                    try AtomicFile.write(json, to: path, waitingForReader: !atForcedExit, stopWaiting: stopWaiting)
                 }
             } catch let error as OutputError {
                 logger?.error("\(error.report("--stats", path))")
@@ -68,7 +107,7 @@ final class RunReports {
         }
         if let metrics {
             do {
-                try metrics.finish(summary, exitStatus: status)
+                try metrics.finish(summary, exitStatus: status, atForcedExit: atForcedExit, stopWaiting: stopWaiting)
             } catch {
                 logger?.error("\(error.report("--metrics", metrics.path))")
                 written = false

@@ -26,6 +26,17 @@ public final class SignalListener: @unchecked Sendable {
     private let leftoverAdvice: String
     private let logger: Logger
     private let signalPipe: Int32
+    private let hookLock = NSLock()
+    private var forcedExitHook: (@Sendable (String) -> Void)?
+
+    /// What to do just before a forced exit (the `--stats` and `--metrics`
+    /// files, with exit 75 and why), given the error the exit logs. Set once
+    /// the reports exist; runs on the listener's thread, then the process exits.
+    public func onForcedExit(_ hook: @escaping @Sendable (String) -> Void) {
+        hookLock.lock()
+        forcedExitHook = hook
+        hookLock.unlock()
+    }
 
     /// Installs the handlers and starts the listening thread.
     /// - Parameters:
@@ -88,11 +99,13 @@ public final class SignalListener: @unchecked Sendable {
 
     private func forceExit(_ why: String) -> Never {
         let parts = openParts.current
-        if parts.isEmpty {
-            logger.error("\(why); no file was left as .part")
-        } else {
-            logger.error("\(why); left as .part: \(parts.joined(separator: ", ")); \(leftoverAdvice)")
-        }
+        let message = parts.isEmpty ? "\(why); no file was left as .part"
+            : "\(why); left as .part: \(parts.joined(separator: ", ")); \(leftoverAdvice)"
+        logger.error("\(message)")
+        hookLock.lock()
+        let hook = forcedExitHook
+        hookLock.unlock()
+        hook?(message)
         _exit(SignalListener.forcedExitStatus)
     }
 }

@@ -14,13 +14,20 @@ import Darwin
 /// `--stats /dev/stdout` with stdout redirected to a file fills that file,
 /// where renaming over the link replaced `/dev/stdout` itself.
 public enum AtomicFile {
-    public static func write(_ text: String, to given: String) throws(OutputError) {
+    /// - Parameters:
+    ///   - waitingForReader: false: a FIFO with no reader is not waited for
+    ///     (`ENXIO`), as a process about to exit must not wait.
+    ///   - stopWaiting: while a FIFO has no reader, asked every 10 ms whether
+    ///     to give up (a signal the caller must serve): then `ENXIO`. Nil: open(2)
+    ///     waits for the reader.
+    public static func write(_ text: String, to given: String, waitingForReader: Bool = true,
+                             stopWaiting: (() -> Bool)? = nil) throws(OutputError) {
         let path = resolvingLinks(given)
         var bytes = Array(text.utf8)
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFDIR {
-            try writeInPlace(bytes, to: path)
+            try writeInPlace(bytes, to: path, waitingForReader: waitingForReader, stopWaiting: stopWaiting)
             return
         }
         try FileSystem.makeDirectories(FileSystem.directory(of: path))
@@ -84,9 +91,18 @@ public enum AtomicFile {
         return String(cString: resolved)
     }
 
-    private static func writeInPlace(_ bytes: [UInt8], to path: String) throws(OutputError) {
-        let fd = open(path, O_WRONLY | O_CLOEXEC)
+    private static func writeInPlace(_ bytes: [UInt8], to path: String, waitingForReader: Bool,
+                                     stopWaiting: (() -> Bool)?) throws(OutputError) {
+        let waitsInOpen = waitingForReader && stopWaiting == nil
+        var fd: Int32
+        while true {
+            fd = open(path, O_WRONLY | O_CLOEXEC | (waitsInOpen ? 0 : O_NONBLOCK))
+            // A FIFO without a reader: open(2) cannot be woken by a signal (SA_RESTART), so wait here.
+            guard fd < 0, errno == ENXIO, waitingForReader, let stopWaiting, !stopWaiting() else { break }
+            _ = poll(nil, 0, 10)
+        }
         if fd < 0 { throw .cannotCreate(path: path, errno: errno) }
+        if !waitsInOpen { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
         defer { close(fd) }
         let code = bytes.withUnsafeBytes { FileSystem.writeAll(fd, $0).errno }
         if code != 0 { throw .writeFailed(path: path, errno: code) }

@@ -62,15 +62,16 @@ final class BlockGzipStream: @unchecked Sendable {
     // The writer's (the thread writing in order, or the owner once idle).
     private var memberCRC: UInt32 = 0
 
+    /// - Parameter maxInFlight: blocks in the pool or waiting at once (default: the pool's threads + 2).
     init(level: Int32, label: String, pool: CompressionPool, blockSize: Int = BlockGzipStream.defaultBlockSize,
-         sink: @escaping Sink) {
+         maxInFlight: Int? = nil, sink: @escaping Sink) {
         self.label = label
         self.level = level
         self.header = GzipDeflater.header(level: level)
         self.pool = pool
         self.blockSize = max(blockSize, 1)
         self.sink = sink
-        maxInFlight = pool.threadCount + 2
+        self.maxInFlight = max(maxInFlight ?? pool.threadCount + 2, 1)
     }
 
     deinit {

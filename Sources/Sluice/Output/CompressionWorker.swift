@@ -73,6 +73,9 @@ final class CompressionWorker: @unchecked Sendable {
     /// As many as can be in flight for one file (the queue, one being
     /// compressed, one being filled), so buffers are rarely freed or made anew.
     private let maxSpares: Int
+    /// The blocks its files are deflated in, and how many of a file may be in the pool (`OutputBudget`).
+    private let blockSize: Int
+    private let blocksInFlight: Int?
     private var failureValue: OutputError?
     private var finished = FinishedFileList()
 
@@ -96,7 +99,7 @@ final class CompressionWorker: @unchecked Sendable {
     ///     pipeline 8.0 s -> 7.7 s wall for 4 MiB more per destination).
     init(name: String, output: String? = nil, root: String, level: Int, maxAge: Duration?, flushInterval: Duration,
          finisher: FileFinisher, openParts: OpenPartFiles = OpenPartFiles(), pool: CompressionPool = .shared,
-         queueDepth: Int = 32) {
+         queueDepth: Int = 32, blockSize: Int = BlockGzipStream.defaultBlockSize, blocksInFlight: Int? = nil) {
         self.pool = pool
         self.finisher = finisher
         self.openParts = openParts
@@ -107,7 +110,9 @@ final class CompressionWorker: @unchecked Sendable {
         self.maxAgeNanos = maxAge.map { UInt64($0.nanoseconds) }
         self.flushIntervalNanos = UInt64(max(flushInterval.nanoseconds, 1_000_000))
         self.queue = WorkQueue(capacity: queueDepth)
-        self.maxSpares = queueDepth + 2
+        self.maxSpares = queueDepth
+        self.blockSize = blockSize
+        self.blocksInFlight = blocksInFlight
         let thread = Thread { [self] in run() }
         thread.name = "sluice-gzip-\(name)" + (output.map { ".\($0)" } ?? "")
         thread.start()
@@ -236,7 +241,8 @@ final class CompressionWorker: @unchecked Sendable {
             let first = seq
             let writer: GzipFileWriter
             do {
-                writer = try GzipFileWriter(path: path, level: level, pool: pool) { [root] attempt in
+                writer = try GzipFileWriter(path: path, level: level, pool: pool, blockSize: blockSize,
+                                            blocksInFlight: blocksInFlight) { [root] attempt in
                     let candidate = PathTemplate.path(key: key, seq: first + attempt)
                     return candidate.hasPrefix("/") ? candidate : root + "/" + candidate
                 }

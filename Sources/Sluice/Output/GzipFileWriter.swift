@@ -32,7 +32,7 @@ final class GzipFileWriter {
     /// - Parameter alternativeName: the final name to try on the nth attempt (1, 2, ...)
     ///   when the name asked for exists at `close()`; without it `close()` fails then.
     init(path: String, level: Int32, pool: CompressionPool = .shared, blockSize: Int = BlockGzipStream.defaultBlockSize,
-         alternativeName: ((Int) -> String)? = nil) throws(OutputError) {
+         blocksInFlight: Int? = nil, alternativeName: ((Int) -> String)? = nil) throws(OutputError) {
         self.path = path
         let partPath = path + ".part"
         self.partPath = partPath
@@ -40,7 +40,8 @@ final class GzipFileWriter {
         try FileSystem.makeDirectories(FileSystem.directory(of: path))
         let fd = try Self.createLocked(partPath)
         self.fd = fd
-        stream = BlockGzipStream(level: level, label: partPath, pool: pool, blockSize: blockSize) { (chunk) throws(OutputError) in
+        stream = BlockGzipStream(level: level, label: partPath, pool: pool, blockSize: blockSize,
+                                 maxInFlight: blocksInFlight) { (chunk) throws(OutputError) in
             let result = FileSystem.writeAll(fd, chunk)
             if result.errno != 0 { throw .writeFailed(path: partPath, errno: result.errno) }
         }

@@ -61,10 +61,11 @@ public enum PartFileRecovery {
     /// clears), sorted; leftover `*.recovering` temp files of an interrupted
     /// recover are removed.
     static func partFiles(_ options: Options) throws(RecoveryError) -> [String] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: options.directory, isDirectory: &isDirectory), isDirectory.boolValue,
-              let enumerator = FileManager.default.enumerator(atPath: options.directory) else {
-            throw .cannotOpenDirectory(path: options.directory, errno: ENOENT)
+        var info = stat()
+        guard stat(options.directory, &info) == 0 else { throw .cannotOpenDirectory(path: options.directory, errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw .cannotOpenDirectory(path: options.directory, errno: ENOTDIR) }
+        guard let enumerator = FileManager.default.enumerator(atPath: options.directory) else {
+            throw .cannotOpenDirectory(path: options.directory, errno: EACCES)
         }
         let quarantine = URL(fileURLWithPath: options.quarantineDirectory).standardizedFileURL.path
         var result: [String] = []

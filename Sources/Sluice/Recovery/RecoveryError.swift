@@ -12,6 +12,9 @@ public enum RecoveryError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case let .cannotOpenDirectory(path, code) where code == ENOTDIR:
+            return "\(path) is a file, not a directory: recover scans the directory a run wrote into (its --out) for .part files; "
+                + "give that directory (here \(FileSystem.directory(of: path)))"
         case let .cannotOpenDirectory(path, code):
             return "cannot open directory \(path): \(String(cString: strerror(code)))"
         case let .readFailed(code):

@@ -1,3 +1,4 @@
+import Foundation
 /// The accounting as a Prometheus text exposition, for node_exporter's
 /// textfile collector (`--metrics FILE`, written atomically: a temp file and a
 /// rename, so the collector never reads half a file).
@@ -199,11 +200,29 @@ public final class MetricsFileReporter: RunReporter {
     public func report(_ summary: RunSummary) throws {
         var summary = summary
         if summary.process == nil { summary.process = process }
+        lock.lock()
+        defer { lock.unlock() }
+        guard !finished else { return }
         try AtomicFile.write(PrometheusTextfile.render(summary), to: path)
     }
 
-    /// The last write, with the exit status.
-    public func finish(_ summary: RunSummary, exitStatus: Int32) throws(OutputError) {
-        try AtomicFile.write(PrometheusTextfile.render(summary, outcome: .init(exitStatus: exitStatus)), to: path)
+    /// The last write, with the exit status; a report after it writes nothing.
+    /// `atForcedExit`: from the signal thread of a process about to exit, which
+    /// must not wait (for a write of the run's own, or for a FIFO's reader).
+    public func finish(_ summary: RunSummary, exitStatus: Int32, atForcedExit: Bool = false,
+                       stopWaiting: (() -> Bool)? = nil) throws(OutputError) {
+        if atForcedExit {
+            guard lock.lock(before: Date(timeIntervalSinceNow: 1)) else { return }
+        } else {
+            lock.lock()
+        }
+        defer { lock.unlock() }
+        finished = true
+        try AtomicFile.write(PrometheusTextfile.render(summary, outcome: .init(exitStatus: exitStatus)), to: path,
+                             waitingForReader: !atForcedExit, stopWaiting: stopWaiting)
     }
+
+    /// One write at a time (the run's thread, a forced exit's signal thread), through one temporary file.
+    private let lock = NSLock()
+    private var finished = false
 }

@@ -34,11 +34,14 @@ public enum ShardOf {
     /// gzip input (its lines up to the damage are written, the other inputs
     /// too), 66 an input cannot be opened (nothing is written), 74 a read or
     /// write error. A reader that closes the pipe early ends it with 0.
-    public static func run(inputs: [String], options: Options, output: Int32, logger: Logger) -> Int32 {
+    public static func run(inputs given: [String], options: Options, output: Int32, logger: Logger) -> Int32 {
         signal(SIGPIPE, SIG_IGN)
-        let inputs = inputs.isEmpty ? ["-"] : inputs
-        for path in inputs where path != "-" && access(path, R_OK) != 0 {
-            logger.error("\(InputError.cannotOpen(path: path, errno: errno))")
+        // A directory is its files in name order, as `sluice run` reads it.
+        let inputs: [String]
+        do {
+            inputs = try InputList.resolve(given)
+        } catch {
+            logger.error("\(error)")
             return RunExitStatus.noInput
         }
         var writer = LineWriter(fd: output)

@@ -47,7 +47,7 @@ public enum StateError: Error, Sendable, Equatable, CustomStringConvertible {
             }
             return "cannot write --state \(path): \(String(cString: strerror(code))); check the directory exists and is writable"
         case let .locked(path):
-            return "--state \(path) is in use by another sluice run (it holds \(path).lock); this run did nothing, try again when that one has finished"
+            return "--state \(path) is in use by another sluice run (it holds \(path).lock, or the file itself under another name); this run did nothing, try again when that one has finished"
         }
     }
 }

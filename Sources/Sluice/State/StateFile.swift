@@ -9,7 +9,9 @@ import Darwin
 ///
 /// - The lock is `FILE.lock` (`flock`, held for the whole run), so two cron
 ///   runs that overlap cannot both start from the same state and lose what
-///   the first one carried; the second exits 75 and does nothing.
+///   the first one carried; the second exits 75 and does nothing. The state
+///   file itself is locked too (its inode, held open for the run), so names
+///   the lock file cannot tie together, hard links, still exclude each other.
 /// - Loading maps the file read-only and restores the stages, and the
 ///   destinations' device memories, from it (`StateFormat.decode`); a
 ///   missing file is a first run.
@@ -20,6 +22,8 @@ import Darwin
 public final class StateFile {
     public let path: String
     private var lockDescriptor: Int32 = -1
+    /// The state file as the run found it, open and locked (-1: there was none).
+    private var fileLockDescriptor: Int32 = -1
 
     /// Takes the lock (creating the directory if needed), so a state that could
     /// not be saved at the end fails now, before anything is read or written.
@@ -43,19 +47,32 @@ public final class StateFile {
             throw .cannotWrite(path: lockPath, errno: code, atEnd: false)
         }
         lockDescriptor = fd
+        // Without waiting: a FIFO is no state file (the load says so), and must not block the open.
+        let file = open(self.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        if file >= 0 {
+            if flock(file, LOCK_EX | LOCK_NB) != 0 {
+                let code = errno
+                close(file)
+                if code == EWOULDBLOCK { throw .locked(path: self.path) }
+                throw .cannotRead(path: self.path, errno: code)
+            }
+            fileLockDescriptor = file
+        }
         let directory = FileSystem.directory(of: self.path)
         if access(directory, W_OK) != 0 { throw .cannotWrite(path: directory, errno: errno, atEnd: false) }
     }
 
     deinit {
         discard()
+        if fileLockDescriptor >= 0 { close(fileLockDescriptor) }
         if lockDescriptor >= 0 { close(lockDescriptor) }
     }
 
     /// Restores `stages` (fresh ones) from the file; nil when there is no file yet.
     func load(into stages: inout [any Stage], memories: [StateFormat.Memory] = [], sourceBase: Int32) throws(StateError)
         -> StateFormat.Header? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Without waiting for a FIFO's writer: it is not a state file, refused below.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw .cannotRead(path: path, errno: errno)

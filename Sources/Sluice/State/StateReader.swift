@@ -25,9 +25,10 @@ public struct StateReader {
     /// Bytes left to read.
     var remaining: Int { end - position }
 
-    /// A `corrupt` error naming what did not fit.
+    /// A `corrupt` error naming what did not fit, and where (the byte read
+    /// last, unless `detail` says where already).
     func corrupt(_ detail: String) -> StateError {
-        .corrupt(path: path, detail: detail)
+        .corrupt(path: path, detail: detail.contains(" at byte ") ? detail : detail + " at byte \(position)")
     }
 
     @inline(__always)

@@ -68,6 +68,27 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 30)
     }
 
+    @Test func anAliasOfALongValueIsCappedByItsExpandedBytesNotOnlyItsCount() throws {
+        // A 4 KiB scalar, aliased 10 times at each of 4 levels: 10,000 values (far under the count
+        // cap) that stand for 40 MiB of text, from a file of under 5 KB.
+        var yaml = "a0: &a0 \"" + String(repeating: "x", count: 4096) + "\"\n"
+        for level in 1...4 { yaml += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n" }
+        #expect(yaml.utf8.count < 5000)
+        do {
+            _ = try ConfigValue.parse(yaml: yaml)
+            Issue.record("expanded")
+        } catch {
+            #expect(error.problem.contains("more than 32 MiB (33554432 bytes of text) once its aliases (*name) are expanded"), "\(error.problem)")
+            #expect(error.line >= 1 && error.line <= 5)
+        }
+    }
+
+    @Test func aLargeFileWithoutAliasesIsUnderTheExpandedCap() throws {
+        // A 15 MiB value written out: under the file cap, so under the expansion cap too.
+        let yaml = "a: \"" + String(repeating: "y", count: 15 * 1024 * 1024) + "\"\n"
+        #expect(try parse(yaml).mapping?["a"]?.scalar?.text.utf8.count == 15 * 1024 * 1024)
+    }
+
     @Test func aliasesUnderTheLimitAreExpandedAsBefore() throws {
         // 10^5 values: a large but real file's size.
         var yaml = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"

@@ -101,6 +101,16 @@ import SluiceTestSupport
     }
 
     @Test(arguments: How.allCases)
+    func garbageAfterTheLastMemberIsReportedAtItsFirstByte(how: How) throws {
+        let first = member("a", 10)
+        let (got, error) = try read(first + Array("not gzip at all\n".utf8), how)
+        #expect(got == lines("a", 1...10, from: 1))
+        guard case let .corruptGzip(_, offset, message) = try #require(error) else { Issue.record("wrong error"); return }
+        #expect(offset == first.count, "the garbage starts at byte \(first.count)")
+        #expect(message.contains("incorrect header check"), "\(message)")
+    }
+
+    @Test(arguments: How.allCases)
     func aFlippedBitInsideAMemberNeverDeliversAlteredLines(how: How) throws {
         let text = (1...3000).map { "{\"anonymousId\":\"dev-\($0)\"}\n" }.joined()
         let whole = TestGzip.compress(Array(text.utf8))

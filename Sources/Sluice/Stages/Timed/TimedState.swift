@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// The `timed` stage's part of a `--state` file: its clock and every open
 /// start and held stop, so a timer started in one run is stopped in the next.
 ///
@@ -57,6 +59,7 @@ extension TimedEventPairing: StatefulStage {
         arrivals = try reader.varint()
         let count = try reader.count("the timed stage's entry count", minimumBytes: 12)
         for _ in 0..<count {
+            let entryAt = reader.position
             let kindByte = try reader.u8()
             guard let kind = OpenTimerTable.Kind(rawValue: kindByte), kind != .free else {
                 throw reader.corrupt("a timed entry has kind \(kindByte)")
@@ -79,6 +82,8 @@ extension TimedEventPairing: StatefulStage {
             if (kind == .heldStop || settings.onAbandoned == .emit) && (ranges[4] == ranges[5] || bytes.last != UInt8(ascii: "}")) {
                 throw reader.corrupt("a timed entry keeps a line without its marker")
             }
+            try checkStoredLine(kind: kind, bytes: bytes, keyLength: Int(keyLength), ranges: ranges.map(Int.init),
+                                entryAt: entryAt, reader)
             var withheld: WithheldDestinations?
             let words = try reader.count("a timed entry's consent mark")
             if words > 0 {
@@ -101,5 +106,55 @@ extension TimedEventPairing: StatefulStage {
         // Beyond a lowered max_open or max_open_bytes, the least recently touched go (evicted) at the next insert.
         stats.openHighWater = table.count
         stats.openBytesHighWater = table.footprint
+    }
+
+    /// Checks that what an entry keeps is what the stage would have kept, so
+    /// letting it out later cannot fail: a whole line (a held stop; a start
+    /// unless `on_abandoned: drop`) must parse as an object whose `timestamp`,
+    /// `properties` and marker values lie at the saved offsets; a start kept
+    /// for its completed event only (`on_abandoned: drop`) must hold its
+    /// `timestamp`, `properties` and `context.session` values one after another,
+    /// each one JSON value. A checksum cannot catch a writer's bug or a file
+    /// crafted and resealed; this catches it before the run writes anything.
+    private func checkStoredLine(kind: OpenTimerTable.Kind, bytes: [UInt8], keyLength: Int, ranges: [Int],
+                                 entryAt: Int, _ reader: StateReader) throws(StateError) {
+        let problem: String?
+        if kind == .start && settings.onAbandoned == .drop {
+            problem = Self.keptPartsProblem(bytes: bytes, keyLength: keyLength, ranges: ranges)
+        } else {
+            problem = keptLineProblem(bytes: bytes, keyLength: keyLength, ranges: ranges)
+        }
+        if let problem { throw reader.corrupt("the timed entry at byte \(entryAt) \(problem)") }
+    }
+
+    private func keptLineProblem(bytes: [UInt8], keyLength: Int, ranges: [Int]) -> String? {
+        guard let line = try? JSONDocument.parse(Array(bytes[keyLength...])), line.kind(0) == .object else {
+            return "keeps a line that is not a JSON object"
+        }
+        func range(_ node: Int?) -> [Int] {
+            guard let node else { return [keyLength, keyLength] }
+            return [keyLength + Int(line.start(node)), keyLength + Int(line.end(node))]
+        }
+        guard Array(ranges[0..<2]) == range(line.member("timestamp")), Array(ranges[2..<4]) == range(line.member("properties")) else {
+            return "keeps a line whose timestamp or properties are not where it says"
+        }
+        let marker = line.find(settings.marker)
+        guard marker != nil, Array(ranges[4..<6]) == range(marker) else {
+            return "keeps a line whose marker is not where it says"
+        }
+        return nil
+    }
+
+    private static func keptPartsProblem(bytes: [UInt8], keyLength: Int, ranges: [Int]) -> String? {
+        guard ranges[0] == keyLength, ranges[2] == ranges[1], ranges[4] == keyLength, ranges[5] == keyLength else {
+            return "keeps a start's parts at offsets that do not follow each other"
+        }
+        for part in [bytes[ranges[0]..<ranges[1]], bytes[ranges[2]..<ranges[3]], bytes[ranges[3]...]] where !part.isEmpty {
+            // One value, as a member's value (a document is an object).
+            guard (try? JSONDocument.parse(Array("{\"v\":".utf8) + part + [UInt8(ascii: "}")])) != nil else {
+                return "keeps a start's timestamp, properties or session that is not one JSON value"
+            }
+        }
+        return nil
     }
 }

@@ -39,6 +39,29 @@ private typealias T = TimedHarness
         #expect(second.log[1].contains(#""timed":"completed""#))
     }
 
+    @Test(arguments: ["{}", "{on_abandoned: drop}"])
+    func aKeptLineDamagedBehindAValidChecksumIsRefusedAtRestoreNotATrapWhenLetOut(settings: String) throws {
+        var first = StagePipeline([stage(settings)])
+        first.feed(events([T.start("video", at: 0, timer: "t1", properties: #"{"quality":"hd"}"#)], source: 0))
+        var bytes = first.save()
+        // `"quality":"hd"` becomes `"quality"x"hd"`, and the file is resealed as a buggy writer would have left it.
+        let needle = Array(#""quality":"hd""#.utf8)
+        let at = try #require((0...(bytes.count - needle.count)).first { Array(bytes[$0..<($0 + needle.count)]) == needle })
+        bytes[at + 9] = UInt8(ascii: "x")
+        let crc = StateChecksum.of(bytes.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[..<(bytes.count - 4)]) })
+        withUnsafeBytes(of: crc.littleEndian) { bytes.replaceSubrange((bytes.count - 4)..., with: $0) }
+
+        var second = StagePipeline([stage(settings)])
+        do {
+            try second.restore(bytes)
+            Issue.record("restored: letting the start out (at a stop or the end) would trap")
+        } catch {
+            guard case .corrupt(_, let detail) = error else { Issue.record("\(error)"); return }
+            #expect(detail.contains("the timed entry at byte "), "\(detail)")
+            #expect(detail.contains("not a JSON object") || detail.contains("not one JSON value"), "\(detail)")
+        }
+    }
+
     @Test func aStartStillOpenAtTheEndOfTheLastRunIsAbandonedThereNotBefore() throws {
         var first = StagePipeline([stage()])
         first.feed(events([T.start("video", at: 0)], source: 0))
@@ -59,6 +82,16 @@ private typealias T = TimedHarness
         second.finish()
         let names = second.log.map { entry in ["a", "b", "c", "d"].first { entry.contains(#""event":"\#($0)""#) } ?? "?" }
         #expect(names == ["a", "b", "c", "d"], "same time: let out in arrival order, the first run's first")
+    }
+
+    @Test(arguments: ["{}", "{on_abandoned: drop}"])
+    func startsAnEarlierStageChangedAreKeptAsCheckedAndResumeAsIfUncut(timed: String) throws {
+        // The session stage adds context.session to each event before the timed stage keeps it:
+        // the kept lines and their offsets must pass the restore's checks as saved.
+        let yaml = "[{session: {attach: {settings: true, traits: [plan]}}}, {timed: \(timed)}]"
+        let events = StateCase.events(count: 3000, seed: 5, devices: 30)
+        let (uncut, cut) = try StateCase.uncutAndCut(yaml, events, cut: 1400)
+        #expect(uncut == cut, "\(StateCase.firstDifference(uncut, cut))")
     }
 
     static let cases: [(yaml: String, cut: Int)] = [
