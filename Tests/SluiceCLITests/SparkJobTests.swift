@@ -175,9 +175,13 @@ import Testing
             """)
         #expect(try SluiceBinary.shell("$SLUICE generate --events 100 > in.ndjson", in: directory.path).status == 0)
 
+        // About 7 s on a quiet machine, nearly all of it spark-submit's own JVM start (docs/scale-out.md);
+        // that start took 10.4 s once under a parallel test run, so the bound here is a hang guard. That the
+        // job failed before any Spark work is shown by `out` never being made (the job makes it just before
+        // Spark starts).
         let (noShard, seconds) = try sparkJob("--pipeline p.yaml --out out --partitions 2 in.ndjson", in: directory)
         #expect(noShard.status == 78, "\(noShard.stderr.suffix(4000))")
-        #expect(seconds < 10, "the job took \(seconds)s to fail")
+        #expect(seconds < 20, "the job took \(seconds)s to fail")
         #expect(lastLine(noShard.stderr) == "sluice: error: \(directory.file("p.yaml")):1:1: rejects.path "
             + "\"rejects/{date}/rejects-{seq}.ndjson.gz\" has no {shard}: with --shard 0, the shards that share --out would write the same names; "
             + "put {shard} in it, e.g. \"rejects/{date}/rejects-{shard}-{seq}.ndjson.gz\"", "\(noShard.stderr.suffix(2000))")
@@ -186,7 +190,7 @@ import Testing
         let (missing, missingSeconds) = try sparkJob("--pipeline \"\(repositoryRoot)/pipelines/sharded.yaml\" --out out --partitions 2 in.ndjson nope.ndjson",
                                                      in: directory)
         #expect(missing.status == 66, "\(missing.stderr.suffix(4000))")
-        #expect(missingSeconds < 10, "the job took \(missingSeconds)s to fail")
+        #expect(missingSeconds < 20, "the job took \(missingSeconds)s to fail")
         #expect(lastLine(missing.stderr) == "sluice_spark.py: error: cannot open input nope.ndjson: No such file or directory",
                 "\(missing.stderr.suffix(2000))")
         #expect(!FileManager.default.fileExists(atPath: directory.file("out")), "the job made its --out")

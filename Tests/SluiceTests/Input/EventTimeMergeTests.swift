@@ -20,17 +20,8 @@ import SluiceTestSupport
         }
     }
 
-    /// Every record the merge lets out: an event's name, or `!reason` for a line rejected at input.
-    private func drain(_ merge: EventTimeMerge) throws -> [String] {
-        var names: [String] = []
-        while let record = try merge.next() {
-            switch record {
-            case .event(let event): names.append(event.nameString)
-            case .rejected(let line): names.append("!" + line.rejection.reason.rawValue)
-            }
-        }
-        return names
-    }
+    /// Every record the merge lets out gives (`InputFeed.drainedNames`).
+    private func drain(_ merge: EventTimeMerge) throws -> [String] { try merge.drainedNames() }
 
     @Test func inputsEachInEventTimeOrderComeOutAsOneStreamInEventTimeOrder() throws {
         let directory = TemporaryDirectory()

@@ -40,17 +40,8 @@ import SluiceTestSupport
         return Made(feed: feed, spill: spill)
     }
 
-    /// Every record the feed gives: an event's name, or `!reason` for a line rejected at input.
-    private func drain(_ feed: ExactOrderFeed) throws -> [String] {
-        var names: [String] = []
-        while let record = try feed.next() {
-            switch record {
-            case .event(let event): names.append(event.nameString)
-            case .rejected(let line): names.append("!" + line.rejection.reason.rawValue)
-            }
-        }
-        return names
-    }
+    /// Every record the feed gives (`InputFeed.drainedNames`).
+    private func drain(_ feed: ExactOrderFeed) throws -> [String] { try feed.drainedNames() }
 
     @Test func inputsDisorderedByHoursComeOutInEventTimeOrder() throws {
         let directory = TemporaryDirectory()

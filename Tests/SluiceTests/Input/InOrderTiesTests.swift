@@ -11,15 +11,7 @@ import SluiceJSON
     private func drain(_ lines: [String]) throws -> [String] {
         let reading = InputReading(maxLineBytes: 1 << 20, gate: nil, beforeRead: nil, scratch: JSONParseScratch())
         let bytes = Array(lines.map { $0 + "\n" }.joined().utf8)
-        let feed = InOrderTies(InputLines(bytes: bytes, named: "in", source: 0, reading: reading))
-        var names: [String] = []
-        while let record = try feed.next() {
-            switch record {
-            case .event(let event): names.append(event.nameString)
-            case .rejected(let line): names.append("!" + line.rejection.reason.rawValue)
-            }
-        }
-        return names
+        return try InOrderTies(InputLines(bytes: bytes, named: "in", source: 0, reading: reading)).drainedNames()
     }
 
     @Test func linesAloneAtTheirInstantGoAsRead() throws {
