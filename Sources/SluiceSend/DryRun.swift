@@ -11,7 +11,7 @@ enum DryRun {
             for path in FinishedFiles.list(root: root, template: target.template, dest: target.dest) {
                 guard case .success(let file) = SendFile.read(root: root, path: path) else {
                     say("error: \(root)/\(path) is not a whole gzip file")
-                    return 65
+                    return ExitStatus.dataError
                 }
                 let pending = ledger.pending(path: path, identity: file.identity, count: file.count)
                 for range in pending.flatMap({ Batches.cut($0, of: file, api: target.api) }) {
@@ -24,6 +24,6 @@ enum DryRun {
             }
             say("send \(target.name) (dry run): \(requests) requests, \(records) records")
         }
-        return 0
+        return ExitStatus.ok
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Sluice
 
 /// A finished file of a destination, read back: its gzip bytes as written,
 /// and its records (lines) by index, which is how the ledger and the
@@ -96,12 +97,12 @@ enum SendFailure: Error, Equatable, CustomStringConvertible {
 
     var exitCode: Int32 {
         switch self {
-        case .unauthorized: return 77
-        case .tryAgain: return 75
-        case .unavailable: return 69
-        case .io: return 74
-        case .data: return 65
-        case .configuration: return 78
+        case .unauthorized: return ExitStatus.noPermission
+        case .tryAgain: return ExitStatus.tryAgain
+        case .unavailable: return ExitStatus.unavailable
+        case .io: return ExitStatus.ioError
+        case .data: return ExitStatus.dataError
+        case .configuration: return ExitStatus.config
         }
     }
 

@@ -61,10 +61,10 @@ public enum SendRun {
             configuration = try PipelineConfiguration.load(path: options.pipeline)
         } catch let error as ConfigurationError {
             for line in error.description.split(separator: "\n") { say("error: \(line)") }
-            return 78
+            return ExitStatus.config
         } catch {
             say("error: \(error)")
-            return 78
+            return ExitStatus.config
         }
         var targets: [Target] = []
         for destination in configuration.destinations {
@@ -76,7 +76,7 @@ public enum SendRun {
             for template in [eventsTemplate].compactMap({ $0 }) + destination.sideOutputs.map(\.template) where template.isAbsolute {
                 say("error: destination '\(destination.name)': sluice send reads files under OUT; its paths must be relative "
                     + "templates, not \(template.description)")
-                return 78
+                return ExitStatus.config
             }
             let secret: String
             if options.dryRun {
@@ -112,13 +112,13 @@ public enum SendRun {
         }
         for name in options.endpoints.keys where !targets.contains(where: { $0.name == name }) {
             console.writeLine("sluice: error: --endpoint \(name)=…: no destination '\(name)' with a send: block in \(options.pipeline)")
-            return 64
+            return ExitStatus.usage
         }
         if targets.isEmpty {
             say("error: no destination of \(options.pipeline) has a send: block"
                 + (options.validate ? " on a provider with a validation endpoint (\(ProviderAPIs.validating.sorted().joined(separator: ", ")))" : "")
                 + "; nothing to send")
-            return 78
+            return ExitStatus.config
         }
         if options.watch && !FileManager.default.fileExists(atPath: options.root) {
             // A sidecar may start before the run that writes OUT.
@@ -127,7 +127,7 @@ public enum SendRun {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: options.root, isDirectory: &isDirectory), isDirectory.boolValue else {
             say("error: \(options.root) is not a directory (the OUT sluice run wrote)")
-            return 66
+            return ExitStatus.noInput
         }
         if options.dryRun { return DryRun.print(targets, root: options.root, say: say) }
         let session = SendSession(options: options, targets: targets, console: console, redactor: redactor)

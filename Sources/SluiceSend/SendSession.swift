@@ -149,8 +149,9 @@ struct SendSession: Sendable {
         }
         for failure in failures { say("error: \(failure)") }
         // The most specific failure wins: credentials, then a refusal, data, I/O, then "try again".
-        let order: [Int32] = [77, 69, 65, 74, 78, 75]
-        var code = failures.map(\.exitCode).min { order.firstIndex(of: $0)! < order.firstIndex(of: $1)! } ?? stop.signalCode ?? 0
+        let order: [Int32] = [ExitStatus.noPermission, ExitStatus.unavailable, ExitStatus.dataError, ExitStatus.ioError,
+                              ExitStatus.config, ExitStatus.tryAgain]
+        var code = failures.map(\.exitCode).min { order.firstIndex(of: $0)! < order.firstIndex(of: $1)! } ?? stop.signalCode ?? ExitStatus.ok
         let error = failures.first.map { redactor.scrub($0.description) }
         if let path = options.statsPath {
             do { try AtomicFile.write(redactor.scrub(SendStats.statsJSON(all, exitCode: code, error: error)), to: path) } catch {

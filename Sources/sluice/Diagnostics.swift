@@ -1,4 +1,5 @@
 import ArgumentParser
+import Sluice
 #if canImport(Glibc)
 // `@preconcurrency`: Swift 6 sees Glibc's `stdout` and `stderr` as mutable
 // globals; the C runtime sets them before `main`, they are only read after,
@@ -8,20 +9,6 @@ import ArgumentParser
 import Darwin
 #endif
 
-/// Exit codes (sysexits), as docs/operations.md lists them.
-enum ExitStatus {
-    static let ok: Int32 = 0
-    /// `sluice test`: a case failed (the test runners' convention, not a sysexit).
-    static let testFailure: Int32 = 1
-    static let usage: Int32 = 64
-    static let dataError: Int32 = 65
-    static let noInput: Int32 = 66
-    static let cannotCreate: Int32 = 73
-    static let ioError: Int32 = 74
-    static let config: Int32 = 78
-}
-
-/// Messages for people go to stderr; stdout carries only records.
 enum Diagnostics {
     /// `sluice: error: ` and the message, each of its lines so prefixed when it
     /// has several (a pipeline file's problems, one per line); the lines after a

@@ -28,18 +28,28 @@ public struct RunRequest: Sendable {
     public init() {}
 }
 
-/// Exit statuses of `sluice run` (sysexits), as docs/operations.md lists them.
-public enum RunExitStatus {
+/// Exit statuses of every command (sysexits, and `sluice test`'s 1), as
+/// docs/operations.md lists them: the one set `run`, `send`, `test`,
+/// `validate`, `recover`, `shard-of` and `stats merge` exit with.
+public enum ExitStatus {
     public static let ok: Int32 = 0
+    /// `sluice test`: a case failed (the test runners' convention, not a sysexit).
+    public static let testFailure: Int32 = 1
     public static let usage: Int32 = 64
     public static let dataError: Int32 = 65
     public static let noInput: Int32 = 66
+    /// A provider's API is unavailable (`send`: it kept answering 5xx, or could not be reached).
+    public static let unavailable: Int32 = 69
     public static let cannotCreate: Int32 = 73
     public static let ioError: Int32 = 74
+    /// Try again later (EX_TEMPFAIL): `send` ran out of retry time.
+    public static let tryAgain: Int32 = 75
     /// The drain after a signal did not finish (deadline, second SIGINT): `.part` files are left.
     public static let shutdownIncomplete: Int32 = SignalListener.forcedExitStatus
     /// The `--state` file is locked by another run (EX_TEMPFAIL, as `shutdownIncomplete`: try again later).
     public static let stateInUse: Int32 = 75
+    /// A provider refused the credentials (EX_NOPERM).
+    public static let noPermission: Int32 = 77
     public static let config: Int32 = 78
 
     public static func forInputError(_ error: InputError) -> Int32 {
@@ -90,20 +100,20 @@ public enum RunProgram {
                                           leftoverAdvice: advice, logger: logger)
         } catch {
             logger.error("\(error)")
-            return RunExitStatus.ioError
+            return ExitStatus.ioError
         }
 
         // Stats or metrics written into the stream of records would corrupt it for its reader.
         if request.metricsPath == "-" {
             logger.error("--metrics - : the metrics file is rewritten while the run goes on; give it a file")
-            return RunExitStatus.usage
+            return ExitStatus.usage
         }
         let reports = RunReports(statsPath: request.statsPath, metricsPath: request.metricsPath, interval: request.options.flushInterval,
                                  shard: request.options.shard)
         // A report that cannot be written fails the run now, not after an hour of work.
         if let problem = reports.problem() {
             logger.error("\(problem)")
-            return RunExitStatus.cannotCreate
+            return ExitStatus.cannotCreate
         }
         // A forced exit (75) writes them too, with the counts the run last reported.
         listener.onForcedExit { [reports] message in reports.writeAtForcedExit(status: SignalListener.forcedExitStatus, error: message) }
@@ -120,10 +130,10 @@ public enum RunProgram {
             return reports.failed(stop.exitStatus, error: message, logger: logger)
         } catch let error as ConfigurationError {
             for line in error.description.split(separator: "\n") { logger.error("\(line)") }
-            return reports.failed(RunExitStatus.config, error: error.description, logger: logger)
+            return reports.failed(ExitStatus.config, error: error.description, logger: logger)
         } catch {
             logger.error("\(error)")
-            return reports.failed(RunExitStatus.config, error: "\(error)", logger: logger)
+            return reports.failed(ExitStatus.config, error: "\(error)", logger: logger)
         }
 
         for warning in configuration.warnings { logger.warning("\(warning)") }
@@ -132,7 +142,7 @@ public enum RunProgram {
             for (flag, path) in [("--stats", request.statsPath), ("--metrics", request.metricsPath)] {
                 if let path, path == "-" || FileSystem.isOpen(path, as: STDOUT_FILENO) {
                     logger.error("\(flag) \(path) is the standard output, where the records go: give it a file")
-                    return RunExitStatus.usage
+                    return ExitStatus.usage
                 }
             }
         }
@@ -149,14 +159,14 @@ public enum RunProgram {
         }
         if let refused = shardFindings.first(where: { $0.severity == .error }) {
             let text = "\(refused.file):\(refused.line):\(refused.column): \(refused.message)"
-            return reports.failed(RunExitStatus.config, error: text, logger: logger)
+            return reports.failed(ExitStatus.config, error: text, logger: logger)
         }
         // A missing input fails the run before anything is created (no empty --out left behind).
         do {
             _ = try InputList.resolve(request.inputs)
         } catch {
             logger.error("\(error)")
-            return reports.failed(RunExitStatus.forInputError(error), error: "\(error)", logger: logger)
+            return reports.failed(ExitStatus.forInputError(error), error: "\(error)", logger: logger)
         }
         var staging: StagingArea?
         if let directory = request.options.stagingDirectory {
@@ -176,7 +186,7 @@ public enum RunProgram {
         if let progress { reporters.append(progress) }
 
         var summary: RunSummary
-        var status = RunExitStatus.ok
+        var status = ExitStatus.ok
         let runner: PipelineRunner
         do {
             runner = try PipelineRunner(configuration: configuration, options: request.options, logger: logger,
@@ -196,17 +206,17 @@ public enum RunProgram {
         }
         progress?.finish()
 
-        if status == RunExitStatus.ok, let stop = control.stopRequested {
+        if status == ExitStatus.ok, let stop = control.stopRequested {
             status = stop.exitStatus
         }
-        if status == RunExitStatus.ok && request.strict && summary.rejectedTotal > 0 {
+        if status == ExitStatus.ok && request.strict && summary.rejectedTotal > 0 {
             logger.error("--strict: \(summary.rejectedTotal) lines were rejected")
-            status = RunExitStatus.dataError
+            status = ExitStatus.dataError
         }
         if let staging {
             let written = { (summary: RunSummary, status: Int32) -> Int32 in
                 let (written, status) = writeReports(reports, summary, status: status, control: control, logger: logger)
-                return !written && status == RunExitStatus.ok ? RunExitStatus.cannotCreate : status
+                return !written && status == ExitStatus.ok ? ExitStatus.cannotCreate : status
             }
             status = StagedRunEnd.finish(status: status, summary: &summary, staging: staging, runner: runner,
                                          statePath: request.options.statePath, control: control, logger: logger,
@@ -215,11 +225,11 @@ public enum RunProgram {
             let reported = writeReports(reports, summary, status: status, control: control, logger: logger)
             let reportsWritten = reported.written
             status = reported.status
-            if !reportsWritten && status == RunExitStatus.ok { status = RunExitStatus.cannotCreate }
+            if !reportsWritten && status == ExitStatus.ok { status = ExitStatus.cannotCreate }
             // The state goes in place last, so every code a retry is for (73, 74, 75)
             // leaves the state the run started from: the same inputs from it again are exact.
             if runner.holdsUnsavedState, let statePath = request.options.statePath {
-                if !reportsWritten && status == RunExitStatus.cannotCreate {
+                if !reportsWritten && status == ExitStatus.cannotCreate {
                     runner.discardState()
                     logger.error("--state \(statePath) is left as it was, because --stats or --metrics could not be written: run the same inputs again from it")
                 } else {
@@ -227,7 +237,7 @@ public enum RunProgram {
                         try runner.commitState()
                     } catch {
                         logger.error("\(error)")
-                        status = RunExitStatus.ioError
+                        status = ExitStatus.ioError
                         summary.error = "\(error)"
                         _ = reports.write(summary, status: status, logger: nil)
                     }
@@ -249,7 +259,7 @@ public enum RunProgram {
                                      logger: Logger) -> (written: Bool, status: Int32) {
         let stopBefore = control.stopRequested
         let written = reports.write(summary, status: status, logger: logger, stopWaiting: { control.stopRequested != nil })
-        guard stopBefore == nil, let stop = control.stopRequested, status == RunExitStatus.ok else { return (written, status) }
+        guard stopBefore == nil, let stop = control.stopRequested, status == ExitStatus.ok else { return (written, status) }
         logger.error("\(stop.signalName) while waiting for a reader of --stats or --metrics: exiting \(stop.exitStatus)")
         return (reports.write(summary, status: stop.exitStatus, logger: logger, stopWaiting: { true }), stop.exitStatus)
     }
@@ -273,11 +283,11 @@ public enum RunProgram {
     private static func exitStatus(for error: Error, logger: Logger?) -> Int32 {
         logger?.error("\(error)")
         switch error {
-        case let error as InputError: return RunExitStatus.forInputError(error)
-        case let error as OutputError: return RunExitStatus.forOutputError(error)
-        case let error as StateError: return RunExitStatus.forStateError(error)
-        case is UsageError: return RunExitStatus.usage
-        default: return RunExitStatus.ioError
+        case let error as InputError: return ExitStatus.forInputError(error)
+        case let error as OutputError: return ExitStatus.forOutputError(error)
+        case let error as StateError: return ExitStatus.forStateError(error)
+        case is UsageError: return ExitStatus.usage
+        default: return ExitStatus.ioError
         }
     }
 }

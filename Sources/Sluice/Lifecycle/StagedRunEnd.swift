@@ -21,8 +21,8 @@ enum StagedRunEnd {
                        control: RunControl, logger: Logger, writeReports: (RunSummary, Int32) -> Int32) -> Int32 {
         var status = status
         // A stop that came after the input ended still stops the files from moving.
-        if status == RunExitStatus.ok, let stop = control.stopRequested { status = stop.exitStatus }
-        guard status == RunExitStatus.ok else {
+        if status == ExitStatus.ok, let stop = control.stopRequested { status = stop.exitStatus }
+        guard status == ExitStatus.ok else {
             let state = statePath.map { "; --state \($0) is left as it was" } ?? ""
             runner.discardState()
             logger.info("--staging: nothing was moved into place (exit \(status)); this attempt's files stay under \(staging.directory)\(state)")
@@ -38,8 +38,8 @@ enum StagedRunEnd {
         }
         let milliseconds = Double(Monotonic.nanoseconds() - moving) / 1e6
         summary.filesRoot = staging.outDirectory
-        let reported = writeReports(summary, RunExitStatus.ok)
-        if reported != RunExitStatus.ok {
+        let reported = writeReports(summary, ExitStatus.ok)
+        if reported != ExitStatus.ok {
             staging.rollBack(publication)
             runner.discardState()
             logger.error("--staging: the files were moved back under \(staging.directory), as the reports could not be written")
@@ -53,14 +53,14 @@ enum StagedRunEnd {
                 staging.rollBack(publication)
                 summary.filesRoot = staging.directory
                 logger.error("--staging: the files were moved back under \(staging.directory), as the state could not be saved")
-                return failed(error, status: RunExitStatus.forStateError(error), summary: &summary, logger: logger,
+                return failed(error, status: ExitStatus.forStateError(error), summary: &summary, logger: logger,
                               writeReports: writeReports)
             }
         }
         staging.removeEmptyDirectory()
         let files = "\(publication.count) file\(publication.count == 1 ? "" : "s")"
         logger.info("--staging: moved \(files) into place under \(staging.outDirectory) in \(format3(milliseconds)) ms")
-        return RunExitStatus.ok
+        return ExitStatus.ok
     }
 
     private static func failed(_ error: Error, status: Int32, summary: inout RunSummary, logger: Logger,

@@ -230,10 +230,10 @@ public enum StagingError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var exitStatus: Int32 {
         switch self {
-        case .holdsOut: return RunExitStatus.usage
-        case .inUse: return RunExitStatus.stateInUse
-        case .unfinished, .moveFailed: return RunExitStatus.ioError
-        case .otherFilesystem, .interruptedPublish, .notStaging, .cannotUse, .nameTaken: return RunExitStatus.cannotCreate
+        case .holdsOut: return ExitStatus.usage
+        case .inUse: return ExitStatus.stateInUse
+        case .unfinished, .moveFailed: return ExitStatus.ioError
+        case .otherFilesystem, .interruptedPublish, .notStaging, .cannotUse, .nameTaken: return ExitStatus.cannotCreate
         }
     }
 

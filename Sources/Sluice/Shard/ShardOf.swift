@@ -42,12 +42,12 @@ public enum ShardOf {
             inputs = try InputList.resolve(given)
         } catch {
             logger.error("\(error)")
-            return RunExitStatus.noInput
+            return ExitStatus.noInput
         }
         var writer = LineWriter(fd: output)
         let shards = UInt64(options.shards)
         let scratch = JSONParseScratch()
-        var status = RunExitStatus.ok
+        var status = ExitStatus.ok
         do {
             for path in inputs {
                 do {
@@ -64,7 +64,7 @@ public enum ShardOf {
                     }
                 } catch let error as InputError {
                     logger.error("\(error)")
-                    status = max(status, RunExitStatus.forInputError(error))
+                    status = max(status, ExitStatus.forInputError(error))
                 }
             }
             try writer.flush()
@@ -72,7 +72,7 @@ public enum ShardOf {
             return status
         } catch {
             logger.error("\(error)")
-            return RunExitStatus.ioError
+            return ExitStatus.ioError
         }
         return status
     }

@@ -38,10 +38,10 @@ public enum StatsMergeProgram {
                 files.append(StatsMerge.File(path: path, shard: shard, bytes: bytes))
             } catch let error as InputError {
                 logger.error("\(error)")
-                return RunExitStatus.forInputError(error)
+                return ExitStatus.forInputError(error)
             } catch {
                 logger.error("\(error)")
-                return RunExitStatus.dataError
+                return ExitStatus.dataError
             }
         }
         var merged: RunSummary
@@ -50,12 +50,12 @@ public enum StatsMergeProgram {
             merged = try StatsMerge.merge(shards)
         } catch {
             logger.error("\(error)")
-            return RunExitStatus.dataError
+            return ExitStatus.dataError
         }
         if let elapsed = request.elapsedSeconds { merged.elapsedSeconds = elapsed }
         let problems = StatsMerge.problems(shards)
         for problem in problems { logger.error("\(problem)") }
-        var status = problems.isEmpty ? RunExitStatus.ok : RunExitStatus.dataError
+        var status = problems.isEmpty ? ExitStatus.ok : ExitStatus.dataError
 
         let outputs: [(flag: String, path: String?, text: String)] = [
             ("--out", request.outPath, merged.json),
@@ -73,7 +73,7 @@ public enum StatsMergeProgram {
             }
             if let failure {
                 logger.error("\(failure.report(flag, path ?? "stdout"))")
-                if status == RunExitStatus.ok { status = RunExitStatus.cannotCreate }
+                if status == ExitStatus.ok { status = ExitStatus.cannotCreate }
             }
         }
         if problems.isEmpty {
