@@ -156,13 +156,13 @@ struct SendSession: Sendable {
         if let path = options.statsPath {
             do { try AtomicFile.write(redactor.scrub(SendStats.statsJSON(all, exitCode: code, error: error)), to: path) } catch {
                 say("error: \(error)")
-                if code == 0 { code = 73 }
+                if code == ExitStatus.ok { code = ExitStatus.cannotCreate }
             }
         }
         if let path = options.metricsPath {
             do { try AtomicFile.write(SendStats.prometheus(all), to: path) } catch {
                 say("error: \(error)")
-                if code == 0 { code = 73 }
+                if code == ExitStatus.ok { code = ExitStatus.cannotCreate }
             }
         }
         return code

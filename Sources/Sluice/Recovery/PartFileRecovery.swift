@@ -97,11 +97,11 @@ public struct RecoveryReport: Sendable {
     /// error on some file; 65 data was quarantined with nothing kept, or a
     /// final name was taken; 75 a file is in use by a running sluice.
     public var exitStatus: Int32 {
-        if directoryError != nil { return 66 }
-        if files.contains(where: { if case .failed = $0.action { return true } else { return false } }) { return 74 }
-        if files.contains(where: { $0.action == .quarantined || $0.action == .conflict }) { return 65 }
-        if files.contains(where: { $0.action == .inUse }) { return 75 }
-        return 0
+        if directoryError != nil { return ExitStatus.noInput }
+        if files.contains(where: { if case .failed = $0.action { return true } else { return false } }) { return ExitStatus.ioError }
+        if files.contains(where: { $0.action == .quarantined || $0.action == .conflict }) { return ExitStatus.dataError }
+        if files.contains(where: { $0.action == .inUse }) { return ExitStatus.tryAgain }
+        return ExitStatus.ok
     }
 
     /// `4 .part files: 1 renamed, 1 salvaged, ...` (the logger adds `sluice: `)
