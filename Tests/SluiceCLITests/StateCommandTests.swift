@@ -354,19 +354,26 @@ import Glibc
         expectRefused(try runWithState(directory), status: 75, "is in use by another sluice run", directory, state: saved)
     }
 
-    @Test func aStateReachedThroughASymlinkSharesTheLockOfItsFileAndStaysALink() throws {
-        let (directory, saved) = try stateDirectory()
-        #expect(symlink("app.state", directory.file("link.state")) == 0)
-        // A run on the file itself, held open on stdin, holds the lock.
+    /// A run on `app.state`, held open on stdin, which holds the lock once it reports (after its
+    /// restore); and a second run given `name` for the state, which it refuses: 75, nothing written.
+    /// Returns the first, still running.
+    private func holdingTheStateRefuses(through name: String, in directory: TemporaryDirectory) throws -> SluiceProcess {
         let holder = try SluiceProcess(["run", "--pipeline", Self.cron, "--out", "out-a", "--state", "app.state",
                                         "--metrics", "m.prom", "--flush-interval", "100ms", "-"], in: directory.path)
         #expect(waitUntil(timeout: 30) { FileManager.default.fileExists(atPath: directory.file("m.prom")) })
-        // A second run through the link is refused: it would restore the same carried lines.
-        let second = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "out2", "--state", "link.state", "in.ndjson"],
+        let second = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "out2", "--state", name, "in.ndjson"],
                                           in: directory.path)
         #expect(second.status == 75, "\(second.stderr)")
         #expect(second.stderr.contains("is in use by another sluice run"), "\(second.stderr)")
         #expect(!directory.files().contains { $0.hasPrefix("out2/") && $0.hasSuffix(".gz") }, "nothing was written")
+        return holder
+    }
+
+    @Test func aStateReachedThroughASymlinkSharesTheLockOfItsFileAndStaysALink() throws {
+        let (directory, saved) = try stateDirectory()
+        #expect(symlink("app.state", directory.file("link.state")) == 0)
+        // A second run through the link is refused: it would restore the same carried lines.
+        let holder = try holdingTheStateRefuses(through: "link.state", in: directory)
         holder.closeInput()
         #expect(holder.waitForExit(timeout: 30) == 0, "\(holder.stderr)")
         var before = stat()
@@ -387,16 +394,8 @@ import Glibc
     @Test func aHardLinkedStateSharesTheLockOfItsFileNotOfItsName() throws {
         let (directory, saved) = try stateDirectory()
         #expect(link(directory.file("app.state"), directory.file("other.state")) == 0)
-        // A run on one name, held open on stdin, holds the lock once it reports (after its restore).
-        let holder = try SluiceProcess(["run", "--pipeline", Self.cron, "--out", "out-a", "--state", "app.state",
-                                        "--metrics", "m.prom", "--flush-interval", "100ms", "-"], in: directory.path)
-        #expect(waitUntil(timeout: 30) { FileManager.default.fileExists(atPath: directory.file("m.prom")) })
         // A run on the other name of the same file is refused: both would start from the same state and fork it.
-        let second = try SluiceBinary.run(["run", "--pipeline", Self.cron, "--out", "out2", "--state", "other.state", "in.ndjson"],
-                                          in: directory.path)
-        #expect(second.status == 75, "\(second.stderr)")
-        #expect(second.stderr.contains("is in use by another sluice run"), "\(second.stderr)")
-        #expect(!directory.files().contains { $0.hasPrefix("out2/") && $0.hasSuffix(".gz") }, "nothing was written")
+        let holder = try holdingTheStateRefuses(through: "other.state", in: directory)
         #expect(bytes(directory, "other.state") == saved, "the other name's state is untouched")
         holder.closeInput()
         #expect(holder.waitForExit(timeout: 30) == 0, "\(holder.stderr)")

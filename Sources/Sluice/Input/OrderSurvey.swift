@@ -136,8 +136,10 @@ struct FileIdentity: Equatable {
     var device: UInt64
     var inode: UInt64
     var size: Int64
-    var modified: [Int]
-    var changed: [Int]
+    var modifiedSeconds: Int
+    var modifiedNanoseconds: Int
+    var changedSeconds: Int
+    var changedNanoseconds: Int
 
     /// The identity of `input`'s file now; nil for bytes in memory or a file that is gone.
     init?(of input: InputLines) {
@@ -147,7 +149,9 @@ struct FileIdentity: Equatable {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)
-        modified = [Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]
-        changed = [Int(info.st_ctim.tv_sec), Int(info.st_ctim.tv_nsec)]
+        modifiedSeconds = Int(info.st_mtim.tv_sec)
+        modifiedNanoseconds = Int(info.st_mtim.tv_nsec)
+        changedSeconds = Int(info.st_ctim.tv_sec)
+        changedNanoseconds = Int(info.st_ctim.tv_nsec)
     }
 }

@@ -20,12 +20,15 @@ import Darwin
 /// with the counts of the run's last report (a `RunReporter`, at the flush
 /// interval), and holds the lock until the process exits, so no later write
 /// of the run's own replaces them.
+///
+/// Sendable: `lastReported` and every write are under `lock`; the rest are
+/// `let`s set in `init` (`metrics` serializes its own writes with a lock).
 final class RunReports: RunReporter, @unchecked Sendable {
     let statsPath: String?
     let metrics: MetricsFileReporter?
     let shard: ShardID?
     let interval: Duration
-    private(set) var process: RunProcess
+    let process: RunProcess
     /// Serializes the writes of the run's thread and the signal thread's forced exit.
     private let lock = NSLock()
     /// The stats the run last reported, for a forced exit.

@@ -13,9 +13,10 @@ import Logging
 ///
 /// One per process: signal dispositions are process-wide.
 ///
-/// Sendable: every field is a `let` set in `init` (`RunControl`, `OpenPartFiles`
-/// and `Logger` are Sendable themselves); the listening thread keeps its
-/// deadline in a local.
+/// Sendable: `forcedExitHook` is read and written only under `hookLock`; every
+/// other field is a `let` set in `init` (`RunControl`, `OpenPartFiles` and
+/// `Logger` are Sendable themselves); the listening thread keeps its deadline
+/// in a local.
 public final class SignalListener: @unchecked Sendable {
     /// Exit status of a shutdown that did not drain (deadline passed, second SIGINT): EX_TEMPFAIL.
     public static let forcedExitStatus: Int32 = 75

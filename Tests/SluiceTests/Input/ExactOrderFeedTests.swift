@@ -177,6 +177,18 @@ import SluiceTestSupport
         #expect(made.feed.counts.method == .window)
     }
 
+    @Test func aFileWithOtherBytesOfTheSameLengthsFailsTheWindowMergeByItsIdentity() throws {
+        let lines = (0..<50).map { event("e\($0)", $0 * 10) }
+        var changed = lines
+        changed[10] = event("f10", 100)
+        #expect(changed[10].utf8.count == lines[10].utf8.count)
+        let directory = TemporaryDirectory()
+        let made = feed([lines], in: directory, changed: [changed])
+        #expect(throws: InputChangedWhileRead.self) {
+            while try made.feed.next() != nil {}
+        }
+    }
+
     @Test func eventsWithinTheCarryOfTheLatestAreLeftPendingInOrder() throws {
         let directory = TemporaryDirectory()
         let files = [[event("c", 300_000), event("a", 1000), event("d", 400_000)], [event("b", 200_000), event("e", 401_000)]]
