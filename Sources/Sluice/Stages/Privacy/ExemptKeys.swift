@@ -68,22 +68,21 @@ struct ExemptKeys {
     /// The tree node for the member with key `key` (its raw text, without quotes) below `node`:
     /// `skip` when exempt, `none` when off every path.
     @inline(__always)
-    func child(of node: Int, _ key: UnsafeBufferPointer<UInt8>) -> Int {
+    func child(of node: Int, _ key: Span<UInt8>) -> Int {
         guard node >= 0 else { return ExemptKeys.none }
         let length = key.count
-        return entries.withUnsafeBufferPointer { entries in
-            if entries[node].childLengths & ExemptKeys.lengthBit(length) == 0 { return ExemptKeys.none }
-            let first = entries[node].firstChild
-            let count = entries[node].childCount
-            return bytes.withUnsafeBufferPointer { own in
-                for index in first..<(first + count) where entries[index].keyLength == length {
-                    if length == 0 || ShortBytes.equal(own.baseAddress! + entries[index].keyStart, key.baseAddress!, length) {
-                        return entries[index].terminal ? ExemptKeys.skip : index
-                    }
-                }
-                return ExemptKeys.none
+        let entries = self.entries.span
+        if entries[node].childLengths & ExemptKeys.lengthBit(length) == 0 { return ExemptKeys.none }
+        let first = entries[node].firstChild
+        let count = entries[node].childCount
+        let own = bytes.span
+        for index in first..<(first + count) where entries[index].keyLength == length {
+            let start = entries[index].keyStart
+            if ByteSpans.equal(own.extracting(start..<start + length), key) {
+                return entries[index].terminal ? ExemptKeys.skip : index
             }
         }
+        return ExemptKeys.none
     }
 
     @inline(__always)

@@ -8,21 +8,14 @@ struct CleanScanMemoTests {
 
     private static func lookUp(_ memo: CleanScanMemo, mode: UInt8 = 0, field: String, text: String, region: Int = -1) -> Bool {
         let field = Array(field.utf8), text = Array(text.utf8)
-        return field.withUnsafeBufferPointer { field in
-            text.withUnsafeBufferPointer { text in
-                memo.isClean(memo.probe(mode: mode, field: field, text: text), mode: mode, field: field, text: text, region: { region })
-            }
-        }
+        return memo.isClean(memo.probe(mode: mode, field: field.span, text: text.span), mode: mode, field: field.span, text: text.span,
+                            region: { region })
     }
 
     private static func remember(_ memo: inout CleanScanMemo, mode: UInt8 = 0, field: String, text: String,
                                  region: Int32 = CleanScanMemo.anyRegion) {
         let field = Array(field.utf8), text = Array(text.utf8)
-        field.withUnsafeBufferPointer { field in
-            text.withUnsafeBufferPointer { text in
-                memo.remember(memo.probe(mode: mode, field: field, text: text), mode: mode, field: field, text: text, region: region)
-            }
-        }
+        memo.remember(memo.probe(mode: mode, field: field.span, text: text.span), mode: mode, field: field.span, text: text.span, region: region)
     }
 
     @Test func aRememberedStringIsCleanInTheSameFieldAndModeOnly() {
