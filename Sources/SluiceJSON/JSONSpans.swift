@@ -270,10 +270,39 @@ public enum ByteSpans {
         }
     }
 
+    /// Whether `text` is `lowered` with its ASCII upper-case letters made lower case.
+    @inlinable
+    public static func equalFoldingASCII(_ lowered: [UInt8], _ text: Span<UInt8>) -> Bool {
+        guard lowered.count == text.count else { return false }
+        for index in text.indices {
+            let byte = text[index]
+            if lowered[index] != (byte &- 65 < 26 ? byte | 0x20 : byte) { return false }
+        }
+        return true
+    }
+
     /// The UTF-8 of a name known when compiling, as an array.
     @inlinable
     public static func array(_ text: StaticString) -> [UInt8] {
         Array(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Whether `needle` (not empty) occurs in `bytes` (memchr for its first byte, then a comparison).
+    @inlinable
+    public static func contains(_ bytes: Span<UInt8>, _ needle: [UInt8]) -> Bool {
+        precondition(!needle.isEmpty, "ByteSpans.contains: an empty needle")
+        return bytes.withUnsafeBytes { raw in
+            needle.withUnsafeBytes { key in
+                guard let base = raw.baseAddress else { return false }
+                var offset = 0
+                while raw.count - offset >= key.count {
+                    guard let hit = memchr(base + offset, Int32(key[0]), raw.count - offset - key.count + 1) else { return false }
+                    if memcmp(hit, key.baseAddress!, key.count) == 0 { return true }
+                    offset = UnsafeRawPointer(hit) - base + 1
+                }
+                return false
+            }
+        }
     }
 
     /// The index of the first `byte` in `bytes` at or after `from`, if any (memchr).
@@ -305,6 +334,33 @@ extension Array where Element == UInt8 {
     }
 }
 
+extension JSONBuilder {
+    /// A string value of bytes that need no escaping, copied from `bytes`.
+    @inlinable
+    public func string(unescaped bytes: RawSpan) {
+        string(count: bytes.byteCount) { target in
+            bytes.withUnsafeBytes { source in
+                if let from = source.baseAddress { UnsafeMutableRawPointer(target).copyMemory(from: from, byteCount: source.count) }
+            }
+        }
+    }
+}
+
+extension TextLimit {
+    /// `appendCut` of bytes lent as a span.
+    @discardableResult @inlinable
+    public static func appendCut<Out: ByteSink>(_ bytes: Span<UInt8>, maxBytes: Int = .max, maxScalars: Int = .max,
+                                                to out: inout Out) -> Bool {
+        bytes.withUnsafeBufferPointer { appendCut($0, maxBytes: maxBytes, maxScalars: maxScalars, to: &out) }
+    }
+
+    /// The number of characters (Unicode scalars) in valid UTF-8 lent as a span.
+    @inlinable @inline(__always)
+    public static func scalarCount(_ bytes: Span<UInt8>) -> Int {
+        bytes.withUnsafeBytes { scalarCount($0) }
+    }
+}
+
 extension JSONString {
     /// Decodes the escapes of a string body lent as a span.
     public static func unescape(_ body: Span<UInt8>) -> [UInt8] {
@@ -313,6 +369,12 @@ extension JSONString {
 }
 
 extension ByteSink {
+    /// Appends the UTF-8 of a name known when compiling.
+    @inlinable @inline(__always)
+    public mutating func append(utf8 text: StaticString) {
+        append(raw: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
     /// Appends the bytes of `span`.
     @inlinable @inline(__always)
     public mutating func append(span: Span<UInt8>) {
