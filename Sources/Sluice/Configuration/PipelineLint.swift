@@ -27,7 +27,7 @@ extension PipelineConfiguration {
         let settings = warnings.map {
             LintDiagnostic(file: file, line: $0.line, column: $0.column, severity: .warning, message: $0.message)
         }
-        let found = settings + stages.flatMap { $0.lint(destinations: destinations) }.map { diagnostic -> LintDiagnostic in
+        let found = settings + stages.flatMap { ($0 as? any DestinationLintingStage)?.lint(destinations: destinations) ?? [] }.map { diagnostic -> LintDiagnostic in
             var diagnostic = diagnostic
             diagnostic.file = file
             return diagnostic

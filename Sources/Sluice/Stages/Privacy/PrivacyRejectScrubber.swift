@@ -116,10 +116,8 @@ final class PrivacyRejectScrubber: RejectScrubber {
     private static let separators = Array("\",:[]{} \t\r".utf8)
 }
 
-extension PrivacyProtection {
-    public var scrubsPersonalData: Bool { true }
-
-    public mutating func makeRejectScrubber() -> (any RejectScrubber)? {
+extension PrivacyProtection: PersonalDataStage {
+    public mutating func makeRejectScrubber() -> any RejectScrubber {
         let scrubber = PrivacyRejectScrubber(settings: settings)
         rejectScrubber = scrubber
         return scrubber
