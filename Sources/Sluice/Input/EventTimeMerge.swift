@@ -38,7 +38,7 @@ final class EventTimeMerge: InputFeed {
     private var latest: [Int64]
     /// The latest event time let out so far.
     private var letOut = Int64.min
-    private var counted: RunSummary.ReorderCounts
+    private var counted: ReorderCounts
     /// Lines of one time let out together, in `EventOrder` (exact ties), the next last.
     private let exactTies: Bool
     private var group: [(key: MergeKey, record: InputRecord)] = []
@@ -52,13 +52,13 @@ final class EventTimeMerge: InputFeed {
         self.window = window.microseconds
         self.bufferLimit = bufferBytes
         latest = Array(repeating: .min, count: inputs.count)
-        counted = RunSummary.ReorderCounts(inputs: inputs.count, windowMilliseconds: window.microseconds / 1000,
+        counted = ReorderCounts(inputs: inputs.count, windowMilliseconds: window.microseconds / 1000,
                                            bufferBytes: bufferBytes)
         for index in inputs.indices { reading.insert(MergeKey(time: .min, input: Int32(index), line: 1)) }
     }
 
     /// What the reorder buffer did so far, and holds now.
-    var counts: RunSummary.ReorderCounts {
+    var counts: ReorderCounts {
         var counts = counted
         counts.held = buffer.count
         return counts

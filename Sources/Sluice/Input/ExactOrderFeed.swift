@@ -52,7 +52,7 @@ final class ExactOrderFeed: InputFeed {
     private let spill: SpillDirectory
     /// How far behind the latest event time events are carried instead of given out (nil: none are).
     private let carryFrom: Duration?
-    private var counted: RunSummary.OrderCounts
+    private var counted: OrderCounts
 
     private struct InOrderStart {
         var last: Event?
@@ -108,7 +108,7 @@ final class ExactOrderFeed: InputFeed {
         self.carryFrom = carryFrom
         housekeeping = mergeReading.beforeRead
         starts = rereadable.map { InOrderStart(rereadable: $0) }
-        counted = RunSummary.OrderCounts(mode: .exact, inputs: inputs.count, budgetBytes: budget)
+        counted = OrderCounts(mode: .exact, inputs: inputs.count, budgetBytes: budget)
         counted.carriedIn = carriedIn.count
         for event in carriedIn {
             if event.time.microseconds > latest { latest = event.time.microseconds }
@@ -119,10 +119,10 @@ final class ExactOrderFeed: InputFeed {
     /// The latest event time read so far (nil before the first event): what dates a line rejected while reading.
     var latestRead: EventTime? { latest == Int64.min ? nil : EventTime(microseconds: latest) }
 
-    var counts: RunSummary.OrderCounts {
+    var counts: OrderCounts {
         var counts = counted
         if windowMerge != nil {
-            let window = merge?.counts ?? RunSummary.ReorderCounts(inputs: 1, windowMilliseconds: 0, bufferBytes: 0)
+            let window = merge?.counts ?? ReorderCounts(inputs: 1, windowMilliseconds: 0, bufferBytes: 0)
             counts.held = window.held
             counts.heldBytesHighWater = window.heldBytesHighWater
             counts.pending = pending.count

@@ -97,8 +97,8 @@ final class InputLines {
     var bytes: Int { reader?.bytesConsumed ?? bytesAtEnd }
 
     /// What `--stats` lists for this input.
-    var counts: RunSummary.InputCounts {
-        var counts = RunSummary.InputCounts(path: name)
+    var counts: InputCounts {
+        var counts = InputCounts(path: name)
         counts.lines = lines
         counts.bytes = bytes
         counts.error = error?.description
