@@ -15,7 +15,7 @@ struct DestinationLane {
     let sides: [DestinationOutput]
     let sideKinds: [SideOutputKind]
     var sideRecords: SideRecords
-    var counts: RunSummary.DestinationCounts
+    var counts: DestinationCounts
     /// Events it did not take, by reason (added to `counts` by `FanOut.destinationCounts`).
     var notTaken = ReasonTally()
 
@@ -29,7 +29,7 @@ struct DestinationLane {
         self.sides = sides
         sideKinds = settings.sideOutputs.map(\.kind)
         sideRecords = SideRecords(count: settings.sideOutputs.count)
-        counts = RunSummary.DestinationCounts(name: settings.name, type: settings.type.name)
-        counts.outputs = settings.sideOutputs.map { RunSummary.OutputCounts(name: $0.kind.name) }
+        counts = DestinationCounts(name: settings.name, type: settings.type.name)
+        counts.outputs = settings.sideOutputs.map { OutputCounts(name: $0.kind.name) }
     }
 }

@@ -54,7 +54,7 @@ final class FanOut {
     /// - Parameters:
     ///   - outputs: one output per destination, at the same index.
     ///   - rejects: where destinations' refusals are written.
-    init(destinations settings: [DestinationSettings], outputs: OutputSet, rejects: RejectWriter) {
+    init(destinations settings: [DestinationSettings], outputs: some FanOutOutputs, rejects: RejectWriter) {
         lanes = settings.indices.map {
             DestinationLane(settings: settings[$0], output: outputs.destinations[$0], sides: outputs.sides[$0])
         }
@@ -65,10 +65,10 @@ final class FanOut {
     }
 
     /// The destinations' device memories, by destination name, for `--state`.
-    var deviceMemories: [StateFormat.Memory] {
+    var deviceMemories: [NamedDeviceMemory] {
         lanes.compactMap { lane in
             lane.destination.deviceMemory.map {
-                StateFormat.Memory(name: lane.counts.name, signature: $0.signature, memory: $0.memory)
+                NamedDeviceMemory(name: lane.counts.name, signature: $0.signature, memory: $0.memory)
             }
         }
     }
@@ -205,7 +205,7 @@ final class FanOut {
     /// Each destination's counts so far, with what its output wrote and what its adapter changed.
     /// Once the outputs are `finished` (or failed), a record that is not in a
     /// finished file never will be: it is counted not delivered.
-    func destinationCounts(outputs: OutputSet, finished: Bool) -> [RunSummary.DestinationCounts] {
+    func destinationCounts(outputs: some FanOutOutputs, finished: Bool) -> [DestinationCounts] {
         var result = lanes.map(\.counts)
         func notDelivered(_ records: Int, _ report: CompressionWorker.Report) -> Int {
             guard finished, let inFiles = report.finishedRecords else { return 0 }
@@ -232,17 +232,34 @@ final class FanOut {
 
     /// Events whose records stdout's reader never got (it closed the pipe
     /// first) are not delivered there: they leave the destination's counts
-    /// for `not_taken` `stdout_closed`, and a line no other destination took
-    /// leaves `emitted` for `dropped` `stdout_closed`, so the balance stays exact.
-    /// Called after every hand-over and at the finish.
-    func absorbStdoutLoss(into summary: inout RunSummary) {
-        guard let stdout, let index = stdoutIndex else { return }
+    /// for `not_taken` `stdout_closed`; returns the lines no other destination
+    /// took, which the runner moves from `emitted` to `dropped` `stdout_closed`,
+    /// so the balance stays exact. Called after every hand-over and at the finish.
+    func absorbStdoutLoss() -> Int {
+        guard let stdout, let index = stdoutIndex else { return 0 }
         let loss = stdout.takeLoss()
-        guard loss.events > 0 else { return }
+        guard loss.events > 0 else { return 0 }
         lanes[index].counts.events -= loss.events
         lanes[index].counts.records -= loss.records
         lanes[index].counts.notTaken[DropReason.stdoutClosed.rawValue, default: 0] += loss.events
-        summary.emitted -= loss.lines
-        if loss.lines > 0 { summary.dropped[.stdoutClosed, default: 0] += loss.lines }
+        return loss.lines
     }
+}
+
+/// What the fan-out needs of the outputs (`OutputSet` in Pipeline/ has them):
+/// each destination's output and side outputs by index, stdout's, and what each wrote.
+protocol FanOutOutputs {
+    var destinations: [DestinationOutput] { get }
+    var sides: [[DestinationOutput]] { get }
+    var stdout: StdoutSink? { get }
+    var stdoutIndex: Int? { get }
+    func report(destination: Int) -> CompressionWorker.Report
+    func report(destination: Int, side: Int) -> CompressionWorker.Report
+}
+
+/// A destination's device memory as the `--state` file keeps it, by the destination's name.
+struct NamedDeviceMemory {
+    var name: String
+    var signature: String
+    var memory: DeviceMemory
 }

@@ -76,7 +76,7 @@ extension PipelineRunner {
         defer {
             outputsFinished = true
             if outputs.stdoutClosed { summary.stdoutClosedEarly = true }
-            fanOut.absorbStdoutLoss(into: &summary)
+            summary.dropStdoutLoss(fanOut.absorbStdoutLoss())
         }
         try outputs.finish()
     }

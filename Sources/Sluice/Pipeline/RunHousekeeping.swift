@@ -33,7 +33,7 @@ extension PipelineRunner: InputGate {
             readingStop = .stdoutClosed
             summary.stdoutClosedEarly = true
         }
-        fanOut.absorbStdoutLoss(into: &summary)
+        summary.dropStdoutLoss(fanOut.absorbStdoutLoss())
     }
 
     func awaitReadable(fd: Int32, mayBlock: Bool) throws {

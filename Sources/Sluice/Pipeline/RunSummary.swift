@@ -14,47 +14,8 @@ public struct RunSummary: Sendable {
     public typealias ReorderCounts = Sluice.ReorderCounts
     public typealias OrderCounts = Sluice.OrderCounts
 
-    public struct DestinationCounts: Sendable {
-        public var name: String
-        public var type: String
-        /// Events that reached this destination.
-        public var events = 0
-        /// Records written (a timed event may become two).
-        public var records = 0
-        /// Events this destination refused, by reason.
-        public var refused: [String: Int] = [:]
-        /// Events routed here that the destination does not take at all (`unsupported_type`), by reason.
-        public var notTaken: [String: Int] = [:]
-        /// What the adapter changed to fit the provider, by kind.
-        public var changes: [(name: String, value: Int)] = []
-        /// Files completed and renamed.
-        public var files = 0
-        /// Records that did not reach a finished file (a write, fsync or rename
-        /// failed, or the run stopped before the file was finished).
-        public var notDelivered = 0
-        /// Whether the records went to stdout (`--stdout`, `path: "-"`) instead of files.
-        public var toStdout = false
-        /// Record bytes handed to the files (or stdout) so far, and their gzip size.
-        public var uncompressedBytes = 0
-        public var compressedBytes = 0
-        /// Its side outputs (profiles, groups, user mappings), in its type's order: the
-        /// records above are its events' file set's, these the others'.
-        public var outputs: [OutputCounts] = []
-    }
-
-    /// One side output of a destination (`mixpanel.profiles`): its records, files and bytes.
-    public struct OutputCounts: Sendable {
-        /// The kind: `profiles`, `groups`, `user_mappings`.
-        public var name: String
-        public var records = 0
-        public var files = 0
-        public var uncompressedBytes = 0
-        public var compressedBytes = 0
-        /// Records that did not reach a finished file.
-        public var notDelivered = 0
-
-        public init(name: String) { self.name = name }
-    }
+    public typealias DestinationCounts = Sluice.DestinationCounts
+    public typealias OutputCounts = Sluice.OutputCounts
 
 
     public var linesIn = 0
@@ -301,5 +262,15 @@ public struct RunSummary: Sendable {
         out.raw("elapsed_seconds", format3(elapsedSeconds))
         if let error { out.field("error", error) }
         return out.text
+    }
+}
+
+extension RunSummary {
+    /// Lines whose only taker was stdout, whose reader closed it first (`FanOut.absorbStdoutLoss`):
+    /// emitted no more, dropped `stdout_closed`.
+    mutating func dropStdoutLoss(_ lines: Int) {
+        guard lines > 0 else { return }
+        emitted -= lines
+        dropped[.stdoutClosed, default: 0] += lines
     }
 }

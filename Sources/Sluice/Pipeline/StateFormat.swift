@@ -60,11 +60,7 @@ enum StateFormat {
     }
 
     /// A destination's device memory as the state file keeps it.
-    struct Memory {
-        var name: String
-        var signature: String
-        var memory: DeviceMemory
-    }
+    typealias Memory = NamedDeviceMemory
 
     private struct Section {
         var position: Int
