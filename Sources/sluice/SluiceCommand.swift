@@ -6,7 +6,9 @@ import Glibc
 import Darwin
 #endif
 
-struct SluiceCommand: ParsableCommand {
+/// Async at the root so that `send`, the one async subcommand, runs on the
+/// cooperative pool; the others are `ParsableCommand`s run as they are.
+struct SluiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sluice",
         abstract: "Route app analytics events (NDJSON) to each provider's import format, as gzip files.",
@@ -32,10 +34,14 @@ struct SluiceCommand: ParsableCommand {
 /// usage), so a CI problem matcher reads them all alike.
 @main
 enum SluiceMain {
-    static func main() {
+    static func main() async {
         do {
-            var command = try SluiceCommand.parseAsRoot()
-            try command.run()
+            var command = try await SluiceCommand.asyncParseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
         } catch {
             exit(Int32(truncatingIfNeeded: report(error)))
         }
