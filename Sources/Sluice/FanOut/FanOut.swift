@@ -39,17 +39,17 @@ final class FanOut {
     }
 
     /// One per destination, in the pipeline's order (an event's `withheld` marks them by index).
-    private var lanes: [DestinationLane]
+    @exclusivity(unchecked) private var lanes: [DestinationLane]
     /// The records a profile message makes for a destination's events' file set, before they are handed to it.
-    private var profileRecords = ByteBuffer(capacity: 1024)
+    @exclusivity(unchecked) private var profileRecords = ByteBuffer(capacity: 1024)
     private let stdout: StdoutSink?
     private let stdoutIndex: Int?
     private let rejects: RejectWriter
     /// What the destinations read of the event being fanned out (one for it, one for a renamed copy).
-    private var encoding = EncodingContext()
-    private var renamedEncoding = EncodingContext()
+    @exclusivity(unchecked) private var encoding = EncodingContext()
+    @exclusivity(unchecked) private var renamedEncoding = EncodingContext()
     /// The monotonic clock when the event being fanned out was taken up (files' `max_age`).
-    private var clock: UInt64 = 0
+    @exclusivity(unchecked) private var clock: UInt64 = 0
 
     /// - Parameters:
     ///   - outputs: one output per destination, at the same index.

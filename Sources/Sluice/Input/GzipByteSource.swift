@@ -18,23 +18,23 @@ final class GzipByteSource: ByteSource {
     private let upstream: FileByteSource
     private let inflater: GzipInflater
     private let hold: GzipMemberHold
-    private var upstreamEnded = false
+    @exclusivity(unchecked) private var upstreamEnded = false
     /// True between the end of one member and the first byte of the next.
-    private var betweenMembers = false
+    @exclusivity(unchecked) private var betweenMembers = false
     /// Compressed bytes inflate consumed, from the start of the file.
-    private var compressedOffset = 0
+    @exclusivity(unchecked) private var compressedOffset = 0
     /// Where the current member starts in the file.
-    private var memberStart = 0
+    @exclusivity(unchecked) private var memberStart = 0
     /// The current member was checked ahead: its bytes go on as they are inflated.
-    private var memberChecked = false
+    @exclusivity(unchecked) private var memberChecked = false
     /// Why the current member is damaged: what is handed out now is damaged, then this is thrown.
-    private var damage: InputError?
+    @exclusivity(unchecked) private var damage: InputError?
     /// After a check ahead found damage, the member is inflated on to the damage as damaged bytes.
-    private var damagedInflating = false
-    private(set) var lastReadDamaged = false
+    @exclusivity(unchecked) private var damagedInflating = false
+    @exclusivity(unchecked) private(set) var lastReadDamaged = false
     /// The hold's bytes may go out: their member's trailer matched, the rest of
     /// it was checked ahead, or it is damaged (they go out marked so).
-    private var holdReady = false
+    @exclusivity(unchecked) private var holdReady = false
 
     var bytesConsumed: Int { upstream.bytesConsumed }
     /// The memory the member hold's pages may take now.

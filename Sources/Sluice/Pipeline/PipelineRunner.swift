@@ -15,7 +15,7 @@ import SluiceJSON
 public final class PipelineRunner {
     let configuration: PipelineConfiguration
     let options: RunOptions
-    var stages: [any Stage]
+    @exclusivity(unchecked) var stages: [any Stage]
     /// One reusable output per stage, so an event's trip through the stages allocates nothing.
     /// Reached through a pointer: a stage's output is handed on while the next stage's is in
     /// use, which an array's element would allow only swapped out and back (a release of two
@@ -25,23 +25,23 @@ public final class PipelineRunner {
     let outputs: OutputSet
     let fanOut: FanOut
     let rejects: RejectWriter
-    var summary = RunSummary()
+    @exclusivity(unchecked) var summary = RunSummary()
     let logger: Logger
     /// Requests from other threads (signals): stop, rotate, stats.
     let control: RunControl
     /// What is told at intervals while the run goes on (metrics file, progress line).
-    var reporters: ReporterSchedule
+    @exclusivity(unchecked) var reporters: ReporterSchedule
     /// Why reading stops before the inputs end, once it must.
-    var readingStop: ReadingStop?
-    var started: UInt64 = 0
+    @exclusivity(unchecked) var readingStop: ReadingStop?
+    @exclusivity(unchecked) var started: UInt64 = 0
     /// The outputs were finished (or failed): a record not in a finished file now never will be.
-    var outputsFinished = false
+    @exclusivity(unchecked) var outputsFinished = false
     /// The `--state` file (and its lock), once `run` has written the state to be committed.
-    var stateFile: StateFile?
+    @exclusivity(unchecked) var stateFile: StateFile?
     /// The parser's scratch space, reused for every line.
     let parseScratch = JSONParseScratch()
     /// Where the lines come from, once the run has started.
-    var feed: (any InputFeed)?
+    @exclusivity(unchecked) var feed: (any InputFeed)?
 
     /// Checks the options against the configuration and starts the output threads.
     /// - Parameters:

@@ -86,9 +86,9 @@ struct IPTruncation {
 final class LastTruncation {
     static let maxInputBytes = 64
     private let input = UnsafeMutablePointer<UInt8>.allocate(capacity: LastTruncation.maxInputBytes)
-    private var inputCount = -1
+    @exclusivity(unchecked) private var inputCount = -1
     private let output = UnsafeMutablePointer<UInt8>.allocate(capacity: IPTruncation.maxTextBytes)
-    private var outputCount: Int?
+    @exclusivity(unchecked) private var outputCount: Int?
 
     deinit {
         input.deallocate()
