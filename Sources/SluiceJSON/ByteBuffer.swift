@@ -52,9 +52,9 @@ extension Array: ByteSink where Element == UInt8 {
 public final class ByteBuffer: ByteSink {
     // Unsafe code: the buffer owns `storage` (allocated here, freed in deinit)
     // and writes only below `allocated`; `reserve` makes room before every write.
-    @usableFromInline var storage: UnsafeMutablePointer<UInt8>
-    @usableFromInline var used = 0
-    @usableFromInline var allocated: Int
+    @exclusivity(unchecked) @usableFromInline var storage: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) @usableFromInline var used = 0
+    @exclusivity(unchecked) @usableFromInline var allocated: Int
 
     /// The first byte; the bytes appended so far are `base[0..<count]`.
     @inlinable public var base: UnsafeMutablePointer<UInt8> { storage }

@@ -14,14 +14,14 @@ public final class JSONBuilder {
     // Unsafe code: the builder owns `nodeBase` and `openBase` (allocated here,
     // freed in deinit) and writes below their capacities, growing them first.
     @usableFromInline let text: ByteBuffer
-    @usableFromInline var nodeBase: UnsafeMutablePointer<JSONNode>
-    @usableFromInline var nodeCount = 0
-    @usableFromInline var nodeCapacity: Int
+    @exclusivity(unchecked) @usableFromInline var nodeBase: UnsafeMutablePointer<JSONNode>
+    @exclusivity(unchecked) @usableFromInline var nodeCount = 0
+    @exclusivity(unchecked) @usableFromInline var nodeCapacity: Int
     /// Open objects, innermost last: each one's node index, shifted left
     /// once, with the low bit set when it has a member already.
-    @usableFromInline var openBase: UnsafeMutablePointer<Int>
-    @usableFromInline var openCount = 0
-    @usableFromInline var openCapacity: Int
+    @exclusivity(unchecked) @usableFromInline var openBase: UnsafeMutablePointer<Int>
+    @exclusivity(unchecked) @usableFromInline var openCount = 0
+    @exclusivity(unchecked) @usableFromInline var openCapacity: Int
 
     public init(capacity: Int = 256) {
         text = ByteBuffer(capacity: capacity)

@@ -16,9 +16,9 @@ struct JSONEdits: Sendable {
     /// copy (on any thread) can see is never written.
     @usableFromInline
     final class Storage: @unchecked Sendable {
-        @usableFromInline var replaced: [(node: Int32, json: [UInt8])] = []
-        @usableFromInline var removed: [Int32] = []
-        @usableFromInline var added: [(object: Int32, key: [UInt8], json: [UInt8])] = []
+        @exclusivity(unchecked) @usableFromInline var replaced: [(node: Int32, json: [UInt8])] = []
+        @exclusivity(unchecked) @usableFromInline var removed: [Int32] = []
+        @exclusivity(unchecked) @usableFromInline var added: [(object: Int32, key: [UInt8], json: [UInt8])] = []
 
         init() {}
 

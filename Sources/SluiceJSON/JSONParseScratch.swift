@@ -7,17 +7,17 @@
 /// keeps one): the tape, stage 1's string entries and the stack of open
 /// containers. Grows as a line needs, never shrinks.
 public final class JSONParseScratch {
-    private(set) var base: UnsafeMutablePointer<JSONNode>
-    private(set) var capacity: Int
+    @exclusivity(unchecked) private(set) var base: UnsafeMutablePointer<JSONNode>
+    @exclusivity(unchecked) private(set) var capacity: Int
     /// Stage 1's output: one offset per string (see `sluice_json_scan_strings`).
-    private(set) var entries: UnsafeMutablePointer<UInt32>
-    private(set) var entryCapacity: Int
+    @exclusivity(unchecked) private(set) var entries: UnsafeMutablePointer<UInt32>
+    @exclusivity(unchecked) private(set) var entryCapacity: Int
     /// The open containers' state, one frame per nesting level.
     let frames: UnsafeMutablePointer<JSONParser.Frame>
     /// Stage 1's implementation for the lines parsed with this scratch
     /// (`sluice_json_scan_strings_at_level`, at most `sluice_json_scan_level()`),
     /// or -1 for the best this CPU has: the tests run the parser on each.
-    var scanLevel: Int32 = -1
+    @exclusivity(unchecked) var scanLevel: Int32 = -1
 
     public init(capacity: Int = 256) {
         self.capacity = max(capacity, 16)

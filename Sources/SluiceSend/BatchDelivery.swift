@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Sluice
 
 /// Sends one batch until the provider has answered for every record of it:
 ///
@@ -53,7 +54,7 @@ struct BatchDelivery: Sendable {
                 switch code {
                 case _ where api.refusesCredentials(status: code, body: answer), 401, 403:
                     await queue.fail(.unauthorized("\(queue.name): the provider refused the credentials (HTTP \(code): "
-                        + BatchDelivery.summary(answer) + "); nothing more was sent and nothing unacknowledged was marked sent"))
+                        + ProviderAnswer.summary(answer) + "); nothing more was sent and nothing unacknowledged was marked sent"))
                     return false
                 case 200..<300:
                     let refused = api.refusedInAnswer(answer, count: range.count).map { ($0.index + range.lowerBound, $0.reason) }
@@ -61,7 +62,7 @@ struct BatchDelivery: Sendable {
                 case _ where code == 400 || api.refusingStatuses.contains(code):
                     guard let named = api.refusedRecords(in: answer, count: range.count) else {
                         return await queue.acknowledge(file, range, status: code,
-                                                       refused: range.map { ($0, "\(code): " + BatchDelivery.summary(answer)) })
+                                                       refused: range.map { ($0, "\(code): " + ProviderAnswer.summary(answer)) })
                     }
                     let refused = named.map { (index: $0.index + range.lowerBound, reason: $0.reason) }
                     if api.acceptsPartially { return await queue.acknowledge(file, range, status: code, refused: refused) }
@@ -87,7 +88,7 @@ struct BatchDelivery: Sendable {
                     why = "HTTP \(code)"
                 default:
                     await queue.fail(.unavailable("\(queue.name): the provider answered HTTP \(code) to \(file.path) records "
-                        + "\(range.lowerBound)..<\(range.upperBound): " + BatchDelivery.summary(answer)))
+                        + "\(range.lowerBound)..<\(range.upperBound): " + ProviderAnswer.summary(answer)))
                     return false
                 }
             } catch {
@@ -105,12 +106,6 @@ struct BatchDelivery: Sendable {
             // Waiting is not being in flight: a stop ends the wait, the batch stays unacknowledged.
             guard await stop.sleep(wait) else { return false }
         }
-    }
-
-    /// The start of a response body, one line, for a message.
-    static func summary(_ body: [UInt8]) -> String {
-        let text = String(decoding: body.prefix(300), as: UTF8.self)
-        return text.replacingOccurrences(of: "\n", with: " ") + (body.count > 300 ? "…" : "")
     }
 
     /// A transport error in a few words (never a request's headers).

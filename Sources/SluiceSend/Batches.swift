@@ -1,3 +1,5 @@
+import Sluice
+
 /// How a file's records become requests.
 enum Batches {
     /// `range` cut into requests of at most `maxRecords` records and `maxBytes`

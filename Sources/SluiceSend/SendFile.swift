@@ -71,46 +71,11 @@ final class SendFile: @unchecked Sendable {
             if n <= 0 { return .failure(.io("cannot read \(full): \(n < 0 ? String(cString: strerror(errno)) : "it shrank")")) }
             filled += n
         }
-        guard let text = bytes.isEmpty ? [] : Gzip.decompress(bytes) else {
+        guard let text = GzipInflater.decompress(bytes) else {
             return .failure(.data("\(full) is not a whole gzip file; it was not sent (sluice recover finishes a crashed run's files)"))
         }
         return .success(SendFile(path: path, identity: identity(info), compressed: bytes, text: text))
     }
 
     static func identity(_ info: stat) -> String { "\(info.st_dev)-\(info.st_ino)-\(info.st_size)" }
-}
-
-/// Why sending stopped, each with its exit code.
-enum SendFailure: Error, Equatable, CustomStringConvertible {
-    /// The provider refused the credentials (401, 403): exit 77.
-    case unauthorized(String)
-    /// Retried past `--max-retry-time`, or another `sluice send` holds the ledger: exit 75.
-    case tryAgain(String)
-    /// The provider answered in a way a retry cannot change (an unexpected 4xx): exit 69.
-    case unavailable(String)
-    /// A file could not be read, or a ledger or rejects file written: exit 74.
-    case io(String)
-    /// A finished file that is not whole gzip: exit 65.
-    case data(String)
-    /// Missing or unusable credentials: exit 78.
-    case configuration(String)
-
-    var exitCode: Int32 {
-        switch self {
-        case .unauthorized: return ExitStatus.noPermission
-        case .tryAgain: return ExitStatus.tryAgain
-        case .unavailable: return ExitStatus.unavailable
-        case .io: return ExitStatus.ioError
-        case .data: return ExitStatus.dataError
-        case .configuration: return ExitStatus.config
-        }
-    }
-
-    var description: String {
-        switch self {
-        case let .unauthorized(text), let .tryAgain(text), let .unavailable(text), let .io(text), let .data(text),
-             let .configuration(text):
-            return text
-        }
-    }
 }

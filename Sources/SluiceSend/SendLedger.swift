@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import Sluice
 
 /// What a provider acknowledged, per destination: `OUT/.sluice-send/NAME.ledger`.
 ///

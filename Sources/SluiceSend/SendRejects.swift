@@ -35,7 +35,7 @@ enum SendRejects {
         }
         let stem = file.path.hasSuffix(".ndjson.gz") ? String(file.path.dropLast(10)) : file.path
         let path = root + "/send-rejects/" + destination + "/" + stem + "-from-\(first).ndjson.gz"
-        let body = text.withUnsafeBytes { Gzip.compress($0, level: 6) }
+        let body = GzipDeflater.member(of: text[...], level: 6)
         do {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                                     withIntermediateDirectories: true)

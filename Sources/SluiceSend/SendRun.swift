@@ -1,6 +1,5 @@
-import AsyncHTTPClient
-import Dispatch
 import Foundation
+import Logging
 import Sluice
 
 /// `sluice send` as one call: the pipeline's destinations with a `send:`
@@ -51,31 +50,35 @@ public enum SendRun {
         let url: String
     }
 
-    /// Runs it; the exit code.
-    public static func run(_ options: Options) -> Int32 {
-        let console = StderrConsole()
+    /// Runs it; the exit status.
+    /// - Parameters:
+    ///   - logger: where messages go (one line each, stderr in the CLI); once the secrets are
+    ///     read, every message is scrubbed of them first.
+    ///   - console: the stderr writer the progress line shares with the logger.
+    public static func run(_ options: Options, logger: Logger, console: StderrConsole) async -> Int32 {
         var redactor = Redactor()
-        let say: (String) -> Void = { [redactor] in console.writeLine(redactor.scrub("sluice: " + $0)) }
         let configuration: PipelineConfiguration
         do {
             configuration = try PipelineConfiguration.load(path: options.pipeline)
         } catch let error as ConfigurationError {
-            for line in error.description.split(separator: "\n") { say("error: \(line)") }
+            for line in error.description.split(separator: "\n") { logger.error("\(line)") }
             return ExitStatus.config
         } catch {
-            say("error: \(error)")
+            logger.error("\(error)")
             return ExitStatus.config
         }
+        let validating = DestinationRegistry.validating
         var targets: [Target] = []
         for destination in configuration.destinations {
             guard let send = destination.send else { continue }
-            if options.validate && !ProviderAPIs.validating.contains(destination.type.name) { continue }
+            if options.validate && !validating.contains(destination.type.name) { continue }
             // Events written to stdout leave nothing to send but the side outputs' files.
             var eventsTemplate: PathTemplate?
             if case let .files(template) = destination.target { eventsTemplate = template }
             for template in [eventsTemplate].compactMap({ $0 }) + destination.sideOutputs.map(\.template) where template.isAbsolute {
-                say("error: destination '\(destination.name)': sluice send reads files under OUT; its paths must be relative "
-                    + "templates, not \(template.description)")
+                let message = "destination '\(destination.name)': sluice send reads files under OUT; its paths must be relative "
+                    + "templates, not \(template.description)"
+                logger.error("\(message)")
                 return ExitStatus.config
             }
             let secret: String
@@ -84,15 +87,20 @@ public enum SendRun {
             } else {
                 switch readSecret(send.credentials, environment: options.environment) {
                 case .failure(let failure):
-                    say("error: destination '\(destination.name)': \(failure)")
+                    logger.error("destination '\(destination.name)': \(failure)")
                     return failure.exitCode
                 case .success(let value):
                     secret = value
                 }
             }
-            switch ProviderAPIs.make(type: destination.type.name, settings: send, secret: secret, validate: options.validate) {
+            guard let delivery = destination.type.delivery else {
+                // `validate` refuses a `send:` block on a type without one; a library caller may still build such a destination.
+                logger.error("destination '\(destination.name)': sluice send does not deliver to \(destination.type.name)")
+                return ExitStatus.config
+            }
+            switch delivery.events(send, secret, options.validate) {
             case .failure(let failure):
-                say("error: destination '\(destination.name)': \(failure)")
+                logger.error("destination '\(destination.name)': \(failure)")
                 return failure.exitCode
             case .success(let api):
                 if !options.dryRun { redactor.add(secret) }
@@ -103,21 +111,19 @@ public enum SendRun {
             }
             // The side outputs go to the provider's other endpoints, with the same `send:` block.
             for side in destination.sideOutputs where !options.validate {
-                guard let api = ProviderAPIs.make(type: destination.type.name, sideOutput: side.kind.name, settings: send,
-                                                  secret: secret) else { continue }
+                guard let api = delivery.sideOutputs[side.kind.name]?(send, secret) else { continue }
                 let name = SideOutputKind.outputName(destination: destination.name, kind: side.kind.name)
                 targets.append(Target(name: name, dest: destination.name, inOrder: true, template: side.template, settings: send,
                                       api: api, url: api.url(endpoint: options.endpoints[name])))
             }
         }
         for name in options.endpoints.keys where !targets.contains(where: { $0.name == name }) {
-            console.writeLine("sluice: error: --endpoint \(name)=…: no destination '\(name)' with a send: block in \(options.pipeline)")
+            logger.error("--endpoint \(name)=…: no destination '\(name)' with a send: block in \(options.pipeline)")
             return ExitStatus.usage
         }
         if targets.isEmpty {
-            say("error: no destination of \(options.pipeline) has a send: block"
-                + (options.validate ? " on a provider with a validation endpoint (\(ProviderAPIs.validating.sorted().joined(separator: ", ")))" : "")
-                + "; nothing to send")
+            let which = options.validate ? " on a provider with a validation endpoint (\(validating.sorted().joined(separator: ", ")))" : ""
+            logger.error("no destination of \(options.pipeline) has a send: block\(which); nothing to send")
             return ExitStatus.config
         }
         if options.watch && !FileManager.default.fileExists(atPath: options.root) {
@@ -126,31 +132,14 @@ public enum SendRun {
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: options.root, isDirectory: &isDirectory), isDirectory.boolValue else {
-            say("error: \(options.root) is not a directory (the OUT sluice run wrote)")
+            logger.error("\(options.root) is not a directory (the OUT sluice run wrote)")
             return ExitStatus.noInput
         }
-        if options.dryRun { return DryRun.print(targets, root: options.root, say: say) }
-        let session = SendSession(options: options, targets: targets, console: console, redactor: redactor)
-        return blocking { await session.run() }
+        let sessionLogger = Logger(label: logger.label) { [redactor] _ in RedactingLogHandler(inner: logger.handler, redactor: redactor) }
+        if options.dryRun { return DryRun.print(targets, root: options.root, logger: sessionLogger) }
+        return await SendSession(options: options, targets: targets, console: console, logger: sessionLogger,
+                                 redactor: redactor).run()
     }
-
-    /// Runs async work from the synchronous command, on the cooperative pool.
-    static func blocking(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
-        let done = DispatchSemaphore(value: 0)
-        let result = ResultBox()
-        Task.detached {
-            result.value = await body()
-            done.signal()
-        }
-        done.wait()
-        return result.value
-    }
-
-    /// What `blocking`'s task returned.
-    ///
-    /// Sendable: the task writes `value` once, before `done.signal()`; the
-    /// calling thread reads it only after `done.wait()` returns.
-    final class ResultBox: @unchecked Sendable { var value: Int32 = 0 }
 
     /// The secret from `credentials_env` (a variable) or `credentials_file` (a regular file, its text without the final newline).
     static func readSecret(_ credentials: SendSettings.Credentials,

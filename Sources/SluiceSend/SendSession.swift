@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Dispatch
 import Foundation
+import Logging
 import Sluice
 #if canImport(Glibc)
 import Glibc
@@ -12,10 +13,12 @@ import Glibc
 struct SendSession: Sendable {
     let options: SendRun.Options
     let targets: [SendRun.Target]
+    /// The progress line's; messages go through `logger`.
     let console: StderrConsole
+    /// Scrubs the secrets out of every message (`RedactingLogHandler`).
+    let logger: Logger
+    /// The secrets, for what is written to files (`--stats`).
     let redactor: Redactor
-
-    func say(_ text: String) { console.writeLine(redactor.scrub("sluice: " + text)) }
 
     func run() async -> Int32 {
         let stop = StopSignal()
@@ -30,7 +33,7 @@ struct SendSession: Sendable {
                                                api: target.api, afterSend: target.settings.afterSend, ledger: ledger,
                                                checkOnly: options.validate))
             } catch {
-                say("error: destination '\(target.name)': \(error)")
+                logger.error("destination '\(target.name)': \(error)")
                 return error.exitCode
             }
         }
@@ -87,10 +90,10 @@ struct SendSession: Sendable {
     /// SIGHUP (logrotate's postrotate, aimed at `run` beside it) has nothing to reopen and is ignored.
     private func installSignals(_ stop: StopSignal, _ queues: [DestinationQueue]) -> [DispatchSourceSignal] {
         var sources: [DispatchSourceSignal] = []
-        for (number, code) in [(SIGTERM, Int32(143)), (SIGINT, Int32(130))] {
+        for (number, reason) in [(SIGTERM, RunControl.StopReason.terminate), (SIGINT, .interrupt)] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.stop(code: code) }
+            source.setEventHandler { stop.stop(reason) }
             source.resume()
             sources.append(source)
         }
@@ -101,8 +104,8 @@ struct SendSession: Sendable {
             Task {
                 var all: [(String, SendStats)] = []
                 for queue in queues { all.append((queue.name, await queue.stats)) }
-                let json = SendStats.statsJSON(all, exitCode: 0, error: nil).trimmingCharacters(in: .newlines)
-                say("stats so far: " + json)
+                let json = SendStats.statsJSON(all, exitCode: ExitStatus.ok, error: nil).trimmingCharacters(in: .newlines)
+                logger.info("stats so far: \(json)")
             }
         }
         usr1.resume()
@@ -142,12 +145,14 @@ struct SendSession: Sendable {
             all.append((queue.name, stats))
             if let failure = await queue.failure { failures.append(failure) }
             if !options.quiet {
-                say("send \(queue.name): \(stats.sent) records sent, \(stats.refused) refused, \(stats.alreadyAcknowledged) sent before, "
-                    + "\(stats.unsent) unsent; \(stats.filesDone) files done; \(stats.requests) requests (\(stats.retried) retried), "
-                    + "\(stats.bytes) bytes, \(String(format: "%.1f", elapsed.seconds))s")
+                let summary = "send \(queue.name): \(stats.sent) records sent, \(stats.refused) refused, "
+                    + "\(stats.alreadyAcknowledged) sent before, \(stats.unsent) unsent; \(stats.filesDone) files done; "
+                    + "\(stats.requests) requests (\(stats.retried) retried), \(stats.bytes) bytes, "
+                    + String(format: "%.1f", elapsed.seconds) + "s"
+                logger.info("\(summary)")
             }
         }
-        for failure in failures { say("error: \(failure)") }
+        for failure in failures { logger.error("\(failure)") }
         // The most specific failure wins: credentials, then a refusal, data, I/O, then "try again".
         let order: [Int32] = [ExitStatus.noPermission, ExitStatus.unavailable, ExitStatus.dataError, ExitStatus.ioError,
                               ExitStatus.config, ExitStatus.tryAgain]
@@ -155,13 +160,13 @@ struct SendSession: Sendable {
         let error = failures.first.map { redactor.scrub($0.description) }
         if let path = options.statsPath {
             do { try AtomicFile.write(redactor.scrub(SendStats.statsJSON(all, exitCode: code, error: error)), to: path) } catch {
-                say("error: \(error)")
+                logger.error("\(error)")
                 if code == ExitStatus.ok { code = ExitStatus.cannotCreate }
             }
         }
         if let path = options.metricsPath {
             do { try AtomicFile.write(SendStats.prometheus(all), to: path) } catch {
-                say("error: \(error)")
+                logger.error("\(error)")
                 if code == ExitStatus.ok { code = ExitStatus.cannotCreate }
             }
         }

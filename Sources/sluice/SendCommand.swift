@@ -1,8 +1,9 @@
 import ArgumentParser
+import Logging
 import Sluice
 import SluiceSend
 
-struct SendCommand: ParsableCommand {
+struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
         abstract: "Deliver the finished files of each destination with a send: block to its provider's API.",
@@ -100,7 +101,7 @@ struct SendCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         var options = SendRun.Options(pipeline: pipeline)
         options.root = out
         for endpoint in endpoints {
@@ -116,7 +117,9 @@ struct SendCommand: ParsableCommand {
         options.quiet = quiet
         options.maxRetryTime = maxRetryTime.value
         options.requestTimeout = requestTimeout.value
-        let code = SendRun.run(options)
-        if code != 0 { throw ExitCode(code) }
+        let console = StderrConsole()
+        // Every message level: --quiet leaves out the summary lines and the progress itself.
+        let code = await SendRun.run(options, logger: .sluiceStderr(console: console, quiet: false), console: console)
+        if code != ExitStatus.ok { throw ExitCode(code) }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Sluice
 #if canImport(Glibc)
 import Glibc
@@ -6,7 +7,9 @@ import Glibc
 import Darwin
 #endif
 
-struct SluiceCommand: ParsableCommand {
+/// Async-capable at the root: `send` is an `AsyncParsableCommand`, the others
+/// are `ParsableCommand`s (`SluiceMain` runs each as it is).
+struct SluiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sluice",
         abstract: "Route app analytics events (NDJSON) to each provider's import format, as gzip files.",
@@ -30,11 +33,25 @@ struct SluiceCommand: ParsableCommand {
 /// The entry point: parses, runs, and reports every error in one style,
 /// `sluice: error: ...` on stderr (argument errors too, followed by the
 /// usage), so a CI problem matcher reads them all alike.
+///
+/// The synchronous commands run on the main thread itself (`run`'s reading
+/// thread, with the main thread's stack and signal mask, is what the
+/// performance figures measure). An async one (`send`) runs as a task and the
+/// main thread is handed to Dispatch, as an `async` `main` would hand it for
+/// every command: the task ends the process when the command is done.
 @main
+@MainActor
 enum SluiceMain {
     static func main() {
+        let parsed: ParsableCommand
         do {
-            var command = try SluiceCommand.parseAsRoot()
+            parsed = try SluiceCommand.parseAsRoot()
+        } catch {
+            exit(Int32(truncatingIfNeeded: report(error)))
+        }
+        if let command = parsed as? AsyncParsableCommand { runAsync(command) }
+        var command = parsed
+        do {
             try command.run()
         } catch {
             exit(Int32(truncatingIfNeeded: report(error)))
@@ -42,8 +59,21 @@ enum SluiceMain {
         exit(0)
     }
 
+    private nonisolated static func runAsync(_ command: sending AsyncParsableCommand) -> Never {
+        Task {
+            var command = command
+            do {
+                try await command.run()
+            } catch {
+                exit(Int32(truncatingIfNeeded: report(error)))
+            }
+            exit(0)
+        }
+        dispatchMain()
+    }
+
     /// Prints what `error` means (help and `--version` on stdout, errors on stderr) and gives the exit status.
-    private static func report(_ error: Error) -> Int32 {
+    private nonisolated static func report(_ error: Error) -> Int32 {
         let status = SluiceCommand.exitCode(for: error).rawValue
         let text = SluiceCommand.fullMessage(for: error)
         if status == 0 {

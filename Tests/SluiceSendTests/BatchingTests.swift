@@ -5,8 +5,11 @@ import SluiceTestSupport
 import Testing
 
 @Suite struct BatchingTests {
-    private let api: any ProviderAPI = try! MixpanelImport.make(
-        settings: SendSettings(credentials: .environment("X"), region: "eu"), secret: "secret").get()
+    private let eu = SendSettings(credentials: .environment("X"), region: "eu")
+    /// Mixpanel's `/import`, as the registry gives it.
+    private var api: any ProviderAPI {
+        try! DestinationRegistry.type(named: "mixpanel")!.delivery!.events(eu, "secret", false).get()
+    }
 
     @Test func batchesKeepToTheProvidersRecordAndByteLimits() {
         let line = "{\"event\":\"e\",\"properties\":{\"pad\":\"" + String(repeating: "x", count: 1400) + "\"}}\n"
@@ -19,47 +22,18 @@ import Testing
         #expect(Batches.cut(100..<4500, of: small, api: api) == [100..<2100, 2100..<4100, 4100..<4500])
     }
 
-    @Test func mixpanelRequestsAreGzipNDJSONToTheRegionsImportWithBasicAuth() throws {
-        let mixpanel = try #require(api as? MixpanelImport)
-        #expect(mixpanel.url(endpoint: nil) == "https://api-eu.mixpanel.com/import?strict=1")
-        #expect(mixpanel.url(endpoint: "http://127.0.0.1:9/import") == "http://127.0.0.1:9/import?strict=1")
-        let records: [UInt8] = Array("{\"event\":\"a\"}\n{\"event\":\"b\"}\n".utf8)
-        let (headers, body) = mixpanel.request(records: records[...], count: 2, gzipped: nil)
-        #expect(TestGzip.decompress(body) == records)
-        #expect(headers.contains { $0 == ("Authorization", "Basic " + Data("secret:".utf8).base64EncodedString()) })
-        #expect(headers.contains { $0 == ("Content-Encoding", "gzip") })
-        #expect(headers.contains { $0 == ("Content-Type", "application/x-ndjson") })
-    }
-
-    @Test func aServiceAccountNeedsItsProjectID() throws {
-        var settings = SendSettings(credentials: .environment("X"), region: "us")
-        guard case .failure = MixpanelImport.make(settings: settings, secret: "user.sa:secret") else {
-            Issue.record("a service account without project_id was taken")
-            return
+    @Test func formEncodedRecordsAreCutByTheSizeTheyTakeInTheBody() throws {
+        let groups = try #require(DestinationRegistry.type(named: "amplitude")?.delivery?.sideOutputs["groups"]?(eu, "k"))
+        // 400 records of 4,996 bytes, a quote every other byte: 9,998 bytes each in the body, 99 to a request of 1 MB.
+        let record = "{\"p\":\"" + String(repeating: "\"a", count: 2494) + "\"}"
+        let file = SendFile(path: "f", identity: "i", compressed: [], text: Array(String(repeating: record + "\n", count: 400).utf8))
+        let batches = Batches.cut(0..<400, of: file, api: groups)
+        #expect(batches.map(\.count) == [99, 99, 99, 99, 4])
+        for batch in batches {
+            let body = groups.request(records: file.bytes(batch), count: batch.count, gzipped: nil).body
+            #expect(body.count <= 1_000_000, "\(batch): \(body.count) bytes")
         }
-        settings.options["project_id"] = "12345"
-        let api = try MixpanelImport.make(settings: settings, secret: "user.sa:secret").get()
-        #expect(api.url(endpoint: nil) == "https://api.mixpanel.com/import?strict=1&project_id=12345")
-        #expect(api.authorization == "Basic " + Data("user.sa:secret".utf8).base64EncodedString())
-    }
-
-    @Test func strictModesFailedRecordsNameTheRefusedRecordsAndTheirReasons() throws {
-        let mixpanel = try #require(api as? MixpanelImport)
-        let body = Array(("{\"code\":400,\"error\":\"some data points in the request failed validation\",\"failed_records\":["
-            + "{\"index\":1,\"$insert_id\":\"a\",\"field\":\"properties.time\",\"message\":\"'properties.time' is invalid\"},"
-            + "{\"index\":7,\"$insert_id\":\"b\",\"field\":\"\",\"message\":\"too big\"}],\"num_records_imported\":8}").utf8)
-        let refused = try #require(mixpanel.refusedRecords(in: body, count: 10))
-        #expect(refused.map(\.index) == [1, 7])
-        #expect(refused.map(\.reason) == ["properties.time: 'properties.time' is invalid", "too big"])
-        #expect(mixpanel.refusedRecords(in: Array("{\"error\":\"bad\"}".utf8), count: 10).map { _ in false } ?? true)
-    }
-
-    @Test func aFinishedFileOfSeveralGzipMembersReadsBackWhole() {
-        let member1 = TestGzip.compress(Array("{\"a\":1}\n".utf8))
-        let member2 = TestGzip.compress(Array("{\"b\":2}\n{\"c\":3}\n".utf8))
-        #expect(Gzip.decompress(member1 + member2) == Array("{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n".utf8))
-        #expect(Gzip.decompress(Array((member1 + member2).dropLast(3))) == nil)
-        #expect(Gzip.decompress(Array("not gzip".utf8)) == nil)
+        #expect(batches.map(\.count).reduce(0, +) == 400)
     }
 
     @Test func retryAfterIsHonouredAndBackoffGrowsToItsCap() {

@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 @testable import SluiceSend
 import SluiceTestSupport
 import Testing

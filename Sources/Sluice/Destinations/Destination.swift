@@ -123,10 +123,12 @@ public struct DestinationType: Sendable {
     public let make: @Sendable (_ name: String, _ options: [String: ConfigValue], inout ConfigReader) -> (any Destination)?
     /// What `sluice send` can do for it (its `send:` keys and regions); nil: a `send:` block is refused.
     public let send: SendSupport?
+    /// How `sluice send` delivers its files (the provider's APIs, from its folder); set exactly when `send` is.
+    public let delivery: ProviderDelivery?
 
     public init(name: String, extraKeys: [String] = [], defaultRotation: RotationPolicy = RotationPolicy(),
                 rejectReasons: [RejectReason] = [], defaultConsentCategory: String? = nil, sideOutputs: [SideOutputKind] = [],
-                send: SendSupport? = nil,
+                send: SendSupport? = nil, delivery: ProviderDelivery? = nil,
                 make: @escaping @Sendable (_ name: String, _ options: [String: ConfigValue], inout ConfigReader) -> (any Destination)?) {
         self.name = name
         self.extraKeys = extraKeys
@@ -135,6 +137,7 @@ public struct DestinationType: Sendable {
         self.defaultConsentCategory = defaultConsentCategory
         self.sideOutputs = sideOutputs
         self.send = send
+        self.delivery = delivery
         self.make = make
     }
 }
@@ -152,5 +155,10 @@ public enum DestinationRegistry {
 
     public static func type(named name: String) -> DestinationType? {
         types.first { $0.name == name }
+    }
+
+    /// The types whose events `sluice send --validate` posts to a validation endpoint.
+    public static var validating: [String] {
+        types.filter { $0.delivery?.validates == true }.map(\.name)
     }
 }

@@ -38,65 +38,37 @@ final class FanOut {
         case refused(Rejection)
     }
 
-    private var destinations: [any Destination]
-    /// Each destination's `profileTypes`, read once.
-    private let profileTypes: [MessageTypes]
-    /// Each destination's side outputs (`OutputSet.sides`), their kinds, and the records one message makes for them.
-    private let sides: [[DestinationOutput]]
-    private let sideKinds: [[SideOutputKind]]
-    private var sideRecords: [SideRecords]
+    /// One per destination, in the pipeline's order (an event's `withheld` marks them by index).
+    @exclusivity(unchecked) private var lanes: [DestinationLane]
     /// The records a profile message makes for a destination's events' file set, before they are handed to it.
-    private var profileRecords = ByteBuffer(capacity: 1024)
-    private var routes: [RoutingRules]
-    private let renames: [[[UInt8]: String]]
-    /// Each destination's output, called without a retain per event (`OutputSet`, which the runner
-    /// holds for the whole run, keeps them; `ownedOutputs` too).
-    private let outputs: [Unretained<DestinationOutput>]
-    private let ownedOutputs: [DestinationOutput]
+    @exclusivity(unchecked) private var profileRecords = ByteBuffer(capacity: 1024)
     private let stdout: StdoutSink?
     private let stdoutIndex: Int?
     private let rejects: RejectWriter
-    private var counts: [RunSummary.DestinationCounts]
-    /// Per destination: events it did not take, by reason (added to `counts` by `destinationCounts`).
-    private var notTaken: [ReasonTally]
     /// What the destinations read of the event being fanned out (one for it, one for a renamed copy).
-    private var encoding = EncodingContext()
-    private var renamedEncoding = EncodingContext()
+    @exclusivity(unchecked) private var encoding = EncodingContext()
+    @exclusivity(unchecked) private var renamedEncoding = EncodingContext()
     /// The monotonic clock when the event being fanned out was taken up (files' `max_age`).
-    private var clock: UInt64 = 0
+    @exclusivity(unchecked) private var clock: UInt64 = 0
 
     /// - Parameters:
     ///   - outputs: one output per destination, at the same index.
     ///   - rejects: where destinations' refusals are written.
-    init(destinations settings: [DestinationSettings], outputs: OutputSet, rejects: RejectWriter) {
-        destinations = settings.map(\.destination)
-        profileTypes = settings.map(\.destination.profileTypes)
-        sides = outputs.sides
-        sideKinds = settings.map { $0.sideOutputs.map(\.kind) }
-        sideRecords = settings.map { SideRecords(count: $0.sideOutputs.count) }
-        routes = settings.map {
-            RoutingRules(patterns: $0.events, destinationName: $0.name, destinationType: $0.type.name)
+    init(destinations settings: [DestinationSettings], outputs: some FanOutOutputs, rejects: RejectWriter) {
+        lanes = settings.indices.map {
+            DestinationLane(settings: settings[$0], output: outputs.destinations[$0], sides: outputs.sides[$0])
         }
-        renames = settings.map(\.rename)
-        ownedOutputs = outputs.destinations
-        self.outputs = outputs.destinations.map(Unretained.init)
         stdout = outputs.stdout
         stdoutIndex = outputs.stdoutIndex
         self.rejects = rejects
-        counts = settings.map { settings in
-            var counts = RunSummary.DestinationCounts(name: settings.name, type: settings.type.name)
-            counts.outputs = settings.sideOutputs.map { RunSummary.OutputCounts(name: $0.kind.name) }
-            return counts
-        }
-        if let stdoutIndex { counts[stdoutIndex].toStdout = true }
-        notTaken = Array(repeating: ReasonTally(), count: settings.count)
+        if let stdoutIndex { lanes[stdoutIndex].counts.toStdout = true }
     }
 
     /// The destinations' device memories, by destination name, for `--state`.
-    var deviceMemories: [StateFormat.Memory] {
-        destinations.indices.compactMap { index in
-            destinations[index].deviceMemory.map {
-                StateFormat.Memory(name: counts[index].name, signature: $0.signature, memory: $0.memory)
+    var deviceMemories: [NamedDeviceMemory] {
+        lanes.compactMap { lane in
+            lane.destination.deviceMemory.map {
+                NamedDeviceMemory(name: lane.counts.name, signature: $0.signature, memory: $0.memory)
             }
         }
     }
@@ -121,17 +93,17 @@ final class FanOut {
         let integrations = RoutingRules.integrations(of: event)
         encoding.reset()
         clock = Monotonic.nanoseconds()
-        for index in destinations.indices {
-            guard routes[index].accepts(event, integrations: integrations) else { continue }
+        for index in lanes.indices {
+            guard lanes[index].routes.accepts(event, integrations: integrations) else { continue }
             if let mark = event.withheld, mark.contains(index) {
                 // A stage ruled this destination out for this event (consent): counted here, not sent.
-                notTaken[index].add(mark.reason.rawValue)
+                lanes[index].notTaken.add(mark.reason.rawValue)
                 withheld = true
                 continue
             }
             // `rename:` comes first, so every rule of the destination (its names, Adjust's tokens) sees the new name.
             let result: Offer
-            if let name = renames[index].isEmpty ? nil : renames[index][event.name] {
+            if let name = lanes[index].rename.isEmpty ? nil : lanes[index].rename[event.name] {
                 renamedEncoding.reset()
                 result = try offer(event.renamed(to: name), to: index, context: &renamedEncoding)
             } else {
@@ -154,32 +126,31 @@ final class FanOut {
 
     /// Encodes the event for the destination at `index` and counts what it made of it.
     private func offer(_ event: Event, to index: Int, context: inout EncodingContext) throws -> Offer {
-        if let reason = destinations[index].skipReasonInPlace(for: event) {
+        if let reason = lanes[index].destination.skipReasonInPlace(for: event) {
             // A destination's profile types are ones it does not take as events: asked
             // only here, so an event the destination takes is not tested for them.
-            if profileTypes[index].contains(event.type) { return try offerProfile(event, to: index, context: &context) }
-            notTaken[index].add(reason)
+            if lanes[index].profileTypes.contains(event.type) { return try offerProfile(event, to: index, context: &context) }
+            lanes[index].notTaken.add(reason)
             return .notTaken
         }
         var outcome = EncodeOutcome.records(0)
-        let written = try outputs[index].with { output in
-            try output.append(time: event.time, now: clock) { buffer in
-                outcome = destinations[index].encode(event, context: &context, into: &buffer)
-                if case let .records(count) = outcome { return count }
-                return 0
-            }
+        let output = lanes[index].lent
+        let written = try output.append(time: event.time, now: clock) { buffer in
+            outcome = lanes[index].destination.encode(event, context: &context, into: &buffer)
+            if case let .records(count) = outcome { return count }
+            return 0
         }
         switch outcome {
         case .records:
             guard written > 0 else { return .notTaken }
-            counts[index].events += 1
-            counts[index].records += written
+            lanes[index].counts.events += 1
+            lanes[index].counts.records += written
             return .delivered
         case let .refused(rejection):
             // The line itself is counted once, by the caller's `Fate`.
-            counts[index].refused[rejection.reason.rawValue, default: 0] += 1
+            lanes[index].counts.refused[rejection.reason.rawValue, default: 0] += 1
             try rejects.write(line: event.document.bytes, origin: event.origin, stage: "destination",
-                              destination: counts[index].name, rejection: rejection)
+                              destination: lanes[index].counts.name, rejection: rejection)
             return .refused(rejection)
         }
     }
@@ -188,41 +159,45 @@ final class FanOut {
     /// as profiles: its records for the events' file set are appended like an
     /// event's, those for the side outputs only once the message is taken.
     private func offerProfile(_ event: Event, to index: Int, context: inout EncodingContext) throws -> Offer {
-        sideRecords[index].reset()
+        // The lane's side records, out of it while its adapter writes them (two accesses to a lane at once).
+        var records = SideRecords(count: 0)
+        swap(&records, &lanes[index].sideRecords)
+        defer { swap(&records, &lanes[index].sideRecords) }
+        records.reset()
         profileRecords.removeAll()
         // Encoded apart, then handed to the output only when there are records for it: most
         // such messages make none there (GA4 remembers, Mixpanel's profiles go to side outputs).
-        let outcome = destinations[index].encodeProfile(event, context: &context, into: &profileRecords, side: &sideRecords[index])
+        let outcome = lanes[index].destination.encodeProfile(event, context: &context, into: &profileRecords, side: &records)
         var written = 0
         if case let .records(count) = outcome, count > 0 {
-            written = try outputs[index].with { try $0.append(time: event.time, now: clock, records: profileRecords, count: count) }
+            written = try lanes[index].lent.append(time: event.time, now: clock, records: profileRecords, count: count)
         }
         switch outcome {
         case .records:
-            let records = sideRecords[index]
             guard written + records.total > 0 else {
-                notTaken[index].add("nothing_to_send")
+                lanes[index].notTaken.add("nothing_to_send")
                 return .notTaken
             }
-            for side in sides[index].indices where records.counts[side] > 0 {
-                let count = try sides[index][side].append(time: event.time, now: clock, records: records.buffers[side],
-                                                         count: records.counts[side], weight: records.weights[side],
-                                                         limit: sideKinds[index][side].perFileLimit?.max)
-                counts[index].outputs[side].records += count
+            let sides = lanes[index].sides, kinds = lanes[index].sideKinds
+            for side in sides.indices where records.counts[side] > 0 {
+                let count = try sides[side].append(time: event.time, now: clock, records: records.buffers[side],
+                                                   count: records.counts[side], weight: records.weights[side],
+                                                   limit: kinds[side].perFileLimit?.max)
+                lanes[index].counts.outputs[side].records += count
             }
-            counts[index].events += 1
-            counts[index].records += written
+            lanes[index].counts.events += 1
+            lanes[index].counts.records += written
             return .delivered
         case .remembered:
-            counts[index].events += 1
+            lanes[index].counts.events += 1
             return .delivered
         case let .notTaken(reason):
-            notTaken[index].add(reason)
+            lanes[index].notTaken.add(reason)
             return .notTaken
         case let .refused(rejection):
-            counts[index].refused[rejection.reason.rawValue, default: 0] += 1
+            lanes[index].counts.refused[rejection.reason.rawValue, default: 0] += 1
             try rejects.write(line: event.document.bytes, origin: event.origin, stage: "destination",
-                              destination: counts[index].name, rejection: rejection)
+                              destination: lanes[index].counts.name, rejection: rejection)
             return .refused(rejection)
         }
     }
@@ -230,8 +205,8 @@ final class FanOut {
     /// Each destination's counts so far, with what its output wrote and what its adapter changed.
     /// Once the outputs are `finished` (or failed), a record that is not in a
     /// finished file never will be: it is counted not delivered.
-    func destinationCounts(outputs: OutputSet, finished: Bool) -> [RunSummary.DestinationCounts] {
-        var result = counts
+    func destinationCounts(outputs: some FanOutOutputs, finished: Bool) -> [DestinationCounts] {
+        var result = lanes.map(\.counts)
         func notDelivered(_ records: Int, _ report: CompressionWorker.Report) -> Int {
             guard finished, let inFiles = report.finishedRecords else { return 0 }
             return max(0, records - inFiles)
@@ -242,7 +217,7 @@ final class FanOut {
             result[index].files = report.fileCount
             result[index].uncompressedBytes = report.uncompressedBytes
             result[index].compressedBytes = report.compressedBytes
-            result[index].changes = destinations[index].changes
+            result[index].changes = lanes[index].destination.changes
             for side in result[index].outputs.indices {
                 let report = outputs.report(destination: index, side: side)
                 result[index].outputs[side].notDelivered = notDelivered(result[index].outputs[side].records, report)
@@ -250,24 +225,41 @@ final class FanOut {
                 result[index].outputs[side].uncompressedBytes = report.uncompressedBytes
                 result[index].outputs[side].compressedBytes = report.compressedBytes
             }
-            for (reason, count) in notTaken[index].entries { result[index].notTaken[reason, default: 0] += count }
+            for (reason, count) in lanes[index].notTaken.entries { result[index].notTaken[reason, default: 0] += count }
         }
         return result
     }
 
     /// Events whose records stdout's reader never got (it closed the pipe
     /// first) are not delivered there: they leave the destination's counts
-    /// for `not_taken` `stdout_closed`, and a line no other destination took
-    /// leaves `emitted` for `dropped` `stdout_closed`, so the balance stays exact.
-    /// Called after every hand-over and at the finish.
-    func absorbStdoutLoss(into summary: inout RunSummary) {
-        guard let stdout, let index = stdoutIndex else { return }
+    /// for `not_taken` `stdout_closed`; returns the lines no other destination
+    /// took, which the runner moves from `emitted` to `dropped` `stdout_closed`,
+    /// so the balance stays exact. Called after every hand-over and at the finish.
+    func absorbStdoutLoss() -> Int {
+        guard let stdout, let index = stdoutIndex else { return 0 }
         let loss = stdout.takeLoss()
-        guard loss.events > 0 else { return }
-        counts[index].events -= loss.events
-        counts[index].records -= loss.records
-        counts[index].notTaken[DropReason.stdoutClosed.rawValue, default: 0] += loss.events
-        summary.emitted -= loss.lines
-        if loss.lines > 0 { summary.dropped[.stdoutClosed, default: 0] += loss.lines }
+        guard loss.events > 0 else { return 0 }
+        lanes[index].counts.events -= loss.events
+        lanes[index].counts.records -= loss.records
+        lanes[index].counts.notTaken[DropReason.stdoutClosed.rawValue, default: 0] += loss.events
+        return loss.lines
     }
+}
+
+/// What the fan-out needs of the outputs (`OutputSet` in Pipeline/ has them):
+/// each destination's output and side outputs by index, stdout's, and what each wrote.
+protocol FanOutOutputs {
+    var destinations: [DestinationOutput] { get }
+    var sides: [[DestinationOutput]] { get }
+    var stdout: StdoutSink? { get }
+    var stdoutIndex: Int? { get }
+    func report(destination: Int) -> CompressionWorker.Report
+    func report(destination: Int, side: Int) -> CompressionWorker.Report
+}
+
+/// A destination's device memory as the `--state` file keeps it, by the destination's name.
+struct NamedDeviceMemory {
+    var name: String
+    var signature: String
+    var memory: DeviceMemory
 }

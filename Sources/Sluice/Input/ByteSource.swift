@@ -61,8 +61,8 @@ final class FileByteSource: ByteSource {
     private let fd: Int32
     private let ownsDescriptor: Bool
     /// Bytes read ahead to sniff the format, returned before reading the descriptor again.
-    private var pending: [UInt8] = []
-    private(set) var bytesConsumed = 0
+    @exclusivity(unchecked) private var pending: [UInt8] = []
+    @exclusivity(unchecked) private(set) var bytesConsumed = 0
     /// Asked before every read; nil reads straight away.
     private let gate: InputGate?
     /// Whether a read may wait for data (a pipe, a terminal), unlike a regular file.
@@ -70,14 +70,14 @@ final class FileByteSource: ByteSource {
     /// Set once a read returned 0: the end stays the end. At a terminal the
     /// end is one Ctrl-D, which read(2) reports once; reading again would wait
     /// for more typing (the peek that sniffs gzip must not use it up).
-    private var ended = false
+    @exclusivity(unchecked) private var ended = false
     /// A terminal in canonical mode hands over a line at its newline, or what
     /// was typed so far at a Ctrl-D: a read that ends without a newline (and
     /// short of the terminal's line limit) was a Ctrl-D, so it ends the input
     /// at once instead of waiting for a second one.
     private let isTerminal: Bool
     /// Set after a stop to read a regular file on to the end of the line being read.
-    private var pastStop = false
+    @exclusivity(unchecked) private var pastStop = false
     /// Where reading began in a regular file (stdin may be one, already read into).
     private let startOffset: Int
 

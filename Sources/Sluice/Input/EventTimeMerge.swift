@@ -31,17 +31,17 @@ final class EventTimeMerge: InputFeed {
     let inputs: [InputLines]
     private let window: Int64
     private let bufferLimit: Int
-    private var buffer = ReorderBuffer()
+    @exclusivity(unchecked) private var buffer = ReorderBuffer()
     /// Each input still being read, by the least key its next line can have (its `input` says which).
-    private var reading = MinHeap<MergeKey>()
+    @exclusivity(unchecked) private var reading = MinHeap<MergeKey>()
     /// Per input: its latest event time.
-    private var latest: [Int64]
+    @exclusivity(unchecked) private var latest: [Int64]
     /// The latest event time let out so far.
-    private var letOut = Int64.min
-    private var counted: RunSummary.ReorderCounts
+    @exclusivity(unchecked) private var letOut = Int64.min
+    @exclusivity(unchecked) private var counted: ReorderCounts
     /// Lines of one time let out together, in `EventOrder` (exact ties), the next last.
     private let exactTies: Bool
-    private var group: [(key: MergeKey, record: InputRecord)] = []
+    @exclusivity(unchecked) private var group: [(key: MergeKey, record: InputRecord)] = []
 
     /// - Parameters:
     ///   - window: how far behind its input's latest event time a line may be and still be put in order.
@@ -52,13 +52,13 @@ final class EventTimeMerge: InputFeed {
         self.window = window.microseconds
         self.bufferLimit = bufferBytes
         latest = Array(repeating: .min, count: inputs.count)
-        counted = RunSummary.ReorderCounts(inputs: inputs.count, windowMilliseconds: window.microseconds / 1000,
+        counted = ReorderCounts(inputs: inputs.count, windowMilliseconds: window.microseconds / 1000,
                                            bufferBytes: bufferBytes)
         for index in inputs.indices { reading.insert(MergeKey(time: .min, input: Int32(index), line: 1)) }
     }
 
     /// What the reorder buffer did so far, and holds now.
-    var counts: RunSummary.ReorderCounts {
+    var counts: ReorderCounts {
         var counts = counted
         counts.held = buffer.count
         return counts

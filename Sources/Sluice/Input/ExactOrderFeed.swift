@@ -52,7 +52,7 @@ final class ExactOrderFeed: InputFeed {
     private let spill: SpillDirectory
     /// How far behind the latest event time events are carried instead of given out (nil: none are).
     private let carryFrom: Duration?
-    private var counted: RunSummary.OrderCounts
+    @exclusivity(unchecked) private var counted: OrderCounts
 
     private struct InOrderStart {
         var last: Event?
@@ -63,33 +63,33 @@ final class ExactOrderFeed: InputFeed {
         var rereadable: Bool
     }
 
-    private var starts: [InOrderStart]
-    private var held: [Event] = []
-    private var heldBytes = 0
-    private var runs: [String] = []
-    private var current = 0
-    private var collecting = true
-    private var stopRequested = false
-    private var latest = Int64.min
+    @exclusivity(unchecked) private var starts: [InOrderStart]
+    @exclusivity(unchecked) private var held: [Event] = []
+    @exclusivity(unchecked) private var heldBytes = 0
+    @exclusivity(unchecked) private var runs: [String] = []
+    @exclusivity(unchecked) private var current = 0
+    @exclusivity(unchecked) private var collecting = true
+    @exclusivity(unchecked) private var stopRequested = false
+    @exclusivity(unchecked) private var latest = Int64.min
 
     /// Whether the way was chosen (from the first call on): the window merge, or without one the sort.
-    private var surveyed: Bool
+    @exclusivity(unchecked) private var surveyed: Bool
     /// Through the window: the merge, and the same when it is a merge (one input in order needs none).
-    private var windowMerge: (any InputFeed)?
-    private var merge: EventTimeMerge?
-    private var survey: OrderSurvey?
+    @exclusivity(unchecked) private var windowMerge: (any InputFeed)?
+    @exclusivity(unchecked) private var merge: EventTimeMerge?
+    @exclusivity(unchecked) private var survey: OrderSurvey?
     /// Whether the run was asked to stop (read while the survey reads, which nothing stops).
     private let runStopping: () -> Bool
 
-    private var sources: [any SortedSource] = []
+    @exclusivity(unchecked) private var sources: [any SortedSource] = []
     /// The merge's heads: each source's next event, least first.
-    private var heads = MergeHeads()
-    private var cutoff = Int64.max
-    private var sinceHousekeeping = 0
+    @exclusivity(unchecked) private var heads = MergeHeads()
+    @exclusivity(unchecked) private var cutoff = Int64.max
+    @exclusivity(unchecked) private var sinceHousekeeping = 0
     private let housekeeping: (() throws -> Void)?
 
     /// Events a non-final `--state` run leaves for the next one, in order.
-    private(set) var pending: [Event] = []
+    @exclusivity(unchecked) private(set) var pending: [Event] = []
 
     /// - Parameters:
     ///   - inputs: the run's inputs, in the order given.
@@ -108,7 +108,7 @@ final class ExactOrderFeed: InputFeed {
         self.carryFrom = carryFrom
         housekeeping = mergeReading.beforeRead
         starts = rereadable.map { InOrderStart(rereadable: $0) }
-        counted = RunSummary.OrderCounts(mode: .exact, inputs: inputs.count, budgetBytes: budget)
+        counted = OrderCounts(mode: .exact, inputs: inputs.count, budgetBytes: budget)
         counted.carriedIn = carriedIn.count
         for event in carriedIn {
             if event.time.microseconds > latest { latest = event.time.microseconds }
@@ -119,10 +119,10 @@ final class ExactOrderFeed: InputFeed {
     /// The latest event time read so far (nil before the first event): what dates a line rejected while reading.
     var latestRead: EventTime? { latest == Int64.min ? nil : EventTime(microseconds: latest) }
 
-    var counts: RunSummary.OrderCounts {
+    var counts: OrderCounts {
         var counts = counted
         if windowMerge != nil {
-            let window = merge?.counts ?? RunSummary.ReorderCounts(inputs: 1, windowMilliseconds: 0, bufferBytes: 0)
+            let window = merge?.counts ?? ReorderCounts(inputs: 1, windowMilliseconds: 0, bufferBytes: 0)
             counts.held = window.held
             counts.heldBytesHighWater = window.heldBytesHighWater
             counts.pending = pending.count
@@ -418,8 +418,8 @@ struct MergeHeads {
 
 /// The run still in memory, sorted.
 final class HeldRun: SortedSource {
-    private var events: [Event]
-    private var index = 0
+    @exclusivity(unchecked) private var events: [Event]
+    @exclusivity(unchecked) private var index = 0
 
     init(_ events: [Event]) { self.events = events }
 
@@ -440,11 +440,11 @@ final class HeldRun: SortedSource {
 final class InOrderStartSource: SortedSource {
     private let input: InputLines
     private let name: String
-    private var remaining: Int
+    @exclusivity(unchecked) private var remaining: Int
     private let lastLine: Int64
     private let expectedCRC: UInt32
-    private var crc: UInt32 = 0
-    private var last: Event?
+    @exclusivity(unchecked) private var crc: UInt32 = 0
+    @exclusivity(unchecked) private var last: Event?
 
     init(input: InputLines, name: String, events: Int, lastLine: Int64, crc: UInt32) {
         self.input = input

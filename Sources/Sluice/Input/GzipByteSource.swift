@@ -1,5 +1,3 @@
-import CZlib
-
 /// Inflates gzip data from another source on the fly, multi-member files included
 /// (each member is a complete gzip stream; `cat a.gz b.gz` is valid gzip).
 ///
@@ -15,29 +13,28 @@ import CZlib
 /// out what it inflated to with `lastReadDamaged` set, so each of its lines
 /// is rejected rather than delivered, then the read throws the error.
 ///
-/// Owns its `z_stream` by pointer because zlib keeps the stream's address.
+/// Inflates through a `GzipInflater`, which reads the compressed bytes from `upstream`.
 final class GzipByteSource: ByteSource {
     private let upstream: FileByteSource
-    private let stream: UnsafeMutablePointer<z_stream>
-    private let input: UnsafeMutableRawBufferPointer
+    private let inflater: GzipInflater
     private let hold: GzipMemberHold
-    private var upstreamEnded = false
+    @exclusivity(unchecked) private var upstreamEnded = false
     /// True between the end of one member and the first byte of the next.
-    private var betweenMembers = false
+    @exclusivity(unchecked) private var betweenMembers = false
     /// Compressed bytes inflate consumed, from the start of the file.
-    private var compressedOffset = 0
+    @exclusivity(unchecked) private var compressedOffset = 0
     /// Where the current member starts in the file.
-    private var memberStart = 0
+    @exclusivity(unchecked) private var memberStart = 0
     /// The current member was checked ahead: its bytes go on as they are inflated.
-    private var memberChecked = false
+    @exclusivity(unchecked) private var memberChecked = false
     /// Why the current member is damaged: what is handed out now is damaged, then this is thrown.
-    private var damage: InputError?
+    @exclusivity(unchecked) private var damage: InputError?
     /// After a check ahead found damage, the member is inflated on to the damage as damaged bytes.
-    private var damagedInflating = false
-    private(set) var lastReadDamaged = false
+    @exclusivity(unchecked) private var damagedInflating = false
+    @exclusivity(unchecked) private(set) var lastReadDamaged = false
     /// The hold's bytes may go out: their member's trailer matched, the rest of
     /// it was checked ahead, or it is damaged (they go out marked so).
-    private var holdReady = false
+    @exclusivity(unchecked) private var holdReady = false
 
     var bytesConsumed: Int { upstream.bytesConsumed }
     /// The memory the member hold's pages may take now.
@@ -57,19 +54,9 @@ final class GzipByteSource: ByteSource {
     /// `pipeHoldBytes`).
     init(upstream: FileByteSource, buffers: InputBuffers = .single) {
         self.upstream = upstream
-        stream = .allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        input = .allocate(byteCount: buffers.readBytes, alignment: 16)
+        inflater = GzipInflater(inputBytes: buffers.readBytes)
         hold = GzipMemberHold(memoryLimit: upstream.isRegularFile ? buffers.fileHoldBytes : buffers.pipeHoldBytes,
                               path: upstream.path)
-        // 16 + MAX_WBITS: gzip wrapper only.
-        _ = sluice_inflateInit2(stream, 16 + MAX_WBITS)
-    }
-
-    deinit {
-        inflateEnd(stream)
-        stream.deallocate()
-        input.deallocate()
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
@@ -119,7 +106,7 @@ final class GzipByteSource: ByteSource {
         while true {
             guard let room = hold.room() else {
                 if upstream.isRegularFile {
-                    if let failure = try GzipMemberCheck.checkRest(of: stream, compressedOffset: compressedOffset,
+                    if let failure = try GzipMemberCheck.checkRest(of: inflater, compressedOffset: compressedOffset,
                                                                      memberStart: memberStart, upstream: upstream) {
                         damage = failure
                         damagedInflating = true
@@ -160,41 +147,36 @@ final class GzipByteSource: ByteSource {
     /// Inflates into `out` until some bytes come, the member ends, the input
     /// ends between members, or the data fails.
     private func inflateSome(into out: UnsafeMutableRawBufferPointer) throws -> Step {
-        stream.pointee.next_out = out.baseAddress!.assumingMemoryBound(to: Bytef.self)
-        stream.pointee.avail_out = uInt(out.count)
-        var produced: Int { out.count - Int(stream.pointee.avail_out) }
+        var produced = 0
         while true {
-            if stream.pointee.avail_in == 0 {
+            if inflater.pendingInput == 0 {
                 if upstreamEnded {
                     if betweenMembers { return .inputEnd }
                     return .failed(InputError.corruptGzip(path: upstream.path, offset: compressedOffset,
                                                           message: "unexpected end of gzip data (truncated file)"), produced: produced)
                 }
-                let n = try upstream.read(into: input)
-                if n == 0 {
+                if try inflater.refill({ try upstream.read(into: $0) }) == 0 {
                     upstreamEnded = true
                     continue
                 }
-                stream.pointee.next_in = input.baseAddress!.assumingMemoryBound(to: Bytef.self)
-                stream.pointee.avail_in = uInt(n)
             }
             if betweenMembers {
                 betweenMembers = false
-                inflateReset(stream)
+                inflater.nextMember()
                 memberStart = compressedOffset
             }
-            let before = stream.pointee.avail_in
-            let status = inflate(stream, Z_NO_FLUSH)
-            compressedOffset += Int(before - stream.pointee.avail_in)
-            switch status {
-            case Z_OK, Z_BUF_ERROR:
+            let step = inflater.inflate(into: UnsafeMutableRawBufferPointer(rebasing: out[produced...]))
+            produced += step.produced
+            compressedOffset += step.consumed
+            switch step.status {
+            case .progress, .stalled:
                 if produced > 0 { return .produced(produced) }
-            case Z_STREAM_END:
+            case .memberEnd:
                 betweenMembers = true
                 return .memberEnd(produced)
-            default:
-                let error = GzipMemberCheck.error(status: status, stream: stream, path: upstream.path,
-                                                  memberStart: memberStart, offset: compressedOffset)
+            case let .failed(message):
+                let error = GzipMemberCheck.error(message: message, path: upstream.path, memberStart: memberStart,
+                                                  offset: compressedOffset)
                 return .failed(error, produced: produced)
             }
         }

@@ -23,14 +23,14 @@ final class GzipMemberHold {
     private let pages: PageMemory
     private let memory: UnsafeMutableRawPointer
     /// The member filled memory (it was checked ahead, or spilled).
-    private var filled = false
+    @exclusivity(unchecked) private var filled = false
     /// Bytes in memory, and how many of them were handed out.
-    private var count = 0
-    private var handedOut = 0
+    @exclusivity(unchecked) private var count = 0
+    @exclusivity(unchecked) private var handedOut = 0
     /// The spill file: its descriptor, bytes written, bytes handed out.
-    private var spill: Int32 = -1
-    private var spilled = 0
-    private var spillHandedOut = 0
+    @exclusivity(unchecked) private var spill: Int32 = -1
+    @exclusivity(unchecked) private var spilled = 0
+    @exclusivity(unchecked) private var spillHandedOut = 0
     /// For error messages: the input whose member this is.
     private let path: String
 

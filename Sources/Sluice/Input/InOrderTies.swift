@@ -11,12 +11,12 @@ final class InOrderTies: InputFeed {
     /// `inputs[0]`, held apart so that each read does not go through the array.
     private let input: InputLines
     /// The lines of an instant that share it, least last (`EventTimeMerge.sortInstant`); its storage is kept.
-    private var group: [Line] = []
+    @exclusivity(unchecked) private var group: [Line] = []
     /// The line read after the last one given: the first of the next instant.
-    private var ahead: Line?
-    private var ended = false
+    @exclusivity(unchecked) private var ahead: Line?
+    @exclusivity(unchecked) private var ended = false
     /// An input error: thrown once the lines read before it are out.
-    private var failure: Error?
+    @exclusivity(unchecked) private var failure: Error?
 
     init(_ input: InputLines) {
         inputs = [input]

@@ -22,7 +22,7 @@ final class ConcatenatedInputs: InputFeed {
     let inputs: [InputLines]
     /// The same, asked for each line without a retain (`inputs` keeps them).
     private let unretained: [Unretained<InputLines>]
-    private var current = 0
+    @exclusivity(unchecked) private var current = 0
     /// Asked before an input is begun: false once reading must stop, so a stop
     /// that comes while one input ends keeps the next from being opened.
     private let mayBeginNext: () -> Bool

@@ -44,30 +44,30 @@ final class InputLines {
     /// `Origin.source` of its lines.
     let source: Int32
     private let reading: InputReading
-    private var reader: LineReader?
+    @exclusivity(unchecked) private var reader: LineReader?
     /// `reader`, asked for each line without a retain: set with it when the
     /// input opens and ends, never while a line is being read.
-    private var unretainedReader: Unretained<LineReader>?
-    private var opened = false
+    @exclusivity(unchecked) private var unretainedReader: Unretained<LineReader>?
+    @exclusivity(unchecked) private var opened = false
     /// Whether reading it began (an input a stopped run never reached is not listed in `--stats`).
     var reached: Bool { opened }
-    private(set) var finished = false
+    @exclusivity(unchecked) private(set) var finished = false
     /// Lines read, blank ones included: the last line's number.
-    private(set) var lines: Int64 = 0
+    @exclusivity(unchecked) private(set) var lines: Int64 = 0
     /// Non-blank lines read (the run's `lines_in` is their sum over the inputs).
-    private(set) var nonBlankLines = 0
-    private(set) var blankLines = 0
+    @exclusivity(unchecked) private(set) var nonBlankLines = 0
+    @exclusivity(unchecked) private(set) var blankLines = 0
     /// The event time (microseconds) of the last event read; `Int64.min` before
     /// the first. A line rejected at input has no time of its own: it goes with this one.
-    private(set) var lastEventTime = Int64.min
+    @exclusivity(unchecked) private(set) var lastEventTime = Int64.min
     /// Why the input stopped early (it could not be opened, corrupt gzip, a read error).
-    private(set) var error: InputError?
-    private var bytesAtEnd = 0
+    @exclusivity(unchecked) private(set) var error: InputError?
+    @exclusivity(unchecked) private var bytesAtEnd = 0
     /// When set, every line read is summed into `lineChecksum` (exact order checks a second read against the first).
-    var checksumsLines = false
+    @exclusivity(unchecked) var checksumsLines = false
     /// Every line's length so far, folded in order (with `checksumsLines`): a second read of
     /// the same file must give the same; `FileIdentity` tells whether its bytes were rewritten.
-    private(set) var lineChecksum: UInt64 = 0
+    @exclusivity(unchecked) private(set) var lineChecksum: UInt64 = 0
     /// Whether its bytes are in memory (a test case's events), not a file on disk.
     let isInMemory: Bool
 
@@ -97,8 +97,8 @@ final class InputLines {
     var bytes: Int { reader?.bytesConsumed ?? bytesAtEnd }
 
     /// What `--stats` lists for this input.
-    var counts: RunSummary.InputCounts {
-        var counts = RunSummary.InputCounts(path: name)
+    var counts: InputCounts {
+        var counts = InputCounts(path: name)
         counts.lines = lines
         counts.bytes = bytes
         counts.error = error?.description

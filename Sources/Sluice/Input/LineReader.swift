@@ -41,19 +41,19 @@ final class LineReader {
     private let capacity: Int
     private let pages: PageMemory
     private let buffer: UnsafeMutablePointer<UInt8>
-    private var start = 0
-    private var end = 0
-    private var scanFrom = 0
-    private var ended = false
+    @exclusivity(unchecked) private var start = 0
+    @exclusivity(unchecked) private var end = 0
+    @exclusivity(unchecked) private var scanFrom = 0
+    @exclusivity(unchecked) private var ended = false
     /// Reading was stopped (not the end of the input): a partial last line is cut short.
-    private var stopped = false
-    private var lineNumber: Int64 = 0
+    @exclusivity(unchecked) private var stopped = false
+    @exclusivity(unchecked) private var lineNumber: Int64 = 0
     /// Where bytes of a damaged gzip member begin in the buffer (`Int.max`: none yet).
-    private var damagedFrom = Int.max
+    @exclusivity(unchecked) private var damagedFrom = Int.max
     /// A corrupt gzip input's error, thrown once the line it cut is returned.
-    private var deferredError: InputError?
+    @exclusivity(unchecked) private var deferredError: InputError?
     /// After a stop on a regular file: reading goes on to the end of the line being read.
-    private var finishingLine = false
+    @exclusivity(unchecked) private var finishingLine = false
     /// While skipping a too-long line: its first bytes, how many there were, and
     /// whether the last one seen was a `\r` (not part of the line if `\n` follows).
     private struct Skipped {
@@ -62,10 +62,10 @@ final class LineReader {
         var endsWithCR = false
     }
 
-    private var skipping: Skipped?
+    @exclusivity(unchecked) private var skipping: Skipped?
 
     /// Called before every read that may block, so buffered output can be handed on first.
-    var beforeRead: (() throws -> Void)?
+    @exclusivity(unchecked) var beforeRead: (() throws -> Void)?
 
     /// Bytes consumed from the underlying file so far (compressed bytes for gzip).
     var bytesConsumed: Int { source.bytesConsumed }

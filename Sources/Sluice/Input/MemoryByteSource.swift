@@ -1,7 +1,7 @@
 /// Bytes already in memory, read like a file: a test case's input events.
 final class MemoryByteSource: ByteSource {
     private let bytes: [UInt8]
-    private(set) var bytesConsumed = 0
+    @exclusivity(unchecked) private(set) var bytesConsumed = 0
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 

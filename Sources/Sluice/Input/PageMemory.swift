@@ -14,7 +14,7 @@ final class PageMemory {
     let capacity: Int
     private let mappedBytes: Int
     /// Bytes from `base` that may have been written since the last release.
-    private(set) var touched = 0
+    @exclusivity(unchecked) private(set) var touched = 0
 
     static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 

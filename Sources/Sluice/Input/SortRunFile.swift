@@ -101,9 +101,9 @@ final class SortRunWriter {
     let path: String
     private let fd: Int32
     private let deflater: GzipDeflater
-    private var pending: [UInt8] = []
-    private(set) var lines = 0
-    private(set) var compressedBytes = 0
+    @exclusivity(unchecked) private var pending: [UInt8] = []
+    @exclusivity(unchecked) private(set) var lines = 0
+    @exclusivity(unchecked) private(set) var compressedBytes = 0
 
     init(path: String) throws(OutputError) {
         self.path = path

@@ -19,7 +19,7 @@ import Logging
 /// in a local.
 public final class SignalListener: @unchecked Sendable {
     /// Exit status of a shutdown that did not drain (deadline passed, second SIGINT): EX_TEMPFAIL.
-    public static let forcedExitStatus: Int32 = 75
+    public static let forcedExitStatus: Int32 = ExitStatus.shutdownIncomplete
 
     private let control: RunControl
     private let openParts: OpenPartFiles

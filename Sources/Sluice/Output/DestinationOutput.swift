@@ -21,12 +21,12 @@ final class DestinationOutput {
     private let maxAgeNanos: UInt64?
     /// The sink's `tracksEvents`, read once.
     private let tracksEvents: Bool
-    private var batches: [String: RecordBatch] = [:]
+    @exclusivity(unchecked) private var batches: [String: RecordBatch] = [:]
     /// The hour of the last record's batch, and the batch: a stream's events come in runs of one hour.
     /// One of `batches`, which keeps it (reset when a batch leaves them).
-    private var lastBucket: Int64 = .min
-    private var lastBatch: Unretained<RecordBatch>?
-    private var useCounter: UInt64 = 0
+    @exclusivity(unchecked) private var lastBucket: Int64 = .min
+    @exclusivity(unchecked) private var lastBatch: Unretained<RecordBatch>?
+    @exclusivity(unchecked) private var useCounter: UInt64 = 0
 
     init(name: String, sink: any OutputSink, rotation: RotationPolicy) {
         self.name = name

@@ -78,6 +78,20 @@ public final class GzipDeflater {
         return status == Z_STREAM_END ? member[9] : 3
     }()
 
+    /// `bytes` as one whole gzip member at `level` (nothing for no bytes): a request body, a send-rejects file.
+    public static func member(of bytes: ArraySlice<UInt8>, level: Int32) -> [UInt8] {
+        let deflater = GzipDeflater(level: level, label: "a gzip member in memory")
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count / 4 + 64)
+        let sink: (UnsafeRawBufferPointer) throws(OutputError) -> Void = { out.append(contentsOf: $0) }
+        // Into memory nothing fails: the sink never throws.
+        bytes.withUnsafeBytes { data in
+            try? deflater.compress(data, sink: sink)
+            try? deflater.endMember(sink: sink)
+        }
+        return out
+    }
+
     /// Compresses `data` into the current member; full output buffers go to `sink`.
     public func compress(_ data: UnsafeRawBufferPointer,
                          sink: (UnsafeRawBufferPointer) throws(OutputError) -> Void) throws(OutputError) {

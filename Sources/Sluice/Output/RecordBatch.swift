@@ -14,18 +14,18 @@ final class RecordBatch {
 
     let key: String
     /// Made when the batch is first written to (see `append`), not when it is made.
-    var buffer = ByteBuffer(capacity: 16)
+    @exclusivity(unchecked) var buffer = ByteBuffer(capacity: 16)
     /// Records in `buffer`, handed on with it (the file's record count).
-    var pendingRecords = 0
+    @exclusivity(unchecked) var pendingRecords = 0
     /// What the current file holds, handed on or not: the rotation limits count these.
-    private(set) var recordsInFile = 0
-    private(set) var bytesInFile = 0
+    @exclusivity(unchecked) private(set) var recordsInFile = 0
+    @exclusivity(unchecked) private(set) var bytesInFile = 0
     /// What the current file's records hold of a side output's `perFileLimit` (Amplitude's group properties).
-    var weightInFile = 0
+    @exclusivity(unchecked) var weightInFile = 0
     /// When the file's first record was appended (monotonic ns), for `max_age`.
-    private(set) var openedAt: UInt64 = 0
+    @exclusivity(unchecked) private(set) var openedAt: UInt64 = 0
     /// A use stamp, so a file output can close the least recently used of its files.
-    var lastUsed: UInt64 = 0
+    @exclusivity(unchecked) var lastUsed: UInt64 = 0
 
     init(key: String) { self.key = key }
 

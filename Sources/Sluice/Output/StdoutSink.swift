@@ -33,14 +33,14 @@ final class StdoutSink: OutputSink {
     }
 
     /// Set when stdout's reader went away.
-    private(set) var closed = false
+    @exclusivity(unchecked) private(set) var closed = false
     /// Bytes stdout's reader was given.
-    private var bytesWritten = 0
-    private var marks: [Mark] = []
-    private var serial = 0
+    @exclusivity(unchecked) private var bytesWritten = 0
+    @exclusivity(unchecked) private var marks: [Mark] = []
+    @exclusivity(unchecked) private var serial = 0
     /// The last event, when it was lost and counted as going nowhere (so `markLastEventShared` can correct that).
-    private var lastLostAloneSerial: Int?
-    private var loss = Loss()
+    @exclusivity(unchecked) private var lastLostAloneSerial: Int?
+    @exclusivity(unchecked) private var loss = Loss()
 
     init() {}
 

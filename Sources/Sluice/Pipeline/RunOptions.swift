@@ -43,12 +43,6 @@ public struct RunOptions: Sendable {
     public init() {}
 }
 
-/// A problem with how the command was called (exit 64).
-public struct UsageError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
-}
-
 /// A run that stopped on an error after finishing what it could: the summary
 /// of what was done, and the error. An input error (corrupt gzip, unreadable
 /// file) still lets the other inputs run and every output finish; an output

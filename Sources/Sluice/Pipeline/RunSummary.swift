@@ -10,55 +10,13 @@ import SluiceJSON
 /// run balances as `linesIn + carriedIn == emitted + merged + rejected + dropped + carried`
 /// and over a series of runs each line is settled exactly once.
 public struct RunSummary: Sendable {
-    public struct DestinationCounts: Sendable {
-        public var name: String
-        public var type: String
-        /// Events that reached this destination.
-        public var events = 0
-        /// Records written (a timed event may become two).
-        public var records = 0
-        /// Events this destination refused, by reason.
-        public var refused: [String: Int] = [:]
-        /// Events routed here that the destination does not take at all (`unsupported_type`), by reason.
-        public var notTaken: [String: Int] = [:]
-        /// What the adapter changed to fit the provider, by kind.
-        public var changes: [(name: String, value: Int)] = []
-        /// Files completed and renamed.
-        public var files = 0
-        /// Records that did not reach a finished file (a write, fsync or rename
-        /// failed, or the run stopped before the file was finished).
-        public var notDelivered = 0
-        /// Whether the records went to stdout (`--stdout`, `path: "-"`) instead of files.
-        public var toStdout = false
-        /// Record bytes handed to the files (or stdout) so far, and their gzip size.
-        public var uncompressedBytes = 0
-        public var compressedBytes = 0
-        /// Its side outputs (profiles, groups, user mappings), in its type's order: the
-        /// records above are its events' file set's, these the others'.
-        public var outputs: [OutputCounts] = []
-    }
+    public typealias InputCounts = Sluice.InputCounts
+    public typealias ReorderCounts = Sluice.ReorderCounts
+    public typealias OrderCounts = Sluice.OrderCounts
 
-    /// One side output of a destination (`mixpanel.profiles`): its records, files and bytes.
-    public struct OutputCounts: Sendable {
-        /// The kind: `profiles`, `groups`, `user_mappings`.
-        public var name: String
-        public var records = 0
-        public var files = 0
-        public var uncompressedBytes = 0
-        public var compressedBytes = 0
-        /// Records that did not reach a finished file.
-        public var notDelivered = 0
+    public typealias DestinationCounts = Sluice.DestinationCounts
+    public typealias OutputCounts = Sluice.OutputCounts
 
-        public init(name: String) { self.name = name }
-    }
-
-    public struct InputCounts: Sendable {
-        public var path: String
-        public var lines: Int64 = 0
-        public var bytes = 0
-        /// Set when the input stopped early (corrupt gzip, read error).
-        public var error: String?
-    }
 
     public var linesIn = 0
     /// Lines an earlier run carried to the state file, restored at the start (`--state`).
@@ -94,70 +52,9 @@ public struct RunSummary: Sendable {
     /// nil when the inputs were read one after another.
     public var reorder: ReorderCounts?
 
-    /// What the reorder buffer of a merge of several inputs did (`"reorder"` in `--stats`).
-    public struct ReorderCounts: Sendable {
-        public var inputs: Int
-        /// How far behind its input's latest event time a line may be and still be put in order.
-        public var windowMilliseconds: Int64
-        /// How much the held lines may take before the oldest is let out early.
-        public var bufferBytes: Int
-        /// Lines held right now (part of `in_flight`; 0 at the end).
-        public var held = 0
-        public var heldHighWater = 0
-        public var heldBytesHighWater = 0
-        /// Lines let out before their turn because the held lines took more than `bufferBytes`.
-        public var letOutFull = 0
-        /// Events let out behind a later one (later than the window in their input, or let out early by a full buffer).
-        public var outOfOrder = 0
-    }
     /// How the inputs were put in order (`--order`): exact (sorted, and what spilled), a window, or as read.
     public var order: OrderCounts?
 
-    /// What putting the inputs in order took (`"order"` in `--stats`).
-    public struct OrderCounts: Sendable {
-        public enum Mode: String, Sendable {
-            /// Every event in `EventOrder` (an external sort).
-            case exact
-            /// Several inputs merged through a reorder window (`reorder` says more).
-            case window
-            /// As read: one stream, or `--concat`.
-            case asRead = "as_read"
-        }
-        public var mode: Mode
-        /// How exact order was reached: merged through a window as wide as the inputs' disorder, or sorted.
-        public enum Method: String, Sendable { case window, sort }
-        public var method: Method = .sort
-        /// The window's width (the inputs' largest disorder), with `method` window.
-        public var windowMilliseconds: Int64 = 0
-        /// Lines the first read recorded to choose the method.
-        public var surveyedLines = 0
-        public var inputs: Int
-        /// What the held events may take before they are sorted and spilled to disk (`input.reorder_buffer`).
-        public var budgetBytes: Int
-        /// Events of the inputs' in-order starts: counted on the first read, read again when they go out.
-        public var inOrderLines = 0
-        /// Events sorted in memory at the end (never spilled).
-        public var sortedInMemory = 0
-        public var spilledRuns = 0
-        public var spilledLines = 0
-        /// The spilled runs' size on disk (gzip).
-        public var spilledBytes = 0
-        /// Times the runs on disk were merged into one before the last merge (more than 64 of them).
-        public var runMerges = 0
-        public var heldBytesHighWater = 0
-        /// Events held right now (part of `in_flight`; 0 at the end).
-        public var held = 0
-        /// Events an earlier run left pending in the `--state` file, ordered with this run's.
-        public var carriedIn = 0
-        /// Events within the stages' lateness of the latest event time, left pending in the `--state` file.
-        public var pending = 0
-
-        public init(mode: Mode, inputs: Int, budgetBytes: Int) {
-            self.mode = mode
-            self.inputs = inputs
-            self.budgetBytes = budgetBytes
-        }
-    }
     /// Rejects files completed and renamed.
     public var rejectFiles = 0
     /// Reject records that never reached a finished rejects file (a write, fsync or rename failed).
@@ -365,5 +262,15 @@ public struct RunSummary: Sendable {
         out.raw("elapsed_seconds", format3(elapsedSeconds))
         if let error { out.field("error", error) }
         return out.text
+    }
+}
+
+extension RunSummary {
+    /// Lines whose only taker was stdout, whose reader closed it first (`FanOut.absorbStdoutLoss`):
+    /// emitted no more, dropped `stdout_closed`.
+    mutating func dropStdoutLoss(_ lines: Int) {
+        guard lines > 0 else { return }
+        emitted -= lines
+        dropped[.stdoutClosed, default: 0] += lines
     }
 }

@@ -1,4 +1,3 @@
-import CZlib
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -19,10 +18,6 @@ enum CutMemberSalvage {
     static func write(from fd: Int32, offset: Int, lineBytes: Int, to out: Int32, outPath: String) throws(RecoveryError) {
         guard lineBytes > 0 else { return }
         let inflater = GzipInflater()
-        // The pointers below are the inflater's: it must live until the function returns.
-        defer { withExtendedLifetime(inflater) {} }
-        let (stream, input, output) = (inflater.stream, inflater.input, inflater.output)
-        let size = GzipInflater.bufferSize
         let deflater = GzipDeflater(level: 6, label: outPath)
         let sink = { (chunk: UnsafeRawBufferPointer) throws(OutputError) in
             let code = FileSystem.writeAll(out, chunk).errno
@@ -33,8 +28,8 @@ enum CutMemberSalvage {
         var atEnd = false
         do {
             while remaining > 0 {
-                if stream.pointee.avail_in == 0 {
-                    let n = pread(fd, input, size, off_t(readOffset))
+                if inflater.pendingInput == 0 {
+                    let n = inflater.refill { pread(fd, $0.baseAddress, $0.count, off_t(readOffset)) }
                     if n < 0 {
                         if errno == EINTR { continue }
                         throw RecoveryError.readFailed(errno: errno)
@@ -43,22 +38,18 @@ enum CutMemberSalvage {
                         atEnd = true
                     } else {
                         readOffset += n
-                        stream.pointee.next_in = input
-                        stream.pointee.avail_in = uInt(n)
                     }
                 }
-                stream.pointee.next_out = output
-                stream.pointee.avail_out = uInt(size)
-                let status = inflate(stream, Z_NO_FLUSH)
-                let produced = size - Int(stream.pointee.avail_out)
+                let (step, bytes) = inflater.inflate()
+                let produced = step.produced
                 let take = min(produced, remaining)
                 if take > 0 {
-                    try deflater.compress(UnsafeRawBufferPointer(start: output, count: take), sink: sink)
+                    try deflater.compress(UnsafeRawBufferPointer(rebasing: bytes[0..<take]), sink: sink)
                     remaining -= take
                 }
                 // The scan decoded these bytes from this very file: running out means it changed.
-                let stuck = status != Z_OK && status != Z_BUF_ERROR
-                if remaining > 0 && produced == 0 && (stuck || (atEnd && stream.pointee.avail_in == 0)) {
+                let stuck = step.status != .progress && step.status != .stalled
+                if remaining > 0 && produced == 0 && (stuck || (atEnd && inflater.pendingInput == 0)) {
                     throw RecoveryError.failed(operation: "decode the cut member of", path: outPath, errno: EIO)
                 }
             }

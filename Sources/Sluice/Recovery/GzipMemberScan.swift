@@ -38,11 +38,6 @@ public struct GzipMemberScan: Equatable, Sendable {
     static func scan(fd: Int32, limit: Int? = nil) throws(RecoveryError) -> GzipMemberScan {
         var result = GzipMemberScan()
         let inflater = GzipInflater()
-        // The pointers below are the inflater's: it must live until the function returns.
-        defer { withExtendedLifetime(inflater) {} }
-        let (stream, input, output) = (inflater.stream, inflater.input, inflater.output)
-        let inputSize = GzipInflater.bufferSize
-
         var fileOffset = 0          // bytes read from the file
         var memberStart = 0         // file offset where the current member starts
         var memberLines = 0
@@ -51,8 +46,10 @@ public struct GzipMemberScan: Equatable, Sendable {
         var inMember = false
         var atEnd = false
         while true {
-            if stream.pointee.avail_in == 0 && !atEnd {
-                let n = pread(fd, input, min(inputSize, max((limit ?? Int.max) - fileOffset, 0)), off_t(fileOffset))
+            if inflater.pendingInput == 0 && !atEnd {
+                let n = inflater.refill { buffer in
+                    pread(fd, buffer.baseAddress, min(buffer.count, max((limit ?? Int.max) - fileOffset, 0)), off_t(fileOffset))
+                }
                 if n < 0 {
                     if errno == EINTR { continue }
                     throw .readFailed(errno: errno)
@@ -63,18 +60,14 @@ public struct GzipMemberScan: Equatable, Sendable {
                     atEnd = true
                 } else {
                     fileOffset += n
-                    stream.pointee.next_in = input
-                    stream.pointee.avail_in = uInt(n)
                 }
             }
             if !atEnd { inMember = true }
-            stream.pointee.next_out = output
-            stream.pointee.avail_out = uInt(inputSize)
-            let status = inflate(stream, Z_NO_FLUSH)
-            let produced = inputSize - Int(stream.pointee.avail_out)
+            let (step, bytes) = inflater.inflate()
+            let produced = step.produced
             memberData += produced
             if produced > 0 {
-                var cursor = UnsafeRawPointer(output)
+                var cursor = bytes.baseAddress!
                 var left = produced
                 while left > 0, let found = memchr(cursor, 0x0A, left) {
                     memberLines += 1
@@ -85,13 +78,13 @@ public struct GzipMemberScan: Equatable, Sendable {
                 }
                 memberTail += left
             }
-            if atEnd && status != Z_STREAM_END {
-                if produced > 0 && status == Z_OK { continue }
+            if atEnd && step.status != .memberEnd {
+                if produced > 0 && step.status == .progress { continue }
                 break
             }
-            switch status {
-            case Z_STREAM_END:
-                let consumed = fileOffset - Int(stream.pointee.avail_in)
+            switch step.status {
+            case .memberEnd:
+                let consumed = fileOffset - inflater.pendingInput
                 result.members += 1
                 result.validBytes = consumed
                 result.lines += memberLines
@@ -101,13 +94,14 @@ public struct GzipMemberScan: Equatable, Sendable {
                 memberTail = 0
                 memberStart = consumed
                 inMember = false
-                inflateReset(stream)
-            case Z_OK:
+                inflater.nextMember()
+            case .progress:
                 continue
-            case Z_BUF_ERROR where stream.pointee.avail_in == 0:
+            case .stalled where inflater.pendingInput == 0:
                 continue
-            default:
-                let message = stream.pointee.msg.map { String(cString: $0) } ?? "inflate error \(status)"
+            case .stalled, .failed:
+                var message = "inflate error \(Z_BUF_ERROR)"
+                if case let .failed(text) = step.status { message = text }
                 result.damage = "\(message) in the member at byte \(memberStart)"
                 result.fileBytes = fileSize(fd) ?? fileOffset
                 return result

@@ -1,6 +1,6 @@
 /// What a stage may know of the pipeline's destinations: enough to mark an
-/// event "not for these", never how to reach them. The runner hands every
-/// stage this list before the first event (`Stage.prepare(destinations:)`).
+/// event "not for these", never how to reach them. The runner hands the list
+/// to the stages that do, before the first event (`DestinationWithholdingStage.prepare(destinations:)`).
 public struct DestinationDescriptor: Sendable, Equatable {
     /// The destination's position in the pipeline file: the index a `WithheldDestinations` mark uses.
     public var index: Int

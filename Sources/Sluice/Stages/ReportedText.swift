@@ -1,8 +1,8 @@
 /// Scrubs personal data out of text taken from events that is reported
 /// outside the records: a stage whose settings find personal data (`privacy`)
-/// offers one (`Stage.reportedTextScrubber`), and a stage that reports such
+/// offers one (`PersonalDataStage.reportedTextScrubber`), and a stage that reports such
 /// text (`plan`: unplanned event names in the stats and metrics) is handed
-/// every one the pipeline has (`Stage.scrubReportedText(with:)`).
+/// every one the pipeline has (`ReportedTextStage.scrubReportedText(with:)`).
 public protocol TextScrubber {
     /// Replaces what the detectors find in `text` by their tokens; whether it changed anything.
     mutating func scrub(_ text: inout [UInt8]) -> Bool

@@ -4,68 +4,28 @@
 /// and is driven by event time only, never the wall clock. `finish` is the
 /// end-of-input hook: whatever the stage still holds is emitted or accounted
 /// for there, with a reason, never silently lost (swift-nio's `decodeLast`).
+///
+/// These are what every stage does. What only some do is a protocol of its
+/// own that those stages adopt (`StageCapabilities.swift`): keeping a clock of
+/// event time (`EventTimeStage`), finding personal data (`PersonalDataStage`),
+/// reporting text taken from events (`ReportedTextStage`), looking at the
+/// destinations (`DestinationLintingStage`, `DestinationWithholdingStage`), and
+/// keeping state across runs (`StatefulStage`). The runner and the
+/// configuration ask for them once, when a run or a pipeline file is set up.
 public protocol Stage {
     /// The stage's key in the pipeline file (`timed`, `privacy`); rejects name it.
     var name: String { get }
     mutating func process(_ event: consuming Event, into output: inout StageOutput)
     mutating func finish(into output: inout StageOutput)
-    /// `finish` a step at a time: lets out about `limit` of what the stage
-    /// holds (in `finish`'s order) and returns true once nothing is left. The
-    /// runner calls it until then, handing each step on before the next, so a
-    /// stage holding a million timers never has them all parsed at once.
-    /// Default: `finish`, all in one step.
-    mutating func finish(into output: inout StageOutput, limit: Int) -> Bool
-    /// Event time has reached `time` with no event at it (`sluice run --watermark-end`):
-    /// the stage lets out what an event at `time` would have made due (a timer
-    /// expired by then) and moves its clock there, so shards of one stream end
-    /// alike. A `time` behind the stage's clock changes nothing. Default: nothing.
-    mutating func advance(to time: EventTime, into output: inout StageOutput)
     /// What the stage counted (`completed`, `abandoned_expired`, ...), for `--stats`; names are snake_case.
     var counters: [(name: String, value: Int)] { get }
     /// Counters that need a nested shape in `--stats` (per event, per kind), after the flat ones.
     var counterGroups: [CounterGroup] { get }
-    /// What `sluice validate` reports about this stage's settings given the
-    /// destinations (the tracking plan checks its events against them); default none.
-    func lint(destinations: [DestinationSettings]) -> [LintDiagnostic]
-    /// Called once before the first event with the pipeline's destinations, so a
-    /// stage can mark events "not for these" (`Event.withheld`) by index; default nothing.
-    mutating func prepare(destinations: [DestinationDescriptor])
-    /// How late (in event time) a message may arrive for the stage to still
-    /// place it (its `lateness` setting); nil (the default) when the order of
-    /// events does not matter to it. A merge of several inputs puts lines in
-    /// order over the largest of these (`--reorder-window`'s default).
-    var toleratedLateness: Duration? { get }
-    /// Whether the stage finds and scrubs personal data (`privacy`): rejected
-    /// lines are then scrubbed too, and `rejects: {raw: keep}` is worth a warning; default false.
-    var scrubsPersonalData: Bool { get }
-    /// What scrubs personal data out of text taken from events before it is
-    /// reported (the `privacy` stage: its detectors and patterns); default nil.
-    var reportedTextScrubber: (any TextScrubber)? { get }
-    /// Called once, when the pipeline file is read, with every stage's
-    /// `reportedTextScrubber`, for a stage that reports text taken from events
-    /// (the `plan` stage's unplanned names); default nothing.
-    mutating func scrubReportedText(with scrubbers: [any TextScrubber])
-    /// Called once per run (unless `rejects: {raw: keep}`): what scrubs
-    /// rejected lines before they are written, kept by the stage to report
-    /// what it counted; default nil.
-    mutating func makeRejectScrubber() -> (any RejectScrubber)?
 }
 
 extension Stage {
     public var counters: [(name: String, value: Int)] { [] }
     public var counterGroups: [CounterGroup] { [] }
-    public func lint(destinations: [DestinationSettings]) -> [LintDiagnostic] { [] }
-    public mutating func prepare(destinations: [DestinationDescriptor]) {}
-    public var scrubsPersonalData: Bool { false }
-    public var reportedTextScrubber: (any TextScrubber)? { nil }
-    public mutating func scrubReportedText(with scrubbers: [any TextScrubber]) {}
-    public mutating func makeRejectScrubber() -> (any RejectScrubber)? { nil }
-    public mutating func advance(to time: EventTime, into output: inout StageOutput) {}
-    public var toleratedLateness: Duration? { nil }
-    public mutating func finish(into output: inout StageOutput, limit: Int) -> Bool {
-        finish(into: &output)
-        return true
-    }
 }
 
 /// A named set of counters, possibly nested: one JSON object in `--stats`

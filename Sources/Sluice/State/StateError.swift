@@ -31,8 +31,8 @@ public enum StateError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .notAStateFile(path):
             return "--state \(path) is not a sluice state file; point --state at the file an earlier run wrote, or at a path that does not exist yet for a first run"
         case let .incompatibleVersion(path, found, supported):
-            let readable = StateFormat.oldestReadable == supported ? "format \(supported)"
-                : "formats \(StateFormat.oldestReadable) to \(supported)"
+            let readable = StateVersion.oldestReadable == supported ? "format \(supported)"
+                : "formats \(StateVersion.oldestReadable) to \(supported)"
             return "--state \(path) has state format \(found); this sluice reads \(readable). Finish it with the sluice that wrote it (the open timers it holds are otherwise lost), then move it away"
         case let .corrupt(path, detail):
             return "--state \(path) is corrupt (\(detail)); nothing was read or written. Restore it from a backup, or move it away to start fresh (the open timers and sessions it held are then lost)"

@@ -5,12 +5,12 @@ import Testing
 private typealias T = TimedHarness
 private typealias C = StageCase
 
-/// `Stage.advance(to:)`, what `sluice run --watermark-end` calls at the end of
+/// `EventTimeStage.advance(to:)`, what `sluice run --watermark-end` calls at the end of
 /// input: each stage with a clock behaves as if an event at that time had been
 /// read, and one already past it does nothing.
 @Suite struct StageAdvanceTests {
     /// Feeds `before`, advances the stage to `base + seconds` (when given), feeds `after`, then finishes.
-    private func run<S: Stage>(_ stage: inout S, _ before: [String], advanceTo seconds: Double?, _ after: [String] = [])
+    private func run<S: EventTimeStage>(_ stage: inout S, _ before: [String], advanceTo seconds: Double?, _ after: [String] = [])
         -> (advanced: T.Outcome, all: T.Outcome) {
         var all = T.Outcome()
         var advanced = T.Outcome()

@@ -17,7 +17,9 @@ import Testing
         ("session", "Session", ["SessionTracking", "SessionSettings", "SessionState", "SessionContext"]),
         ("privacy", "Privacy", ["PrivacyProtection", "PrivacySettings", "PrivacySettingsReader", "ConsentRule", "PIIScanner",
                                  "TextRedaction", "PrivacyRejectScrubber", "PrivacyTextScrubber"]),
-        ("plan", "Plan", ["TrackingPlan", "PlanSettings", "PlanViolation", "PlanCounters"]),
+        // The plan's model (PlanSettings, MessagePlan, PlanViolation) is `Plan/`, below the
+        // destinations, whose lint reads it; the stage is its use of that model.
+        ("plan", "Plan", ["TrackingPlan", "PlanCounters", "NameKey"]),
     ]
 
     private func swiftFiles() -> [(path: String, code: [Substring])] {

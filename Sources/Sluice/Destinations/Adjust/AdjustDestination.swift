@@ -34,7 +34,8 @@ public struct AdjustDestination: Destination {
         // Attribution for marketing: Segment's "Advertising" consent category.
         defaultConsentCategory: "Advertising",
         // [s2s] s2s.adjust.com/event (one endpoint; a residency proxy is an `--endpoint`).
-        send: SendSupport(regions: ["global"])
+        send: SendSupport(regions: ["global"]),
+        delivery: AdjustDestination.delivery
     ) { name, options, reader in
         AdjustDestination.make(name: name, options: options, &reader)
     }

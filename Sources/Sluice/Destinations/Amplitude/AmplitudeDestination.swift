@@ -38,7 +38,8 @@ public struct AmplitudeDestination: Destination {
         sideOutputs: AmplitudeDestination.sideOutputKinds,
         // [v2] api2.amplitude.com; EU residency api.eu.amplitude.com. `api: batch` sends to
         // the Batch API (/batch) instead of HTTP V2 (/2/httpapi); requests repeat `min_id_length`.
-        send: SendSupport(keys: ["api"], regions: ["us", "eu"], destinationKeys: ["min_id_length"])
+        send: SendSupport(keys: ["api"], regions: ["us", "eu"], destinationKeys: ["min_id_length"]),
+        delivery: AmplitudeDestination.delivery
     ) { name, options, reader in
         var minimum = 5
         if let node = options["min_id_length"],

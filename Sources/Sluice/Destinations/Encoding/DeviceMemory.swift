@@ -37,17 +37,17 @@ public final class DeviceMemory {
     }
 
     let maxBytes: Int
-    private var entries: [Entry] = []
+    @exclusivity(unchecked) private var entries: [Entry] = []
     /// Slots of forgotten entries, reused first.
-    private var free: [Int32] = []
-    private var index = LinearProbingIndex<UInt32>(bucketCount: 64)
-    private var recency = RecencyList()
+    @exclusivity(unchecked) private var free: [Int32] = []
+    @exclusivity(unchecked) private var index = LinearProbingIndex<UInt32>(bucketCount: 64)
+    @exclusivity(unchecked) private var recency = RecencyList()
     /// Bytes as counted, of the entries held now.
-    private(set) var bytes = 0
+    @exclusivity(unchecked) private(set) var bytes = 0
     /// Devices held now.
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
     /// Devices forgotten to stay within `maxBytes`, so far.
-    private(set) var forgotten = 0
+    @exclusivity(unchecked) private(set) var forgotten = 0
 
     init(maxBytes: Int) { self.maxBytes = maxBytes }
 

@@ -32,24 +32,24 @@ final class EventFields {
     }
 
     let document: JSONDocument
-    private(set) var userIdNode: Int?
-    private(set) var anonymousIdNode: Int?
-    private(set) var messageIdNode: Int?
-    private(set) var properties: Int?
-    private(set) var traits: Int?
-    private(set) var context: Int?
+    @exclusivity(unchecked) private(set) var userIdNode: Int?
+    @exclusivity(unchecked) private(set) var anonymousIdNode: Int?
+    @exclusivity(unchecked) private(set) var messageIdNode: Int?
+    @exclusivity(unchecked) private(set) var properties: Int?
+    @exclusivity(unchecked) private(set) var traits: Int?
+    @exclusivity(unchecked) private(set) var context: Int?
     /// `context.traits`, an object.
-    private(set) var contextTraits: Int?
-    private(set) var startedAt: Int?
-    private(set) var timed: Timed?
-    private(set) var session: Session?
+    @exclusivity(unchecked) private(set) var contextTraits: Int?
+    @exclusivity(unchecked) private(set) var startedAt: Int?
+    @exclusivity(unchecked) private(set) var timed: Timed?
+    @exclusivity(unchecked) private(set) var session: Session?
     /// `started_session`: the session a completed timed event's start was in, when
     /// that is not the event's own (see `TimedEventRewrite.completed`).
-    private(set) var startedSession: Session?
+    @exclusivity(unchecked) private(set) var startedSession: Session?
     /// The `context` fields providers map beyond the device ones (`campaign`, `page`, ...).
-    private(set) var mapped = MappedContext()
+    @exclusivity(unchecked) private(set) var mapped = MappedContext()
     let time: EventTime
-    private var contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil, nil, nil, nil, nil)
+    @exclusivity(unchecked) private var contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil, nil, nil, nil, nil)
 
     /// `memo`: what the last event's `context` held, reused when this one's is the same text
     /// (kept by its holder, the encoding context, for the fields' first reading).
@@ -334,17 +334,17 @@ final class EventFields {
 final class ContextMemo {
     /// Objects larger than this are read each time (comparing costs more than it saves there).
     static let maxBytes = 4096
-    private var text: [UInt8] = []
-    private var count = -1
-    private(set) var context = 0
-    private(set) var contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil, nil, nil, nil, nil)
-    private(set) var contextTraits: Int?
-    private(set) var session: EventFields.Session?
-    private(set) var mapped = MappedContext()
+    @exclusivity(unchecked) private var text: [UInt8] = []
+    @exclusivity(unchecked) private var count = -1
+    @exclusivity(unchecked) private(set) var context = 0
+    @exclusivity(unchecked) private(set) var contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil, nil, nil, nil, nil)
+    @exclusivity(unchecked) private(set) var contextTraits: Int?
+    @exclusivity(unchecked) private(set) var session: EventFields.Session?
+    @exclusivity(unchecked) private(set) var mapped = MappedContext()
     init() { text.reserveCapacity(ContextMemo.maxBytes) }
 
     /// Whether the object's text was stored only up to its last member (a `session`).
-    private(set) var isPrefix = false
+    @exclusivity(unchecked) private(set) var isPrefix = false
 
     /// Whether `bytes` is the text of the object stored last; `prefix`: compare
     /// only its first `prefix` bytes, up to a trailing `session` member, and

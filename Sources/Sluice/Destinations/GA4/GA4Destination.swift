@@ -47,7 +47,8 @@ public struct GA4Destination: Destination {
         // [mp] www.google-analytics.com/mp/collect; EU: region1.google-analytics.com. A web
         // stream's requests name its measurement_id, an app stream's its firebase_app_id.
         send: SendSupport(keys: ["measurement_id", "firebase_app_id"], regions: ["global", "eu"],
-                          oneOf: ["measurement_id", "firebase_app_id"])
+                          oneOf: ["measurement_id", "firebase_app_id"]),
+        delivery: GA4Destination.delivery
     ) { name, options, reader in
         func choice<T: RawRepresentable>(_ key: String, _ fallback: T, _ all: [T]) -> T where T.RawValue == String {
             guard let node = options[key] else { return fallback }

@@ -39,7 +39,8 @@ public struct MixpanelDestination: Destination {
         sideOutputs: MixpanelDestination.sideOutputKinds,
         // [import] api.mixpanel.com, api-eu.mixpanel.com (EU residency), api-in.mixpanel.com (India);
         // a service account names its project (`project_id`).
-        send: SendSupport(keys: ["project_id"], regions: ["us", "eu", "in"])
+        send: SendSupport(keys: ["project_id"], regions: ["us", "eu", "in"]),
+        delivery: MixpanelDestination.delivery
     ) { name, options, reader in
         MixpanelDestination(naming: ScreenNaming(options: options, destination: name, &reader),
                             ecommerce: EcommerceSettings(options: options, destination: name, &reader),

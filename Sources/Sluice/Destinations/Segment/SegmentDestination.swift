@@ -26,7 +26,8 @@ public struct SegmentDestination: Destination {
         }(),
         rejectReasons: [.messageIDTooLong, .messageTooLarge],
         // [http] api.segment.io; EU workspaces: events.eu1.segmentapis.com (Regional Segment).
-        send: SendSupport(regions: ["us", "eu"])
+        send: SendSupport(regions: ["us", "eu"]),
+        delivery: SegmentDestination.delivery
     ) { _, _, _ in SegmentDestination() }
 
     /// [common] messageId: at most 100 characters.

@@ -19,7 +19,7 @@ import SluiceJSON
 /// Beyond `max_ids` the oldest id is forgotten first (`evicted`), so a
 /// duplicate arriving after more than `max_ids` other ids passes. The stage
 /// never holds an event, so `finish` has nothing to let out.
-public struct MessageDeduplication: Stage {
+public struct MessageDeduplication: EventTimeStage {
     public static let type = StageType(key: "dedupe", dropReasons: [.duplicate], gauges: [
         StageGauge(counter: "high_water", metric: "dedupe_high_water_ids", help: "The most message ids the dedupe stage remembered at once."),
     ]) { node, reader in

@@ -1,4 +1,4 @@
-extension TrackingPlan {
+extension TrackingPlan: DestinationLintingStage {
     /// Each planned message against each destination that would get it: its
     /// type taken there and its name routed there by `events:` (a message's own
     /// `integrations` cannot be known ahead). The destination predicts what it

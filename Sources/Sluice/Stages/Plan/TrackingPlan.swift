@@ -19,7 +19,7 @@ import SluiceJSON
 /// The stage holds no event, so `finish` has nothing to let out. A conforming
 /// event is passed on untouched (no copy, no edit). An event an earlier stage
 /// changed is checked as changed (its edits written into the bytes first).
-public struct TrackingPlan: Stage {
+public struct TrackingPlan: ReportedTextStage {
     public static let type = StageType(key: "plan", rejectReasons: [.planViolation, .unplannedEvent]) { node, reader in
         PlanSettings.read(node, &reader).map { TrackingPlan(settings: $0) }
     }

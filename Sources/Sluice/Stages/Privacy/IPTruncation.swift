@@ -85,9 +85,9 @@ struct IPTruncation {
 /// writing it again. A cache of one, owned by one stage on one thread.
 final class LastTruncation {
     static let maxInputBytes = 64
-    private var input: [UInt8] = []
-    private var inputCount = -1
-    private var output: TextCursor?
+    @exclusivity(unchecked) private var input: [UInt8] = []
+    @exclusivity(unchecked) private var inputCount = -1
+    @exclusivity(unchecked) private var output: TextCursor?
 
     init() { input.reserveCapacity(LastTruncation.maxInputBytes) }
 

@@ -19,7 +19,7 @@ import SluiceJSON
 /// event with nothing to change is passed on as it came, not copied. Put the
 /// stage last among the stages: a later stage that rebuilds events from stored
 /// bytes would not carry the consent mark.
-public struct PrivacyProtection: Stage {
+public struct PrivacyProtection: DestinationWithholdingStage {
     public static let type = StageType(key: "privacy", dropReasons: [.consent]) { node, reader in
         PrivacySettingsReader.read(node, &reader).map { PrivacyProtection(settings: $0) }
     }

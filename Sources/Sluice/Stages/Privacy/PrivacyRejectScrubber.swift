@@ -20,14 +20,14 @@ import SluiceJSON
 final class PrivacyRejectScrubber: RejectScrubber {
     private let settings: PrivacySettings
     /// The stage's rules with consent off, counting on their own; made at the first reject that is a JSON object.
-    private var rules: PrivacyProtection?
-    private var text: TextRedaction?
+    @exclusivity(unchecked) private var rules: PrivacyProtection?
+    @exclusivity(unchecked) private var text: TextRedaction?
     private let detectorNames: [String]
     /// Reject records changed.
-    private(set) var scrubbed = 0
+    @exclusivity(unchecked) private(set) var scrubbed = 0
     /// Detector and pattern hits in text that is not a JSON object, and in details, by detector index.
-    private var textHits: [Int]
-    private var out: [UInt8] = []
+    @exclusivity(unchecked) private var textHits: [Int]
+    @exclusivity(unchecked) private var out: [UInt8] = []
 
     init(settings: PrivacySettings) {
         var rulesSettings = settings
@@ -114,10 +114,8 @@ final class PrivacyRejectScrubber: RejectScrubber {
     private static let separators = Array("\",:[]{} \t\r".utf8)
 }
 
-extension PrivacyProtection {
-    public var scrubsPersonalData: Bool { true }
-
-    public mutating func makeRejectScrubber() -> (any RejectScrubber)? {
+extension PrivacyProtection: PersonalDataStage {
+    public mutating func makeRejectScrubber() -> any RejectScrubber {
         let scrubber = PrivacyRejectScrubber(settings: settings)
         rejectScrubber = scrubber
         return scrubber

@@ -34,7 +34,7 @@ import SluiceJSON
 /// whose session changed within about `lateness`; each distinct settings and
 /// traits value once. Time is event time only; the same input gives the same
 /// output however it is split into files.
-public struct SessionTracking: Stage {
+public struct SessionTracking: EventTimeStage {
     public static let type = StageType(key: "session", gauges: [
         StageGauge(counter: "devices", metric: "session_tracked_devices", help: "Devices the session stage tracks now."),
         StageGauge(counter: "devices_high_water", metric: "session_high_water_devices",

@@ -26,7 +26,7 @@ import SluiceJSON
 /// its `timestamp` and `properties` text (`on_abandoned: drop`); for a held
 /// stop, its line. No parsed document is kept: a line let out is marked by splicing
 /// its text and parsed once.
-public struct TimedEventPairing: Stage {
+public struct TimedEventPairing: EventTimeStage {
     public static let type = StageType(key: "timed", rejectReasons: [.orphanStop], dropReasons: [.abandonedTimer], gauges: [
         StageGauge(counter: "open_high_water", metric: "timed_open_high_water_timers",
                    help: "The most timers (starts and waiting stops) the timed stage held open at once."),

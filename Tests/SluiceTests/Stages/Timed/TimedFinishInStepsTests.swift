@@ -4,7 +4,7 @@ import Testing
 private typealias T = TimedHarness
 
 /// At the end of input the timed stage lets out what it holds a bounded number
-/// at a time (`Stage.finish(into:limit:)`), so a million open timers are not
+/// at a time (`EventTimeStage.finish(into:limit:)`), so a million open timers are not
 /// all parsed into events at once; the order is the one `finish` gives.
 @Suite struct TimedFinishInStepsTests {
     private static func lines() -> [String] {

@@ -126,25 +126,24 @@ struct PIIScanner {
         var claims = MatchClaims()
         swap(&claims, &self.claims)
         defer { swap(&claims, &self.claims) }
-        func claim(_ detector: PIIDetector, _ start: Int, _ end: Int) {
-            claims.offer(PIIMatch(start: start, end: end, detector: detector.rawValue))
-        }
-        if email && seen & 2 != 0 { EmailDetection.scanPlain(text) { claim(.email, $0, $1) } }
+        // The detectors' closures offer to `claims` directly: a nested function doing it would box
+        // `claims`, and every offer would pay a run-time exclusivity check.
+        if email && seen & 2 != 0 { EmailDetection.scanPlain(text) { claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.email.rawValue)) } }
         claims.settle(into: &matches, from: first)
-        if urlEmail && seen & 4 != 0 { EmailDetection.scanEncoded(text) { claim(.urlEmail, $0, $1) } }
+        if urlEmail && seen & 4 != 0 { EmailDetection.scanEncoded(text) { claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.urlEmail.rawValue)) } }
         claims.settle(into: &matches, from: first)
-        if ip && colons >= 2 { IPDetection.scanIPv6(text) { claim(.ip, $0, $1) } }
+        if ip && colons >= 2 { IPDetection.scanIPv6(text) { claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.ip.rawValue)) } }
         claims.settle(into: &matches, from: first)
         if digits >= 4 {
-            if ip { IPDetection.scanIPv4(text, fieldName: fieldName) { claim(.ip, $0, $1) } }
+            if ip { IPDetection.scanIPv4(text, fieldName: fieldName) { claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.ip.rawValue)) } }
             claims.settle(into: &matches, from: first)
-            if iban { IBANDetection.scan(text) { claim(.iban, $0, $1) } }
+            if iban { IBANDetection.scan(text) { claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.iban.rawValue)) } }
             claims.settle(into: &matches, from: first)
-            if card && digits >= 12 { NumberDetection.scanCards(text, groups: &groups) { claim(.card, $0, $1) } }
+            if card && digits >= 12 { NumberDetection.scanCards(text, groups: &groups) { claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.card.rawValue)) } }
             claims.settle(into: &matches, from: first)
             if phone && digits >= 7 {
                 PhoneDetection.scan(text, fieldHint: { PhoneContext.hint(forKey: fieldName) }, scratch: &phoneScratch) {
-                    claim(.phone, $0, $1)
+                    claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.phone.rawValue))
                 }
             }
             claims.settle(into: &matches, from: first)

@@ -29,9 +29,9 @@
 /// without it, as on a first run).
 enum StateFormat {
     static let magic: [UInt8] = Array("SLUICEST".utf8)
-    static let version: UInt32 = 4
+    static let version = StateVersion.current
     /// The earliest version still read.
-    static let oldestReadable: UInt32 = 2
+    static let oldestReadable = StateVersion.oldestReadable
     static let headerSize = 12
     static let trailerSize = 12
 
@@ -60,11 +60,7 @@ enum StateFormat {
     }
 
     /// A destination's device memory as the state file keeps it.
-    struct Memory {
-        var name: String
-        var signature: String
-        var memory: DeviceMemory
-    }
+    typealias Memory = NamedDeviceMemory
 
     private struct Section {
         var position: Int

@@ -1,5 +1,4 @@
 import Foundation
-import Sluice
 import SluiceJSON
 
 /// Segment's HTTP Tracking API batch call, as
@@ -38,4 +37,9 @@ struct SegmentBatch: ProviderAPI {
     }
 
     func refusedRecords(in body: [UInt8], count: Int) -> [(index: Int, reason: String)]? { nil }
+}
+
+extension SegmentDestination {
+    /// `sluice send`: the lines in `{"batch":[…]}` to `/v1/batch`.
+    static let delivery = ProviderDelivery { settings, secret, _ in SegmentBatch.make(settings: settings, secret: secret).map { $0 } }
 }

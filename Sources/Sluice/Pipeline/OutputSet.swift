@@ -192,3 +192,5 @@ final class OutputSet {
         finalReports == nil ? rejects.report : finalRejectsReport
     }
 }
+
+extension OutputSet: FanOutOutputs {}

@@ -1,23 +1,3 @@
-/// Where a destination's records go.
-public enum OutputTarget: Sendable, Equatable {
-    /// Gzip files under `--out`, named by the template.
-    case files(PathTemplate)
-    /// Plain NDJSON on stdout (`path: "-"` or `--stdout NAME`).
-    case stdout
-}
-
-/// `input:` settings.
-public struct InputSettings: Sendable {
-    /// `max_line_bytes` (default 1MiB, at most 1GiB): longer lines are rejected
-    /// `line_too_long`. A line up to this size is held whole, and the parser's
-    /// index keeps 32-bit offsets, hence the ceiling.
-    public var maxLineBytes = 1 << 20
-    public static let maxLineBytesLimit = 1 << 30
-    /// `reorder_buffer` (default 256MiB): how much memory the lines held to merge
-    /// several inputs in event time may take; beyond it the oldest is let out early.
-    public var reorderBufferBytes = 256 << 20
-}
-
 /// One entry of `destinations:`, resolved.
 public struct DestinationSettings {
     public var name: String
@@ -47,16 +27,34 @@ public struct DestinationSettings {
     public var send: SendSettings?
 }
 
-/// `rejects:` settings.
-public struct RejectsSettings: Sendable {
-    /// `path` (default `rejects/{date}/rejects-{seq}.ndjson.gz`).
+/// Where a destination's records go.
+public enum OutputTarget: Sendable, Equatable {
+    /// Gzip files under `--out`, named by the template.
+    case files(PathTemplate)
+    /// Plain NDJSON on stdout (`path: "-"` or `--stdout NAME`).
+    case stdout
+}
+
+/// One side output of a destination (`SideOutputKind`), resolved from the
+/// destination's `outputs:`:
+///
+/// ```yaml
+/// mixpanel:
+///   type: mixpanel
+///   outputs:
+///     profiles: {path: "mixpanel/profiles/{date}/profiles-{shard}-{seq}.ndjson.gz", rotate: {max_events: 200}}
+/// ```
+///
+/// `path` (default the kind's `{dest}/KIND/{date}/{dest}-KIND-{hour}-{seq}.ndjson.gz`, with
+/// `{shard}-` before `{hour}` when the destination's path has `{shard}`),
+/// `rotate` (default the kind's, its endpoint's request limits) and
+/// `gzip_level` (default the destination's). Side outputs always write files,
+/// also when the destination's events go to stdout.
+public struct SideOutputSettings: Sendable {
+    public var kind: SideOutputKind
     public var template: PathTemplate
-    /// Where `path:` is written in the file (`rejects:`, or the file's start, for the default path).
-    public var pathLocation: (line: Int, column: Int) = (1, 1)
-    public var gzipLevel = 6
-    public var rotation = RotationPolicy()
-    /// `raw: keep` (default `scrub`): rejected lines are written as they came
-    /// even when the pipeline has a `privacy` stage, whose rules otherwise
-    /// scrub them (and their details) first.
-    public var keepRaw = false
+    /// Where `path:` is written in the file (the destination's place for the default path).
+    public var pathLocation: (line: Int, column: Int)
+    public var gzipLevel: Int
+    public var rotation: RotationPolicy
 }

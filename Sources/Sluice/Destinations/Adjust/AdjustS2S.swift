@@ -1,5 +1,4 @@
 import Foundation
-import Sluice
 import SluiceJSON
 
 /// Adjust's server-to-server events, as https://dev.adjust.com/en/api/s2s-api/events documents them:
@@ -52,4 +51,9 @@ struct AdjustS2S: ProviderAPI {
     }
 
     var refusingStatuses: Set<Int> { [404, 451] }
+}
+
+extension AdjustDestination {
+    /// `sluice send`: each line to the S2S `/event` endpoint.
+    static let delivery = ProviderDelivery { settings, secret, _ in AdjustS2S.make(settings: settings, secret: secret).map { $0 } }
 }

@@ -20,11 +20,11 @@ final class RejectWriter {
     /// none: lines are written as they came.
     private let scrubbers: [(stage: Int, scrubber: any RejectScrubber)]
     /// The inputs' names, by `Origin.source`.
-    var sourceNames: [String] = []
+    @exclusivity(unchecked) var sourceNames: [String] = []
     /// The latest event time seen so far.
-    var latestTime = EventTime.epoch
+    @exclusivity(unchecked) var latestTime = EventTime.epoch
     /// Reject records handed to the rejects output so far.
-    private(set) var records = 0
+    @exclusivity(unchecked) private(set) var records = 0
 
     init(output: DestinationOutput, scrubbers: [(stage: Int, scrubber: any RejectScrubber)] = []) {
         self.output = output

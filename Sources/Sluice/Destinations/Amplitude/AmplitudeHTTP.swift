@@ -1,5 +1,4 @@
 import Foundation
-import Sluice
 import SluiceJSON
 
 /// Amplitude's HTTP V2 API (`api: v2`, the default) or Batch Event Upload API
@@ -89,5 +88,15 @@ struct AmplitudeHTTP: ProviderAPI {
             for index in indexes(silenced) where reasons[index] == nil { reasons[index] = "silenced device or user" }
         }
         return reasons.isEmpty ? nil : reasons.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+}
+
+extension AmplitudeDestination {
+    /// `sluice send`: events to HTTP V2 (or Batch), the side outputs to `/groupidentify` and `/usermap`.
+    static let delivery = ProviderDelivery(sideOutputs: [
+        "groups": { settings, secret in AmplitudeFormAPI.groupIdentify(settings: settings, secret: secret) },
+        "user_mappings": { settings, secret in AmplitudeFormAPI.userMap(settings: settings, secret: secret) },
+    ]) { settings, secret, _ in
+        AmplitudeHTTP.make(settings: settings, secret: secret).map { $0 }
     }
 }

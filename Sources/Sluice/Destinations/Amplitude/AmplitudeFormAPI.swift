@@ -1,5 +1,4 @@
 import Foundation
-import Sluice
 import SluiceJSON
 
 /// Amplitude's form-encoded endpoints, where the side outputs

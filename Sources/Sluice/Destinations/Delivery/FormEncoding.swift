@@ -3,7 +3,7 @@
 /// `/usermap` take): every byte but ASCII letters, digits and `*-._` is
 /// percent-encoded, a space too (`%20`, which every form decoder reads, where
 /// `+` is read as a space only by some).
-enum FormEncoding {
+public enum FormEncoding {
     private static let hex = Array("0123456789ABCDEF".utf8)
 
     /// Appends `bytes` (UTF-8) encoded to `out`.
@@ -19,7 +19,7 @@ enum FormEncoding {
         }
     }
 
-    static func append<Bytes: Collection>(_ bytes: Bytes, to out: inout [UInt8]) where Bytes.Element == UInt8 {
+    public static func append<Bytes: Collection>(_ bytes: Bytes, to out: inout [UInt8]) where Bytes.Element == UInt8 {
         out.reserveCapacity(out.count + bytes.count + bytes.count / 4)
         for byte in bytes {
             if isKept(byte) {
@@ -33,12 +33,12 @@ enum FormEncoding {
     }
 
     /// The length of `bytes` encoded.
-    static func encodedCount<Bytes: Collection>(_ bytes: Bytes) -> Int where Bytes.Element == UInt8 {
+    public static func encodedCount<Bytes: Collection>(_ bytes: Bytes) -> Int where Bytes.Element == UInt8 {
         bytes.reduce(0) { $0 + (isKept($1) ? 1 : 3) }
     }
 
     /// `name=value&…`, each encoded.
-    static func body(_ fields: [(name: String, value: [UInt8])]) -> [UInt8] {
+    public static func body(_ fields: [(name: String, value: [UInt8])]) -> [UInt8] {
         var out: [UInt8] = []
         for (index, field) in fields.enumerated() {
             if index > 0 { out.append(UInt8(ascii: "&")) }

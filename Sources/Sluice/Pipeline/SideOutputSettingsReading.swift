@@ -1,27 +1,3 @@
-/// One side output of a destination (`SideOutputKind`), resolved from the
-/// destination's `outputs:`:
-///
-/// ```yaml
-/// mixpanel:
-///   type: mixpanel
-///   outputs:
-///     profiles: {path: "mixpanel/profiles/{date}/profiles-{shard}-{seq}.ndjson.gz", rotate: {max_events: 200}}
-/// ```
-///
-/// `path` (default the kind's `{dest}/KIND/{date}/{dest}-KIND-{hour}-{seq}.ndjson.gz`, with
-/// `{shard}-` before `{hour}` when the destination's path has `{shard}`),
-/// `rotate` (default the kind's, its endpoint's request limits) and
-/// `gzip_level` (default the destination's). Side outputs always write files,
-/// also when the destination's events go to stdout.
-public struct SideOutputSettings: Sendable {
-    public var kind: SideOutputKind
-    public var template: PathTemplate
-    /// Where `path:` is written in the file (the destination's place for the default path).
-    public var pathLocation: (line: Int, column: Int)
-    public var gzipLevel: Int
-    public var rotation: RotationPolicy
-}
-
 extension PipelineConfiguration {
     /// Reads `outputs:` of destination `name` of `type`: a mapping of the type's side output kinds.
     /// `sharded`: the destination's own path has `{shard}` (so have the default side paths).

@@ -1,5 +1,4 @@
 import Foundation
-import Sluice
 import SluiceJSON
 
 /// GA4's Measurement Protocol, as
@@ -73,5 +72,12 @@ struct GA4MeasurementProtocol: ProviderAPI {
             return (field.isEmpty ? "" : field + ": ") + text + (code.isEmpty ? "" : " (\(code))")
         }
         return texts.isEmpty ? nil : texts.joined(separator: "; ")
+    }
+}
+
+extension GA4Destination {
+    /// `sluice send`: each line to `/mp/collect`; `--validate` posts them to `/debug/mp/collect` instead.
+    static let delivery = ProviderDelivery(validates: true) { settings, secret, validate in
+        GA4MeasurementProtocol.make(settings: settings, secret: secret, validate: validate).map { $0 }
     }
 }

@@ -117,7 +117,7 @@ public struct PipelineConfiguration {
         if !sawVersion { reader.error(root, "missing `version: \(PipelineConfiguration.supportedVersion)`") }
         if !sawDestinations { reader.error(root, "missing `destinations:`; a pipeline needs at least one") }
         checkSharedFiles(&reader)
-        if rejects.keepRaw && stages.contains(where: \.scrubsPersonalData) {
+        if rejects.keepRaw && stages.contains(where: { $0 is any PersonalDataStage }) {
             reader.warning(rejectsNode?.mapping?["raw"] ?? rejectsNode, "rejects keep personal data raw (`rejects: {raw: keep}`): "
                 + "rejected lines and their details are written as they came, not scrubbed by the privacy stage")
         }
@@ -189,7 +189,9 @@ public struct PipelineConfiguration {
             if let stage = type.make(value, &reader) { stages.append(stage) }
         }
         // Text a stage takes from events for the stats (the plan's unplanned names) goes through every privacy stage's detectors.
-        let scrubbers = stages.compactMap(\.reportedTextScrubber)
-        for index in stages.indices { stages[index].scrubReportedText(with: scrubbers) }
+        let scrubbers = stages.compactMap { ($0 as? any PersonalDataStage)?.reportedTextScrubber }
+        for index in stages.indices where stages[index] is any ReportedTextStage {
+            stages.mutate(index, as: (any ReportedTextStage).self) { $0.scrubReportedText(with: scrubbers) }
+        }
     }
 }

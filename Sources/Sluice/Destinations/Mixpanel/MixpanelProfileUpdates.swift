@@ -1,5 +1,4 @@
 import Foundation
-import Sluice
 import SluiceJSON
 
 /// Mixpanel's profile endpoints, where the side outputs `mixpanel.profiles`
@@ -66,7 +65,7 @@ struct MixpanelProfileUpdates: ProviderAPI {
         if text == "0" { return "Mixpanel answered 0 (the update failed)" }
         guard let document = try? JSONDocument.parse(body), document.kind(0) == .object,
               let status = document.member("status", of: 0) else {
-            return "Mixpanel's answer says neither success nor failure: " + BatchDelivery.summary(body)
+            return "Mixpanel's answer says neither success nor failure: " + ProviderAnswer.summary(body)
         }
         guard String(decoding: document.rawBytes(status), as: UTF8.self) != "1" else { return nil }
         return document.member("error", of: 0).flatMap { document.string($0) } ?? "Mixpanel answered status 0"

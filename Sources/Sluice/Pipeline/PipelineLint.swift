@@ -1,0 +1,18 @@
+extension PipelineConfiguration {
+    /// The settings' warnings and every stage's lint against the destinations, in file order. Errors
+    /// (a destination would refuse a planned event) make `validate` exit 78;
+    /// warnings (it would rename, flatten or leave out something) do not, unless `--strict`.
+    public func lint() -> [LintDiagnostic] {
+        let settings = warnings.map {
+            LintDiagnostic(file: file, line: $0.line, column: $0.column, severity: .warning, message: $0.message)
+        }
+        let found = settings + stages.flatMap { ($0 as? any DestinationLintingStage)?.lint(destinations: destinations) ?? [] }.map { diagnostic -> LintDiagnostic in
+            var diagnostic = diagnostic
+            diagnostic.file = file
+            return diagnostic
+        }
+        return found.enumerated().sorted {
+            ($0.element.line, $0.element.column, $0.offset) < ($1.element.line, $1.element.column, $1.offset)
+        }.map(\.element)
+    }
+}
