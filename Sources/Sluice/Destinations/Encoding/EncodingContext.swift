@@ -45,8 +45,7 @@ public struct EncodingContext {
         let hash = insertID.hash(messageId: messageId, name: name, document: document)
         insertIDHash = hash
         insertIDMessageId = messageId
-        insertIDName.removeAll(keepingCapacity: true)
-        insertIDName.append(contentsOf: name)
+        insertIDName.replaceAll(with: name.span)
         InsertID.appendQuoted(hash, to: &out)
     }
 

@@ -362,8 +362,7 @@ final class ContextMemo {
             count = -1
             return
         }
-        text.removeAll(keepingCapacity: true)
-        text.append(span: bytes.extracting(0..<length))
+        text.replaceAll(with: bytes.extracting(0..<length))
         count = length
         isPrefix = prefix != nil
         self.context = context

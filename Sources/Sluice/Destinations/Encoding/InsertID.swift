@@ -28,8 +28,7 @@ struct InsertID {
     /// The id's 128 bits for a message with `messageId` and provider event `name`.
     mutating func hash(messageId: Int?, name: [UInt8], document: JSONDocument) -> (UInt64, UInt64) {
         if let messageId {
-            material.removeAll(keepingCapacity: true)
-            MessageIdentity.withTextSpan(document, messageId) { material.append(span: $0) }
+            MessageIdentity.withTextSpan(document, messageId) { material.replaceAll(with: $0) }
             material.append(0)
             material.append(contentsOf: name)
             return (StableHash.hash(material, seed: StableHash.seedA), StableHash.hash(material, seed: StableHash.seedB))

@@ -66,8 +66,7 @@ struct ScreenNaming {
         default:
             // The event's own name, copied into the caller's buffer: sharing the event's array
             // instead costs a retain now and a release at the next event, both atomic.
-            name.removeAll(keepingCapacity: true)
-            name.append(span: event.name.span)
+            name.replaceAll(with: event.name.span)
             return false
         }
     }

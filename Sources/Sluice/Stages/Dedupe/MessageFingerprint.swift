@@ -18,10 +18,13 @@ import SluiceJSON
 struct MessageFingerprint {
     private static let messageID = Array("messageId".utf8)
     private let ignored: [[UInt8]]
+    /// Bit `count % 64` set for each ignored name's length: most keys are told apart by it.
+    private let ignoredLengths: UInt64
     private var scratch: [UInt8] = []
 
     init(ignoreFields: [String]) {
         ignored = [Self.messageID] + ignoreFields.map { Array($0.utf8) }
+        ignoredLengths = ignored.reduce(0) { $0 | 1 << UInt64($1.count & 63) }
         scratch.reserveCapacity(1024)
     }
 
@@ -49,6 +52,8 @@ struct MessageFingerprint {
     mutating func payloadHash(_ document: JSONDocument) -> UInt64 {
         if document.isModified || document.hasInsignificantWhitespace { return canonicalPayloadHash(document) }
         // The common case: hash each member's bytes where they are.
+        // The names read into a local: the closure then reads no field of `self`, which would copy them per member.
+        let ignored = self.ignored, ignoredLengths = self.ignoredLengths
         return document.withView { view in
             var sum: UInt64 = 0
             let end = view.after(0)
@@ -56,8 +61,10 @@ struct MessageFingerprint {
             while index < end {
                 let key = index, value = index + 1
                 index = view.after(value)
+                let escaped = view.hasEscapes(key)
                 let keyHash = view.withSpan(of: key) { keyBytes -> UInt64? in
-                    isIgnored(keyBytes, escaped: view.hasEscapes(key)) ? nil : StableHash.hash(keyBytes)
+                    (escaped || ignoredLengths & 1 << UInt64((keyBytes.count - 2) & 63) != 0)
+                        && MessageFingerprint.isIgnored(keyBytes, escaped: escaped, ignored) ? nil : StableHash.hash(keyBytes)
                 }
                 guard let keyHash else { continue }
                 sum &+= view.withSpan(of: value) { StableHash.hash($0, seed: keyHash) }
@@ -76,7 +83,7 @@ struct MessageFingerprint {
             defer { index = document.after(valueIndex) }
             if document.isRemoved(key: keyIndex) { continue }
             let keyBytes = document.withRawBytes(keyIndex) { Array($0) }
-            if isIgnored(keyBytes.span, escaped: document.hasEscapes(keyIndex)) { continue }
+            if MessageFingerprint.isIgnored(keyBytes.span, escaped: document.hasEscapes(keyIndex), ignored) { continue }
             let keyHash = StableHash.hash(keyBytes)
             scratch.removeAll(keepingCapacity: true)
             document.write(node: valueIndex, to: &scratch)
@@ -93,8 +100,8 @@ struct MessageFingerprint {
         return sum
     }
 
-    /// Whether a key (its raw JSON text, quotes included) names an ignored field.
-    private func isIgnored(_ raw: Span<UInt8>, escaped: Bool) -> Bool {
+    /// Whether a key (its raw JSON text, quotes included) names one of the `ignored` fields.
+    private static func isIgnored(_ raw: Span<UInt8>, escaped: Bool, _ ignored: [[UInt8]]) -> Bool {
         let body = raw.extracting(1..<(raw.count - 1))
         if escaped { return ignored.contains(JSONString.unescape(body)) }
         for name in ignored where name.count == body.count && body.count > 0 {

@@ -97,8 +97,7 @@ final class LastTruncation {
         if count == inputCount && ByteSpans.equal(text, input) { return output }
         let result = truncation.truncated(text)
         if count <= LastTruncation.maxInputBytes {
-            input.removeAll(keepingCapacity: true)
-            input.append(span: text)
+            input.replaceAll(with: text)
             inputCount = count
             output = result
         } else {

@@ -106,7 +106,7 @@ struct RedactionWalk {
                             let end = scope.ends[component]
                             let next = node >= 0 ? document.member(keys.extracting(start..<end), of: node) : nil
                             if let next {
-                                exempt = json.withStringBody(next - 1) { exemptKeys.child(of: exempt, $0) }
+                                exempt = exemptKeys.child(of: exempt, keyAt: next - 1, in: json)
                                 node = next
                             } else {
                                 node = -1
@@ -160,7 +160,7 @@ struct RedactionWalk {
             while key < end {
                 let value = key + 1
                 let following = json.after(value)
-                let childExempt = exempt < 0 ? ExemptKeys.none : json.withStringBody(key) { exemptKeys.child(of: exempt, $0) }
+                let childExempt = exemptKeys.child(of: exempt, keyAt: key, in: json)
                 var childEmailOnly = emailOnly
                 if childExempt == ExemptKeys.skip {
                     // The exempt field's own key is the configured name: not scanned.
@@ -426,7 +426,8 @@ struct RedactionWalk {
             JSONString.appendQuoted(plain, to: &quoted)
             body.append(contentsOf: quoted[1..<(quoted.count - 1)])
         } else {
-            view.json.withStringBody(node) { text.append($0, replacing: matches, escaped: true, to: &body) }
+            let tokens = text.escapedTokens
+            view.json.withStringBody(node) { TextRedaction.append($0, replacing: matches, tokens: tokens, to: &body) }
         }
         if isKey { keyNames.makeUnique(&body, object: object, in: document) }
         splice.replaceString(node: node, start: start, end: end, body: body)

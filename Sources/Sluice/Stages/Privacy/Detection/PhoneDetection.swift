@@ -53,7 +53,10 @@ enum PhoneDetection {
         var index = 0
         let count = text.count
         while index < count {
-            guard startsCandidate(text, index) else {
+            // Most bytes start nothing: one test before the call.
+            let byte = text[index]
+            guard TextBytes.isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "("),
+                  startsCandidate(text, index) else {
                 index += 1
                 continue
             }
@@ -103,6 +106,7 @@ enum PhoneDetection {
     /// Where a candidate may begin: a digit, `+` or `(` then a digit (or `(+`),
     /// as a token of its own, not the tail of a decimal, a time, a range or a
     /// negative number, and not after a currency sign.
+    @inline(__always)
     private static func startsCandidate(_ text: Span<UInt8>, _ index: Int) -> Bool {
         let byte = text[index]
         let count = text.count

@@ -59,7 +59,12 @@ struct TextRedaction {
     /// Appends `text` to `out` with each of `matches` (in text order, none
     /// overlapping) replaced by its token; `escaped`: the token as written inside a JSON string.
     func append(_ text: Span<UInt8>, replacing matches: [PIIMatch], escaped: Bool, to out: inout [UInt8]) {
-        let tokens = escaped ? escapedTokens : plainTokens
+        TextRedaction.append(text, replacing: matches, tokens: escaped ? escapedTokens : plainTokens, to: &out)
+    }
+
+    /// `append(_:replacing:escaped:to:)` with the tokens given: what a caller
+    /// holding the redaction in a closure calls, so that it is not copied.
+    static func append(_ text: Span<UInt8>, replacing matches: [PIIMatch], tokens: [[UInt8]], to out: inout [UInt8]) {
         var copied = 0
         for match in matches {
             out.append(span: text.extracting(copied..<match.start))
