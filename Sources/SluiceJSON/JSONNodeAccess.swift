@@ -9,8 +9,13 @@
 // are into `bytes`; a string's include its quotes.
 //
 // Unsafe code: `withRawBytes` and `withLineBytes` lend the line's bytes through
-// a pointer for the duration of the call (the storage is alive for it). The
-// stages and encoders use the span forms of `JSONSpans.swift` instead.
+// a pointer for the duration of the call (the storage is alive for it), and
+// `UnsafeJSONView` hands out pointers to a document's index and bytes for the
+// one walk that visits every value of every event with no bounds check
+// (privacy redaction). They are valid only inside the `withUnsafeView`
+// closure that made the view, which keeps the document alive; nothing stores
+// a view. The other stages and the encoders use the span forms of
+// `JSONSpans.swift`.
 
 extension JSONDocument {
     /// The kind of the value at `node`.
@@ -58,5 +63,61 @@ extension JSONDocument {
     @inlinable @inline(__always)
     public func withLineBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try storage.withRawBytes(body)
+    }
+
+    /// Calls `body` with the document's index and bytes borrowed through pointers.
+    @inlinable @inline(__always)
+    public func withUnsafeView<R>(_ body: (UnsafeJSONView) throws -> R) rethrows -> R {
+        try storage.withUnsafeMutablePointers { header, nodes in
+            let bytes = UnsafeRawPointer(nodes + header.pointee.nodeCount).assumingMemoryBound(to: UInt8.self)
+            return try body(UnsafeJSONView(nodes: UnsafeBufferPointer(start: nodes, count: header.pointee.nodeCount),
+                                           bytes: UnsafeBufferPointer(start: bytes, count: header.pointee.byteCount)))
+        }
+    }
+}
+
+/// A document's index and bytes through pointers, for the walk that visits
+/// every value of every event: the same reads as `JSONView`'s, without a bounds
+/// check per read. Valid only inside `withUnsafeView`.
+public struct UnsafeJSONView {
+    @usableFromInline let nodes: UnsafeBufferPointer<JSONNode>
+    /// The document's text.
+    public let bytes: UnsafeBufferPointer<UInt8>
+
+    @usableFromInline
+    init(nodes: UnsafeBufferPointer<JSONNode>, bytes: UnsafeBufferPointer<UInt8>) {
+        self.nodes = nodes
+        self.bytes = bytes
+    }
+
+    /// The kind of the value at `node`.
+    @inlinable @inline(__always)
+    public func kind(_ node: Int) -> JSONKind { nodes[node].kind }
+
+    /// The index just past the value at `node` and everything inside it.
+    @inlinable @inline(__always)
+    public func after(_ node: Int) -> Int { Int(nodes[node].next) }
+
+    /// The byte offset where the value's text starts (a string's opening quote).
+    @inlinable @inline(__always)
+    public func start(_ node: Int) -> Int { Int(nodes[node].start) }
+
+    /// The byte offset just past the value's text.
+    @inlinable @inline(__always)
+    public func end(_ node: Int) -> Int { Int(nodes[node].end) }
+
+    /// The length of the value's text as written, quotes included.
+    @inlinable @inline(__always)
+    public func rawLength(_ node: Int) -> Int { Int(nodes[node].end &- nodes[node].start) }
+
+    /// Whether the string at `node` holds a backslash escape.
+    @inlinable @inline(__always)
+    public func hasEscapes(_ node: Int) -> Bool { nodes[node].flags & JSONNode.hasEscapes != 0 }
+
+    /// The bytes of the string at `node` as written, without its quotes (escapes not decoded).
+    @inlinable @inline(__always)
+    public func rawStringBody(_ node: Int) -> UnsafeBufferPointer<UInt8> {
+        let string = nodes[node]
+        return UnsafeBufferPointer(rebasing: bytes[Int(string.start) + 1..<Int(string.end) - 1])
     }
 }

@@ -156,41 +156,6 @@ public struct JSONView {
         return try withBytes(Int(n.start) + 1..<Int(n.end) - 1, body)
     }
 
-    /// `ByteSpans.head` of the body of the string at `node` as written (its
-    /// first eight bytes, zero-padded): a key told apart without lending it.
-    @inlinable @inline(__always)
-    public func head(ofStringBody node: Int) -> UInt64 {
-        let n = self.node(node)
-        let start = Int(n.start) + 1, count = Int(n.end) - 1 - start
-        precondition(start >= 0 && count >= 0 && start + count <= byteCount, "JSONView: bytes out of range")
-        return withExtendedLifetime(storage) {
-            if start + 8 <= byteCount {
-                let word = UInt64(littleEndian: UnsafeRawPointer(bytes + start).loadUnaligned(as: UInt64.self))
-                return count >= 8 ? word : word & (UInt64(1) << UInt64(8 * count) &- 1)
-            }
-            var word: UInt64 = 0
-            var index = Swift.min(count, 8)
-            while index > 0 {
-                index -= 1
-                word = word << 8 | UInt64(bytes[start + index])
-            }
-            return word
-        }
-    }
-
-    /// The last eight bytes of the body of the string at `node` as written
-    /// (`ByteSpans.head` of them); 0 for a body of fewer than eight.
-    @inlinable @inline(__always)
-    public func tail(ofStringBody node: Int) -> UInt64 {
-        let n = self.node(node)
-        let start = Int(n.start) + 1, end = Int(n.end) - 1
-        precondition(start >= 0 && end <= byteCount, "JSONView: bytes out of range")
-        guard end - start >= 8 else { return 0 }
-        return withExtendedLifetime(storage) {
-            UInt64(littleEndian: UnsafeRawPointer(bytes + end - 8).loadUnaligned(as: UInt64.self))
-        }
-    }
-
     /// The bytes of the string at `node` without its quotes, decoded (a copy).
     public func decodedString(_ node: Int) -> [UInt8] {
         withStringBody(node) { JSONString.unescape($0) }
@@ -265,22 +230,6 @@ public enum ByteSpans {
     /// Whether `a` holds the bytes of `b`.
     @inlinable @inline(__always)
     public static func equal(_ a: Span<UInt8>, _ b: [UInt8]) -> Bool { equal(a, b.span) }
-
-    /// The first eight bytes of `bytes` (fewer, zero-padded, when it is shorter)
-    /// as a little-endian word: two short keys compare as two words.
-    @inlinable @inline(__always)
-    public static func head(_ bytes: Span<UInt8>) -> UInt64 {
-        bytes.withUnsafeBytes { raw in
-            if raw.count >= 8 { return UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)) }
-            var word: UInt64 = 0
-            var index = raw.count
-            while index > 0 {
-                index -= 1
-                word = word << 8 | UInt64(raw[index])
-            }
-            return word
-        }
-    }
 
     /// Whether `a` holds the bytes of `b`.
     @inlinable @inline(__always)
@@ -423,6 +372,14 @@ extension TextLimit {
     @inlinable @inline(__always)
     public static func scalarCount(_ bytes: Span<UInt8>) -> Int {
         bytes.withUnsafeBytes { scalarCount($0) }
+    }
+}
+
+extension UTF8Validation {
+    /// `isValid` of bytes lent as a span.
+    @inlinable
+    public static func isValid(_ bytes: Span<UInt8>) -> Bool {
+        bytes.withUnsafeBufferPointer { isValid($0) }
     }
 }
 

@@ -49,25 +49,26 @@ struct CleanScanMemo {
 
     /// The slot for the key; `probe.slot` is -1 when it is too long to remember.
     @inline(__always)
-    func probe(mode: UInt8, field: Span<UInt8>, text: Span<UInt8>) -> Probe {
+    static func probe(mode: UInt8, field: Span<UInt8>, text: Span<UInt8>) -> Probe {
         guard CleanScanMemo.fits(field: field, text: text) else { return Probe(slot: -1, tag: 0) }
         let fieldHash = StableHash.hash(field, seed: StableHash.seedB ^ UInt64(mode))
         let tag = StableHash.hash(text, seed: fieldHash) | 1
         return Probe(slot: Int(truncatingIfNeeded: tag >> 52) & (CleanScanMemo.slotCount - 1), tag: tag)
     }
 
-    /// Whether the key was scanned clean. `region` gives the event's country,
-    /// asked only when the entry's scan read one.
+    /// The country the key's clean scan read (`anyRegion`: it read none), or
+    /// nil when the key was not scanned clean; the caller compares it with the
+    /// event's, so that the country is read only when an entry needs it.
+    /// (Mutating, though it changes nothing: the memo is then read in place,
+    /// where a read-only call from the walk's closures would copy its arrays.)
     @inline(__always)
-    func isClean(_ probe: Probe, mode: UInt8, field: Span<UInt8>, text: Span<UInt8>,
-                 region: () -> Int) -> Bool {
-        guard probe.slot >= 0, tags[probe.slot] == probe.tag else { return false }
+    mutating func cleanRegion(_ probe: Probe, mode: UInt8, field: Span<UInt8>, text: Span<UInt8>) -> Int32? {
+        guard probe.slot >= 0, tags[probe.slot] == probe.tag else { return nil }
         let slot = keys.span.extracting(probe.slot * CleanScanMemo.slotBytes..<(probe.slot + 1) * CleanScanMemo.slotBytes)
         guard slot[0] == mode, Int(slot[1]) == field.count, Int(slot[2]) == text.count,
               ByteSpans.equal(slot.extracting(3..<3 + field.count), field),
-              ByteSpans.equal(slot.extracting(3 + field.count..<3 + field.count + text.count), text) else { return false }
-        let stored = regions[probe.slot]
-        return stored == CleanScanMemo.anyRegion || Int(stored) == region()
+              ByteSpans.equal(slot.extracting(3 + field.count..<3 + field.count + text.count), text) else { return nil }
+        return regions[probe.slot]
     }
 
     /// Remembers that the key scanned clean; `region`: the country the scan read, or `anyRegion`.

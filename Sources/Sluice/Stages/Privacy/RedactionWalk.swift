@@ -1,3 +1,11 @@
+// Unsafe code: the walk visits every value of every event, so it reads the
+// document's index and bytes through `UnsafeJSONView` (pointers valid inside
+// `withUnsafeView`, which keeps the document alive; the view is never stored)
+// and the handled nodes through a buffer pointer lent for the same call. The
+// same walk on the bounds-checked `JSONView` cost the privacy stage's
+// benchmark 5% more instructions (docs/performance.md). The strings found are
+// handed on as spans: the detectors, the memo and the rewriting are safe code.
+
 import SluiceJSON
 
 /// Rule 6 of the `privacy` stage: walks an event's values and replaces what the
@@ -92,7 +100,7 @@ struct RedactionWalk {
         // The event's region for national phone numbers is read once, when a string or a number first needs it.
         if phonesInNumbers { text.phoneEvent = document }
         defer { if phonesInNumbers { text.phoneEvent = nil } }
-        document.withView { json in
+        handled.withUnsafeBufferPointer { handled in document.withUnsafeView { json in
             let view = View(json: json, handled: handled)
             if let scope = scopeKeys {
                 // The paths' keys read from one flat buffer: no array per path or key to retain, event after event.
@@ -106,7 +114,7 @@ struct RedactionWalk {
                             let end = scope.ends[component]
                             let next = node >= 0 ? document.member(keys.extracting(start..<end), of: node) : nil
                             if let next {
-                                exempt = exemptKeys.child(of: exempt, keyAt: next - 1, in: json)
+                                exempt = exemptKeys.child(of: exempt, json.rawStringBody(next - 1))
                                 node = next
                             } else {
                                 node = -1
@@ -123,15 +131,15 @@ struct RedactionWalk {
             } else {
                 walk(0, field: -1, exempt: 0, emailOnly: false, view, document, checkScope: !everywhere, &splice)
             }
-        }
+        } }
         return !hits.isEmpty
     }
 
     /// What the walk reads, in place: one document's values and bytes, and the
     /// nodes not to scan.
     private struct View {
-        let json: JSONView
-        let handled: [Int]
+        let json: UnsafeJSONView
+        let handled: UnsafeBufferPointer<Int>
 
         @inline(__always)
         func isHandled(_ node: Int) -> Bool { !handled.isEmpty && handled.contains(node) }
@@ -144,7 +152,7 @@ struct RedactionWalk {
     @inline(__always)
     private func mayHit(_ node: Int, _ view: View) -> Bool {
         if hasPatterns || view.json.hasEscapes(node) { return true }
-        return PIIScanner.mayHoldPII(view.json, stringAt: node)
+        return PIIScanner.mayHoldPII(view.json.bytes.span, from: view.json.start(node) + 1, to: view.json.end(node) - 1)
     }
 
     /// Walks the value at `node`; `field`: the key whose value it is (or holds
@@ -160,7 +168,7 @@ struct RedactionWalk {
             while key < end {
                 let value = key + 1
                 let following = json.after(value)
-                let childExempt = exemptKeys.child(of: exempt, keyAt: key, in: json)
+                let childExempt = exempt < 0 ? ExemptKeys.none : exemptKeys.child(of: exempt, json.rawStringBody(key))
                 var childEmailOnly = emailOnly
                 if childExempt == ExemptKeys.skip {
                     // The exempt field's own key is the configured name: not scanned.
@@ -216,7 +224,7 @@ struct RedactionWalk {
     @inline(__always)
     private func mayHoldEmail(_ node: Int, _ view: View) -> Bool {
         if view.json.hasEscapes(node) { return true }
-        return PIIScanner.mayHoldEmail(view.json, stringAt: node)
+        return PIIScanner.mayHoldEmail(view.json.bytes.span, from: view.json.start(node) + 1, to: view.json.end(node) - 1)
     }
 
     /// Whether the number at `node` is long enough to be a phone or a card (7 characters), and not handled.
@@ -238,10 +246,9 @@ struct RedactionWalk {
     private mutating func scanNumber(_ node: Int, field: Int, _ view: View, _ document: JSONDocument, checkScope: Bool,
                                      _ splice: inout JSONSplice) {
         RedactionWalk.withFieldName(field, view) { fieldName in
-            view.json.withSpan(of: node) { numberText in
-                scanNumber(node, fieldName: fieldName, hasField: field >= 0, numberText: numberText, view, document,
-                           checkScope: checkScope, &splice)
-            }
+            scanNumber(node, fieldName: fieldName, hasField: field >= 0,
+                       numberText: UnsafeBufferPointer(rebasing: view.json.bytes[view.json.start(node)..<view.json.end(node)]).span,
+                       view, document, checkScope: checkScope, &splice)
         }
     }
 
@@ -250,8 +257,9 @@ struct RedactionWalk {
                                      _ document: JSONDocument, checkScope: Bool, _ splice: inout JSONSplice) {
         let start = view.json.start(node), end = view.json.end(node)
         // A number read clean before, in a field of the same name, is clean again (`CleanScanMemo`).
-        let probe = memo.probe(mode: CleanScanMemo.numberMode, field: fieldName, text: numberText)
-        if memo.isClean(probe, mode: CleanScanMemo.numberMode, field: fieldName, text: numberText, region: { text.eventRegion() }) { return }
+        let probe = CleanScanMemo.probe(mode: CleanScanMemo.numberMode, field: fieldName, text: numberText)
+        if let clean = memo.cleanRegion(probe, mode: CleanScanMemo.numberMode, field: fieldName, text: numberText),
+           clean == CleanScanMemo.anyRegion || Int(clean) == text.eventRegion() { return }
         text.regionRead = false
         var detector: PIIDetector?
         defer {
@@ -284,7 +292,7 @@ struct RedactionWalk {
         }
         guard let detector else { return }
         keys.removeAll(keepingCapacity: true)
-        RedactionWalk.keyPath(to: node, isKey: false, view.json, into: &keys)
+        document.withView { RedactionWalk.keyPath(to: node, isKey: false, $0, into: &keys) }
         let path = keys[...]
         if checkScope && !settings.paths.contains(where: { $0.covers(path, in: document) }) { return }
         if exemptPatterns.contains(where: { $0.covers(path, in: document) }) { return }
@@ -367,8 +375,8 @@ struct RedactionWalk {
     private static func withFieldName<Result>(_ field: Int, _ view: View,
                                               _ body: (Span<UInt8>) -> Result) -> Result {
         guard field >= 0 else { return body(Span<UInt8>()) }
-        guard view.json.hasEscapes(field) else { return view.json.withStringBody(field, body) }
-        let decoded = view.json.decodedString(field)
+        guard view.json.hasEscapes(field) else { return body(view.json.rawStringBody(field).span) }
+        let decoded = JSONString.unescape(view.json.rawStringBody(field))
         return body(decoded.span)
     }
 
@@ -386,30 +394,28 @@ struct RedactionWalk {
             }
         }
         if escaped {
-            decoded = view.json.decodedString(node)
+            decoded = JSONString.unescape(view.json.rawStringBody(node))
             let decoded = self.decoded
             run(decoded.span)
         } else {
             // A string scanned clean before, in a field of the same name, is clean again (`CleanScanMemo`).
-            let done = view.json.withStringBody(node) { string -> Bool in
-                let mode = UInt8(isKey ? 1 : 0) | UInt8(emailOnly ? 2 : 0)
-                let probe = memo.probe(mode: mode, field: fieldName, text: string)
-                if memo.isClean(probe, mode: mode, field: fieldName, text: string, region: { text.eventRegion() }) { return true }
-                text.regionRead = false
-                run(string)
-                if matches.isEmpty {
-                    let region = emailOnly || !text.regionRead ? CleanScanMemo.anyRegion : Int32(text.eventRegion())
-                    memo.remember(probe, mode: mode, field: fieldName, text: string, region: region)
-                    return true
-                }
-                return false
+            let string = view.json.rawStringBody(node).span
+            let mode = UInt8(isKey ? 1 : 0) | UInt8(emailOnly ? 2 : 0)
+            let probe = CleanScanMemo.probe(mode: mode, field: fieldName, text: string)
+            if let clean = memo.cleanRegion(probe, mode: mode, field: fieldName, text: string),
+               clean == CleanScanMemo.anyRegion || Int(clean) == text.eventRegion() { return }
+            text.regionRead = false
+            run(string)
+            if matches.isEmpty {
+                let region = emailOnly || !text.regionRead ? CleanScanMemo.anyRegion : Int32(text.eventRegion())
+                memo.remember(probe, mode: mode, field: fieldName, text: string, region: region)
+                return
             }
-            if done { return }
         }
         guard !matches.isEmpty else { return }
         // The keys down to this string, found again from the root (only on a hit; the walk keeps no stack).
         keys.removeAll(keepingCapacity: true)
-        RedactionWalk.keyPath(to: node, isKey: isKey, view.json, into: &keys)
+        document.withView { RedactionWalk.keyPath(to: node, isKey: isKey, $0, into: &keys) }
         let path = keys[...]
         if checkScope && !settings.paths.contains(where: { $0.covers(path, in: document) }) { return }
         if !emailOnly && exemptPatterns.contains(where: { $0.covers(path, in: document) }) {
@@ -426,8 +432,7 @@ struct RedactionWalk {
             JSONString.appendQuoted(plain, to: &quoted)
             body.append(contentsOf: quoted[1..<(quoted.count - 1)])
         } else {
-            let tokens = text.escapedTokens
-            view.json.withStringBody(node) { TextRedaction.append($0, replacing: matches, tokens: tokens, to: &body) }
+            TextRedaction.append(view.json.rawStringBody(node).span, replacing: matches, tokens: text.escapedTokens, to: &body)
         }
         if isKey { keyNames.makeUnique(&body, object: object, in: document) }
         splice.replaceString(node: node, start: start, end: end, body: body)
