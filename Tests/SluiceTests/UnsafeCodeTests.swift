@@ -65,6 +65,7 @@ import Testing
         #expect(Self.filesWithPointerCode(files).map(\.path) == ["a.swift", "b.swift"])
         #expect(Self.saysWhy(files[0].text))
         #expect(!Self.saysWhy(files[1].text))
-        #expect(!Self.saysWhy("import X\n// Unsafe code: too late, after the code starts.\nlet x = 1\n"))
+        #expect(Self.saysWhy("import X\n\n// Unsafe code: after the imports, before the code.\nlet x = 1\n"))
+        #expect(!Self.saysWhy("import X\nlet x = 1\n// Unsafe code: too late, after the code starts.\n"))
     }
 }

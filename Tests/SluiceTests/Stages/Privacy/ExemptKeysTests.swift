@@ -52,7 +52,8 @@ struct ExemptKeysTests {
     }
 
     @Test func anEscapedKeyIsComparedAsWritten() throws {
-        let results = try lookUps(["type"], #"{"typ\u0065":1,"type":2}"#)
-        #expect(results.map(\.child) == [ExemptKeys.none, ExemptKeys.skip])
+        // The key's text as written is compared (as the walk has always done): an escape is not the name.
+        #expect(try lookUps(["type"], #"{"typ\u0065":1}"#).map(\.child) == [ExemptKeys.none])
+        #expect(try lookUps(["type"], #"{"type":1}"#).map(\.child) == [ExemptKeys.skip])
     }
 }
