@@ -145,11 +145,12 @@ final class EventTimeMerge: InputFeed {
             reading.removeMin()
             throw error
         }
+        // A pause is seen on the input, not in the record, which goes into the buffer untouched.
+        if input.lastPaused { return false }
         guard let record = consume read else {
             reading.removeMin()
             return true
         }
-        if case .paused = record { return false }
         // An event's own time; a rejected line's is its input's previous event's (read from the
         // input rather than the record, which is moved into the buffer, never copied).
         let time = input.lastEventTime

@@ -92,6 +92,9 @@ final class InputLines {
     @exclusivity(unchecked) private(set) var lineChecksum: UInt64 = 0
     /// Whether its bytes are in memory (a test case's events), not a file on disk.
     let isInMemory: Bool
+    /// The last `next` returned `.paused`: a merge asks here rather than
+    /// look into the record, which it moves on untouched.
+    @exclusivity(unchecked) private(set) var lastPaused = false
 
     init(path: String, source: Int32, reading: InputReading) {
         self.path = path
@@ -131,6 +134,7 @@ final class InputLines {
     /// the end of the input. An input error (it cannot be opened, corrupt gzip, a failed read) ends the
     /// input, is kept in `error` and thrown; the next call returns nil.
     func next() throws -> InputRecord? {
+        lastPaused = false
         guard let line = try nextNonBlankLine() else { return nil }
         switch line {
         case let .line(buffer, number):
@@ -156,6 +160,7 @@ final class InputLines {
             return .rejected(RejectedLine(bytes: Array(buffer), origin: Origin(source: source, line: number),
                                           rejection: rejection))
         case .paused:
+            lastPaused = true
             return .paused
         }
     }
@@ -163,6 +168,7 @@ final class InputLines {
     /// What exact order's first read needs of the next line: its event time when it is an
     /// event (nil for a line that is not), and its footprint when held; nil at the end of the
     /// input. The time is read without parsing the line where it can be (`QuickTimestamp`).
+    @inline(__always)
     func nextForSurvey() throws -> SurveyLine? {
         guard let line = try nextNonBlankLine() else { return nil }
         switch line {
