@@ -142,6 +142,7 @@ public final class PipelineRunner {
     private func read<Feed: InputFeed>(_ feed: Feed) throws -> InputError? {
         var failure: InputError?
         var toldToStop = false
+        // The feed's last answer was a pause: it is in the middle of a read, and is told to stop only after it.
         var paused = false
         while true {
             if stopReading && !toldToStop && !paused {
@@ -163,6 +164,7 @@ public final class PipelineRunner {
             case nil:
                 return failure
             case .paused?:
+                // Between reads: the outputs handed over, signals and reporters served, a pipe waited for.
                 paused = true
                 try housekeep()
             case .event(let event)?:
