@@ -10,14 +10,20 @@ struct FileTooLarge: Error, CustomStringConvertible {
 }
 
 /// Reads a whole (small) file's bytes; past `limit` bytes, `FileTooLarge`.
-/// With a `gate`, a FIFO is opened without waiting and its waits pass the gate.
-func readFileBytes(_ path: String, limit: Int? = nil, gate: InputGate? = nil) throws -> [UInt8] {
-    let reader = try FileByteSource.open(path, gate: gate)
+/// With `awaitReadable`, a FIFO is opened without waiting, and each read
+/// that may block first waits in it (false: a stop came; `InputStopped`).
+func readFileBytes(_ path: String, limit: Int? = nil, awaitReadable: ((Int32) -> Bool)? = nil) throws -> [UInt8] {
+    let pacing = awaitReadable.map { _ in ReadPacing() }
+    let reader = try FileByteSource.open(path, pacing: pacing)
     defer { reader.close() }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 64 * 1024)
     while true {
         let n = try chunk.withUnsafeMutableBytes { try reader.read(into: $0) }
+        if n == ReadPacing.paused, let pacing, let awaitReadable {
+            if case let .read(fd, mayBlock) = pacing.due, mayBlock, !awaitReadable(fd) { pacing.stopRequested = true }
+            continue
+        }
         if n == 0 { break }
         bytes.append(contentsOf: chunk[..<n])
         if let limit, bytes.count > limit { throw FileTooLarge(limit: limit) }
