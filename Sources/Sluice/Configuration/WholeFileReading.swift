@@ -1,3 +1,8 @@
+// Unsafe code: `withUnsafeMutableBytes` lends the chunk array to
+// `FileByteSource.read`, whose read(2) fills it: the kernel writes into the
+// caller's buffer. The pointer is used only during the call and read(2) is
+// given the chunk's own length, so it never writes past it.
+
 /// Reads a whole (small) file as UTF-8.
 func readFile(_ path: String, limit: Int? = nil) throws -> String {
     String(decoding: try readFileBytes(path, limit: limit), as: UTF8.self)

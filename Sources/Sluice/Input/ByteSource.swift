@@ -1,3 +1,8 @@
+// Unsafe code: a source fills the caller's `UnsafeMutableRawBufferPointer`
+// (the line reader's mapped pages) straight from read(2)/pread(2), so input
+// bytes are copied once, by the kernel. Each call is given the buffer's own
+// count; `peek`'s bytes are copied back with at most `buffer.count` bytes.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

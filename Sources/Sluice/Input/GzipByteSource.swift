@@ -1,3 +1,8 @@
+// Unsafe code: inflated bytes go into the caller's
+// `UnsafeMutableRawBufferPointer` (the line reader's buffer) through
+// `GzipInflater`, which wraps zlib's C API, so each byte is written once. Each
+// step is given the room left (`out[produced...]`); no pointer is kept.
+
 /// Inflates gzip data from another source on the fly, multi-member files included
 /// (each member is a complete gzip stream; `cat a.gz b.gz` is valid gzip).
 ///

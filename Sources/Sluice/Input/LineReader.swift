@@ -1,3 +1,9 @@
+// Unsafe code: lines are `UnsafeBufferPointer`s into the reader's own buffer
+// (mapped pages, `PageMemory`, kept for the reader's life), so a line reaches
+// the parser with no copy: the reading thread's hot path. A line is valid until
+// the next `next()`, which callers are told; every slice is within
+// `start..<end`, and reads are given only the room left below `capacity`.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

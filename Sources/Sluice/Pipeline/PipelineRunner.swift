@@ -1,3 +1,9 @@
+// Unsafe code: the stages' outputs are an allocated buffer
+// (`stageBuffers`), so one stage's output can be read while the next one's is
+// written without an array's swap and two releases per stage and event on the
+// reading thread. The runner owns it (freed in deinit), one per stage, and
+// indexes only below the stage count.
+
 import Logging
 import SluiceJSON
 

@@ -1,3 +1,7 @@
+// Unsafe code: one `withUnsafeBufferPointer`, to decode a pending line from the
+// state with `Event.decode`, which takes lines as buffers; the array outlives
+// the call and the decoded event keeps its own copy.
+
 /// How a run is put together before its first line: the stages told about
 /// the destinations, the `--state` restored, and the inputs made into a feed
 /// in the order asked for.
