@@ -1,3 +1,9 @@
+// Unsafe code: `ByteBuffer` keeps its bytes in memory it allocates
+// (`storage`), so an append is a capacity check and a copy, without an array's
+// uniqueness checks, on the reading thread for every record. It owns `storage`
+// (freed in deinit) and writes only below `allocated`; `reserve` makes room
+// before every write. `bytes` is valid until the next change.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,3 +1,8 @@
+// Unsafe code: `withUnsafeBytes`/`withUnsafeBufferPointer` over its own arrays,
+// to hash a text as one block, to parse one with the parser (which takes a
+// buffer), and to read a fragment without copying it (two retains). Every
+// pointer is used only during its call; ids are checked against the count.
+
 /// JSON texts stored once however many holders share them, counted by reference,
 /// each with its index (parsed once, when first interned).
 ///

@@ -1,3 +1,9 @@
+// Unsafe code: the builder keeps its nodes and open objects in memory it
+// allocates (`nodeBase`, `openBase`), so adding a member is a capacity check
+// and a store, not an array's uniqueness check (the `session` stage adds eight
+// to every event). It owns both (freed in deinit) and writes below their
+// capacities, growing them first.
+
 /// Writes JSON text together with its index (what `JSONParser` would make of
 /// it), so a stage can add a value it builds itself without parsing it again
 /// (`JSONDocument.insertingMember(_:into:)`).

@@ -1,3 +1,6 @@
+// Unsafe code: path components are looked up through `withUnsafeBytes`, as
+// `member` takes raw key bytes; the pointer is used only during the look-up.
+
 /// Changes made to a `JSONDocument` by stages, kept beside the original bytes.
 ///
 /// Few events get more than a handful of edits, so plain arrays with linear

@@ -1,3 +1,7 @@
+// Unsafe code: `isNumber` reads a number's text as an `UnsafeRawBufferPointer`
+// (the document's own bytes, no copy); every index is checked against
+// `count` before it is read.
+
 /// Facts about a JSON number decided on its text, never through `Double`:
 /// numbers are kept as text (an id of 2^63 must survive), so they are judged as text.
 public enum JSONNumberText {

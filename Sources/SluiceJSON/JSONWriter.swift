@@ -1,3 +1,8 @@
+// Unsafe code: an unedited value is appended as a slice of the document's raw
+// bytes (`withRawBytes`), one copy for the whole value, for every record. The
+// slice is the value's `start..<end` from the parser's tape, within the bytes,
+// and used only during the call.
+
 extension JSONDocument {
     /// Appends the document as canonical JSON: compact (no insignificant
     /// whitespace), keys in their original order, values byte-identical to the

@@ -1,3 +1,7 @@
+// Unsafe code: a finished file is read with read(2) into an array's bytes, and
+// its lines are found by scanning the text through `withUnsafeBufferPointer`;
+// each read is given only the room left, and no pointer outlives its call.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,3 +1,7 @@
+// Unsafe code: the ledger is read with pread(2) and appended with pwrite(2)
+// through an array's bytes, as the C calls take pointers; each call is given
+// only the bytes left of the array (`count - filled`, `count - written`).
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

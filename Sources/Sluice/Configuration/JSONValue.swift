@@ -1,3 +1,8 @@
+// Unsafe code: one `withUnsafeBytes`, to hand a scalar's UTF-8 to
+// `JSONNumberText.isNumber`, which judges numbers on raw bytes as the parser
+// sees them; the pointer is into an array made for the call and is used only
+// during it.
+
 import SluiceJSON
 
 /// A JSON value written in a pipeline file (a test case's input event or

@@ -1,3 +1,8 @@
+// Unsafe code: a device id's text is an `UnsafeRawBufferPointer` into the
+// event's own bytes (or its decoded string), so keying every message by device
+// on the reading thread copies nothing and makes no String. The pointer is
+// valid only inside the `withID` closure, while the document holds the bytes.
+
 import SluiceJSON
 
 /// A device as everything Sluice remembers per device knows it (the

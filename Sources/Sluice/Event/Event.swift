@@ -1,3 +1,9 @@
+// Unsafe code: a line comes in as an `UnsafeBufferPointer` into the line
+// reader's buffer, and the `type` value as raw bytes of the document, so
+// decoding every line makes no copy and no String on the reading thread. Both
+// are read only during the call: the line is valid until the reader's next
+// line, and the parsed document keeps a copy of its bytes.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

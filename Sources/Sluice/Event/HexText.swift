@@ -1,3 +1,8 @@
+// Unsafe code: the eight ASCII digits made in one word are appended through
+// `withUnsafeBytes(of:)` (no array per id), and input bytes are read four at a
+// time with `loadUnaligned`. Loads stop at `offset + 4 <= count`, and the
+// word's bytes live on the stack for the length of the append.
+
 import SluiceJSON
 
 /// Lowercase hexadecimal text, eight digits at a time: insert ids, session

@@ -1,3 +1,9 @@
+// Unsafe code: ids are read as `UnsafeRawBufferPointer`s into the event's
+// bytes or decoded string, and keys as a `StaticString`'s UTF-8, so checking
+// and hashing every message's ids copies nothing on the reading thread. A
+// pointer is used only inside the closure it is lent to, while the document
+// (or the static string, which lives forever) holds the bytes.
+
 import SluiceJSON
 
 /// The one rule for a message's ids (`userId`, `anonymousId`, `messageId`),

@@ -1,3 +1,8 @@
+// Unsafe code: the hash reads its input eight and four bytes at a time with
+// `loadUnaligned` from an `UnsafeRawBufferPointer`, the speed a hash of every
+// message id and device id needs on the reading thread. Every load's offset is
+// bounded by `count` by the branches on length; the bytes belong to the caller.
+
 /// A fixed 64-bit hash of bytes, the same on every run and every machine.
 ///
 /// Swift's `Hasher` is seeded per process, so a hash kept in state (a seen

@@ -1,3 +1,8 @@
+// Unsafe code: `run` hands each ~64 KiB chunk to its sink as an
+// `UnsafeRawBufferPointer` (`withUnsafeBytes` over the chunk array), so the
+// sink can write(2) it without a copy. The pointer is valid only for the sink
+// call; the array is cleared after it returns.
+
 /// What `sluice generate` writes: the options of workload/gen_events.py.
 public struct GeneratorOptions: Sendable, Equatable {
     /// How many lines to write (duplicates, late and broken lines included).

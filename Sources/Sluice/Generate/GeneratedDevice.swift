@@ -1,3 +1,7 @@
+// Unsafe code: one `withUnsafeBytes`, to hash a device's id bytes with
+// `StableHash`, which takes a raw buffer; the array outlives the call and the
+// pointer is not kept.
+
 /// The words the generated stream is made of (workload/gen_events.py).
 enum GeneratorVocabulary {
     static let screens: [StaticString] = [

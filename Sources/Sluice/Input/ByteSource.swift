@@ -1,3 +1,8 @@
+// Unsafe code: a source fills the caller's `UnsafeMutableRawBufferPointer`
+// (the line reader's mapped pages) straight from read(2)/pread(2), so input
+// bytes are copied once, by the kernel. Each call is given the buffer's own
+// count; `peek`'s bytes are copied back with at most `buffer.count` bytes.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -6,7 +11,8 @@ import Darwin
 
 /// Something that fills a buffer with bytes: a file descriptor, or gzip data inflated from one.
 protocol ByteSource: AnyObject {
-    /// Reads up to `buffer.count` bytes; 0 means end of input.
+    /// Reads up to `buffer.count` bytes; 0 means end of input, `ReadPacing.paused`
+    /// that nothing was read because the run's housekeeping is due first: call again.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
     /// Bytes consumed from the underlying file so far (compressed bytes for gzip).
     var bytesConsumed: Int { get }
@@ -15,7 +21,7 @@ protocol ByteSource: AnyObject {
     var lastReadDamaged: Bool { get }
     /// Reads never wait (a regular file, memory): a line a stop cuts can be read to its end.
     var isRegularFile: Bool { get }
-    /// After a stop, reads go on without asking the gate, to finish the line being read.
+    /// After a stop, reads go on without pausing, to finish the line being read.
     func finishLineAfterStop()
     func close()
 }
@@ -63,8 +69,14 @@ final class FileByteSource: ByteSource {
     /// Bytes read ahead to sniff the format, returned before reading the descriptor again.
     @exclusivity(unchecked) private var pending: [UInt8] = []
     @exclusivity(unchecked) private(set) var bytesConsumed = 0
-    /// Asked before every read; nil reads straight away.
-    private let gate: InputGate?
+    /// Paused at before every read(2) (the first call of each returns
+    /// `ReadPacing.paused`, the next reads); nil reads straight away.
+    private let pacing: ReadPacing?
+    /// Whether a shutdown stops its reads (not for what a run reads after its
+    /// inputs, which is read to its end whatever the stop).
+    private let stoppable: Bool
+    /// The run did its housekeeping for the read(2) that paused: the next call reads.
+    @exclusivity(unchecked) private var housekept = false
     /// Whether a read may wait for data (a pipe, a terminal), unlike a regular file.
     private let mayBlock: Bool
     /// Set once a read returned 0: the end stays the end. At a terminal the
@@ -83,11 +95,12 @@ final class FileByteSource: ByteSource {
 
     var isRegularFile: Bool { !mayBlock }
 
-    init(path: String, fd: Int32, ownsDescriptor: Bool, gate: InputGate? = nil) {
+    init(path: String, fd: Int32, ownsDescriptor: Bool, pacing: ReadPacing? = nil, stoppable: Bool = true) {
         self.path = path
         self.fd = fd
         self.ownsDescriptor = ownsDescriptor
-        self.gate = gate
+        self.pacing = pacing
+        self.stoppable = stoppable
         var info = stat()
         mayBlock = fstat(fd, &info) != 0 || info.st_mode & S_IFMT != S_IFREG
         isTerminal = isatty(fd) == 1
@@ -96,37 +109,37 @@ final class FileByteSource: ByteSource {
 
     /// Opens `path`, or stdin for `-`.
     ///
-    /// With a gate, a FIFO is opened without waiting for its writer (open(2)
+    /// With pacing, a FIFO is opened without waiting for its writer (open(2)
     /// would wait where no signal can stop it, `SA_RESTART` restarting it):
-    /// the wait is the gate's poll before the first read, which serves
+    /// the wait is the run's poll when the first read pauses, which serves
     /// SIGTERM and SIGINT at once. Reads then block as for any pipe.
-    static func open(_ path: String, gate: InputGate? = nil) throws -> FileByteSource {
-        if path == "-" { return FileByteSource(path: "-", fd: 0, ownsDescriptor: false, gate: gate) }
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | (gate == nil ? 0 : O_NONBLOCK))
+    static func open(_ path: String, pacing: ReadPacing? = nil, stoppable: Bool = true) throws -> FileByteSource {
+        if path == "-" { return FileByteSource(path: "-", fd: 0, ownsDescriptor: false, pacing: pacing, stoppable: stoppable) }
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | (pacing == nil ? 0 : O_NONBLOCK))
         if fd < 0 { throw InputError.cannotOpen(path: path, errno: errno) }
-        if gate != nil { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
-        return FileByteSource(path: path, fd: fd, ownsDescriptor: true, gate: gate)
+        if pacing != nil { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
+        return FileByteSource(path: path, fd: fd, ownsDescriptor: true, pacing: pacing, stoppable: stoppable)
     }
 
-    /// Reads the first bytes (up to `count`) without consuming them. A stop
-    /// while waiting keeps what was read; the next read stops again.
-    func peek(_ count: Int) throws -> [UInt8] {
+    /// Reads the first bytes (up to `count`) without consuming them; nil when
+    /// a read paused (call again: it goes on from what it has). A stop while
+    /// waiting keeps what was read; the next read stops again.
+    func peek(_ count: Int) throws -> [UInt8]? {
         var scratch = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
+        while pending.count < count {
             let n: Int
             do {
                 n = try scratch.withUnsafeMutableBytes { raw in
-                    try readDescriptor(UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
+                    try readDescriptor(UnsafeMutableRawBufferPointer(rebasing: raw[..<(count - pending.count)]))
                 }
             } catch is InputStopped {
                 break
             }
+            if n == ReadPacing.paused { return nil }
             if n == 0 { break }
-            filled += n
+            pending.append(contentsOf: scratch[..<n])
+            bytesConsumed -= n
         }
-        pending = Array(scratch[..<filled])
-        bytesConsumed -= filled
         return pending
     }
 
@@ -146,9 +159,9 @@ final class FileByteSource: ByteSource {
     }
 
     /// Reads a regular file at an offset from where reading began, leaving the reading position alone
-    /// (a gzip member checked ahead). Signals and timers are served as for any read.
+    /// (a gzip member checked ahead). It pauses for signals and timers as any read does.
     func readAhead(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
-        if !pastStop { try gate?.awaitReadable(fd: fd, mayBlock: false) }
+        if try pausesFirst(mayBlock: false) { return ReadPacing.paused }
         while true {
             let n = pread(fd, buffer.baseAddress, buffer.count, off_t(startOffset + offset))
             if n >= 0 { return n }
@@ -159,7 +172,7 @@ final class FileByteSource: ByteSource {
 
     private func readDescriptor(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         if ended { return 0 }
-        if !pastStop { try gate?.awaitReadable(fd: fd, mayBlock: mayBlock) }
+        if try pausesFirst(mayBlock: mayBlock) { return ReadPacing.paused }
         while true {
             let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if n >= 0 {
@@ -171,6 +184,23 @@ final class FileByteSource: ByteSource {
             if errno == EINTR { continue }
             throw InputError.readFailed(path: path, errno: errno)
         }
+    }
+
+    /// Whether this read returns `ReadPacing.paused` first, for the run's
+    /// housekeeping; once the run did it, the read goes on, unless a shutdown
+    /// was asked for meanwhile (`InputStopped`).
+    @inline(__always)
+    private func pausesFirst(mayBlock: Bool) throws -> Bool {
+        guard let pacing, !pastStop else { return false }
+        guard housekept else {
+            housekept = true
+            // What is read after the inputs never waits for the run's poll (it is a regular file).
+            pacing.due = .read(fd: fd, mayBlock: mayBlock && stoppable)
+            return true
+        }
+        housekept = false
+        if stoppable && pacing.stopRequested { throw InputStopped() }
+        return false
     }
 
     func close() {

@@ -1,3 +1,8 @@
+// Unsafe code: the `timed` and `action` keys are looked up through
+// `withUnsafeBytes` over static arrays, as `JSONDocument.member` takes raw key
+// bytes (no String per event on the reading thread); the pointer is used only
+// during the look-up.
+
 import SluiceJSON
 
 /// The order exact-order runs give the stages their events in, which depends

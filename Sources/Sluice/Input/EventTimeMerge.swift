@@ -73,7 +73,7 @@ final class EventTimeMerge: InputFeed {
             } else if reading.isEmpty {
                 return nil
             }
-            try readFromTheInputHoldingBack()
+            guard try readFromTheInputHoldingBack() else { return .paused }
         }
     }
 
@@ -98,7 +98,7 @@ final class EventTimeMerge: InputFeed {
             } else if reading.isEmpty {
                 return nil
             }
-            try readFromTheInputHoldingBack()
+            guard try readFromTheInputHoldingBack() else { return .paused }
         }
     }
 
@@ -120,6 +120,8 @@ final class EventTimeMerge: InputFeed {
             case (.event, .rejected): return true
             case (.rejected, .event): return false
             case (.rejected, .rejected): return b.key < a.key
+            // Never held: a pause goes straight back to the runner.
+            case (.paused, _), (_, .paused): return false
             }
         }
     }
@@ -131,8 +133,9 @@ final class EventTimeMerge: InputFeed {
         return held.record
     }
 
-    /// Reads one line of the input with the least bound, holds it, and raises that input's bound.
-    private func readFromTheInputHoldingBack() throws {
+    /// Reads one line of the input with the least bound, holds it, and raises that input's bound;
+    /// false when the read paused (nothing changed).
+    private func readFromTheInputHoldingBack() throws -> Bool {
         let index = Int(reading.min!.input)
         let input = inputs[index]
         let read: InputRecord?
@@ -142,9 +145,11 @@ final class EventTimeMerge: InputFeed {
             reading.removeMin()
             throw error
         }
+        // A pause is seen on the input, not in the record, which goes into the buffer untouched.
+        if input.lastPaused { return false }
         guard let record = consume read else {
             reading.removeMin()
-            return
+            return true
         }
         // An event's own time; a rejected line's is its input's previous event's (read from the
         // input rather than the record, which is moved into the buffer, never copied).
@@ -155,6 +160,7 @@ final class EventTimeMerge: InputFeed {
         if buffer.bytes > counted.heldBytesHighWater { counted.heldBytesHighWater = buffer.bytes }
         let low = latest[index] > Int64.min + window ? latest[index] - window : Int64.min
         reading.replaceMin(MergeKey(time: low, input: Int32(index), line: input.lines + 1))
+        return true
     }
 
     private func letOutFirst(early: Bool) -> InputRecord {

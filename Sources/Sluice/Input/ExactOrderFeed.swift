@@ -10,7 +10,15 @@ import SluiceJSON
 /// Something that gives events in `EventOrder`: a sorted run on disk, the run
 /// still in memory, or the in-order start of an input read again.
 protocol SortedSource: AnyObject {
-    func next() throws -> Event?
+    func next() throws -> SortedNext
+}
+
+/// What a `SortedSource` gives next.
+enum SortedNext {
+    case event(Event)
+    case end
+    /// A read paused for the run's housekeeping (`ReadPacing`): ask again.
+    case paused
 }
 
 /// Bounded inputs in exact event order (`--order exact`): the stages get
@@ -42,6 +50,11 @@ protocol SortedSource: AnyObject {
 /// With `carryFrom` (a non-final `--state` run), the events at or after that
 /// long before the latest event time are not given out: they are `pending`
 /// for the state, and the next run orders them with its own lines.
+///
+/// Every read in it (the survey, the collecting, the merges) pauses for the
+/// run's housekeeping as the inputs' reads do (`ReadPacing`): `next` returns
+/// `.paused` and, called again, goes on where it stood. While the merge reads
+/// nothing of the inputs, it pauses every 4096 events for the outputs to be handed on.
 final class ExactOrderFeed: InputFeed {
     let inputs: [InputLines]
     /// How a file is read again (its in-order start) and how spilled runs are read.
@@ -78,15 +91,27 @@ final class ExactOrderFeed: InputFeed {
     @exclusivity(unchecked) private var windowMerge: (any InputFeed)?
     @exclusivity(unchecked) private var merge: EventTimeMerge?
     @exclusivity(unchecked) private var survey: OrderSurvey?
-    /// Whether the run was asked to stop (read while the survey reads, which nothing stops).
-    private let runStopping: () -> Bool
+    /// The survey under way: the inputs before `surveyIndex` are read, `surveyInput` is being read.
+    @exclusivity(unchecked) private var surveying: OrderSurvey?
+    @exclusivity(unchecked) private var surveyIndex = 0
+    @exclusivity(unchecked) private var surveyInput: InputLines?
+    /// A merge of the runs on disk into one, under way.
+    @exclusivity(unchecked) private var runMerge: SortRunMerge?
 
     @exclusivity(unchecked) private var sources: [any SortedSource] = []
     /// The merge's heads: each source's next event, least first.
     @exclusivity(unchecked) private var heads = MergeHeads()
+    /// The merge's heads are being read (`headsRead` of the sources so far).
+    @exclusivity(unchecked) private var readingHeads = false
+    @exclusivity(unchecked) private var headsRead = 0
+    /// The cutoff was reached: the rest of the merge is being carried into `pending`.
+    @exclusivity(unchecked) private var carrying = false
     @exclusivity(unchecked) private var cutoff = Int64.max
     @exclusivity(unchecked) private var sinceHousekeeping = 0
-    private let housekeeping: (() throws -> Void)?
+    /// The event the merge paused before (for the outputs to be handed on): given on the next call.
+    @exclusivity(unchecked) private var afterHousekeeping: Event?
+    /// What the reads pause at (the run's housekeeping), and whether a shutdown was asked for.
+    private let pacing: ReadPacing?
 
     /// Events a non-final `--state` run leaves for the next one, in order.
     @exclusivity(unchecked) private(set) var pending: [Event] = []
@@ -97,8 +122,7 @@ final class ExactOrderFeed: InputFeed {
     ///   - carriedIn: events an earlier run left pending (`--state`).
     init(_ inputs: [InputLines], rereadable: [Bool], carriedIn: [Event], budgetBytes: Int, spill: SpillDirectory,
          carryFrom: Duration?, mergeReading: InputReading, reopen: @escaping (Int) -> InputLines?,
-         runStopping: @escaping () -> Bool = { false }, allowWindow: Bool = true) {
-        self.runStopping = runStopping
+         allowWindow: Bool = true) {
         surveyed = !allowWindow
         self.inputs = inputs
         self.mergeReading = mergeReading
@@ -106,7 +130,7 @@ final class ExactOrderFeed: InputFeed {
         budget = max(budgetBytes, 64 << 10)
         self.spill = spill
         self.carryFrom = carryFrom
-        housekeeping = mergeReading.beforeRead
+        pacing = mergeReading.pacing
         starts = rereadable.map { InOrderStart(rereadable: $0) }
         counted = OrderCounts(mode: .exact, inputs: inputs.count, budgetBytes: budget)
         counted.carriedIn = carriedIn.count
@@ -133,10 +157,19 @@ final class ExactOrderFeed: InputFeed {
         return counts
     }
 
+    /// Whether the run was asked to shut down (looked at while the survey reads, which nothing stops).
+    private var runStopping: Bool { pacing?.stopRequested ?? false }
+
     func next() throws -> InputRecord? {
-        if !surveyed { chooseTheWay() }
+        if !surveyed { guard chooseTheWay() else { return .paused } }
         if let windowMerge { return try nextThroughWindow(windowMerge) }
         while collecting {
+            if let merging = runMerge {
+                guard try merging.proceed() else { return .paused }
+                runMerge = nil
+                runs = [merging.path]
+                counted.runMerges += 1
+            }
             guard current < inputs.count else {
                 try beginMerge()
                 break
@@ -162,9 +195,12 @@ final class ExactOrderFeed: InputFeed {
                 return .rejected(line)
             case .event(let event):
                 try take(event, from: current)
+            case .paused:
+                return .paused
             }
         }
-        return try nextMerged().map { .event($0) }
+        if readingHeads { guard try readHeads() else { return .paused } }
+        return try nextMerged()
     }
 
     func stop(drainRead: Bool) {
@@ -181,23 +217,39 @@ final class ExactOrderFeed: InputFeed {
     // MARK: - The window
 
     /// Surveys the inputs and merges them through a window when it fits; else leaves them to the sort.
-    private func chooseTheWay() {
-        surveyed = true
-        guard held.isEmpty, starts.allSatisfy(\.rereadable) else { return }
-        // 16 bytes a line recorded: at most half the budget.
-        var survey = OrderSurvey(inputs: inputs.count, mostLines: budget / 32)
-        for index in inputs.indices where !runStopping() {
-            guard let input = reopen(index), survey.read(input, index: index) else {
-                counted.method = .sort
-                return
+    /// False when a read paused (called again, it goes on surveying).
+    private func chooseTheWay() -> Bool {
+        if surveying == nil {
+            guard held.isEmpty, starts.allSatisfy(\.rereadable) else {
+                surveyed = true
+                return true
+            }
+            // 16 bytes a line recorded: at most half the budget.
+            surveying = OrderSurvey(inputs: inputs.count, mostLines: budget / 32)
+        }
+        while surveyIndex < inputs.count && !runStopping {
+            if surveyInput == nil {
+                guard let input = reopen(surveyIndex) else { return chooseTheSort() }
+                surveyInput = input
+                surveying!.begin(input, index: surveyIndex)
+            }
+            switch surveying!.read(surveyInput!, index: surveyIndex) {
+            case .paused: return false
+            case .tooManyLines: return chooseTheSort()
+            case .done:
+                surveyInput = nil
+                surveyIndex += 1
             }
         }
+        surveyed = true
+        let survey = surveying!
+        surveying = nil
         let window = survey.window
         // One input in order holds nothing but an instant's ties: nothing to play over.
         let peak = inputs.count == 1 && window == 0 ? 0 : survey.peakHeld(window: window)
-        guard peak <= budget || runStopping() else {
+        guard peak <= budget || runStopping else {
             counted.method = .sort
-            return
+            return true
         }
         counted.method = .window
         counted.windowMilliseconds = window / 1000
@@ -212,10 +264,21 @@ final class ExactOrderFeed: InputFeed {
             self.merge = merge
             windowMerge = merge
         }
+        return true
+    }
+
+    /// The survey gave up (too many lines, or an input could not be read again): the inputs are sorted.
+    private func chooseTheSort() -> Bool {
+        surveyed = true
+        surveying = nil
+        surveyInput = nil
+        counted.method = .sort
+        return true
     }
 
     private func nextThroughWindow(_ merge: any InputFeed) throws -> InputRecord? {
         while let record = try merge.next() {
+            // A rejected line, or a pause.
             guard case .event(let event) = record else { return record }
             if event.time.microseconds >= cutoff {
                 pending.append(event)
@@ -224,7 +287,7 @@ final class ExactOrderFeed: InputFeed {
             return .event(event)
         }
         // A stop ends the second read early (it may come while the first read runs, before `stop`).
-        if !stopRequested, !runStopping(), let survey {
+        if !stopRequested, !runStopping, let survey {
             for (index, input) in inputs.enumerated() where input.error == nil {
                 guard input.lines == survey.lineCounts[index], input.lineChecksum == survey.checksums[index],
                       FileIdentity(of: input) == survey.identities[index] else {
@@ -280,29 +343,12 @@ final class ExactOrderFeed: InputFeed {
         counted.spilledBytes += writer.compressedBytes
         held.removeAll()
         heldBytes = 0
-        if runs.count >= Self.mostRunsOpen { try mergeRuns() }
+        // Merged into one (a second pass over them) before the next line is read, so the last merge opens few files.
+        if runs.count >= Self.mostRunsOpen { runMerge = try SortRunMerge(runs, into: spill, reading: mergeReading) }
     }
 
     /// How many runs on disk the merge reads at once: past it, they are merged into one first.
     static let mostRunsOpen = 64
-
-    /// Merges the runs on disk into one (a second pass over them), so the last merge opens few files.
-    private func mergeRuns() throws {
-        let readers = try runs.map { try SortRunReader(path: $0, reading: mergeReading) }
-        var merging = MergeHeads()
-        for (index, reader) in readers.enumerated() {
-            if let event = try reader.next() { merging.insert(event, source: index) }
-        }
-        let writer = try SortRunWriter(path: try spill.newFile())
-        while let source = merging.minSource {
-            let refill = try readers[source].next()
-            try writer.append(merging.replaceMin(with: refill))
-        }
-        try writer.finish()
-        for run in runs { unlink(run) }
-        runs = [writer.path]
-        counted.runMerges += 1
-    }
 
     static func crc(_ crc: UInt32, _ event: borrowing Event) -> UInt32 {
         event.document.withRawBytes(0) { raw in
@@ -330,38 +376,71 @@ final class ExactOrderFeed: InputFeed {
         }
         for start in starts.indices { starts[start].last = nil }
         sources = all
-        for (index, source) in sources.enumerated() {
-            if let event = try source.next() { heads.insert(event, source: index) }
-        }
+        readingHeads = true
         if let carryFrom, latest != Int64.min {
             cutoff = latest - carryFrom.microseconds
         }
     }
 
-    private func nextMerged() throws -> Event? {
+    /// Reads each source's first event into the heads; false when a read paused.
+    private func readHeads() throws -> Bool {
+        while headsRead < sources.count {
+            switch try sources[headsRead].next() {
+            case .paused: return false
+            case .event(let event): heads.insert(event, source: headsRead)
+            case .end: break
+            }
+            headsRead += 1
+        }
+        readingHeads = false
+        return true
+    }
+
+    private func nextMerged() throws -> InputRecord? {
+        if let event = afterHousekeeping.take() { return .event(event) }
+        if carrying { return try carryTheRest() }
         guard let source = heads.minSource else {
             spill.remove()
             return nil
         }
-        let refill = try sources[source].next()
+        let refill: Event?
+        switch try sources[source].next() {
+        case .paused: return .paused
+        case .event(let event): refill = event
+        case .end: refill = nil
+        }
         let event = heads.replaceMin(with: refill)
         if event.time.microseconds >= cutoff {
             // From here on every event is at or after the cutoff: all are left for the next run.
             pending.append(event)
-            while let more = heads.minSource {
-                let refill = try sources[more].next()
-                pending.append(heads.replaceMin(with: refill))
-            }
-            spill.remove()
-            return nil
+            carrying = true
+            return try carryTheRest()
         }
         sinceHousekeeping += 1
-        if sinceHousekeeping == 4096 {
-            // Outputs are handed over and signals served while the merge reads nothing.
+        if sinceHousekeeping == 4096, let pacing {
+            // The outputs are handed on while the merge reads nothing of the inputs.
             sinceHousekeeping = 0
-            try housekeeping?()
+            pacing.due = .refill
+            afterHousekeeping = event
+            return .paused
         }
-        return event
+        return .event(event)
+    }
+
+    /// Carries the rest of the merge into `pending`; nil once done, `.paused` when a read paused.
+    private func carryTheRest() throws -> InputRecord? {
+        while let more = heads.minSource {
+            let refill: Event?
+            switch try sources[more].next() {
+            case .paused: return .paused
+            case .event(let event): refill = event
+            case .end: refill = nil
+            }
+            pending.append(heads.replaceMin(with: refill))
+        }
+        carrying = false
+        spill.remove()
+        return nil
     }
 }
 
@@ -423,13 +502,13 @@ final class HeldRun: SortedSource {
 
     init(_ events: [Event]) { self.events = events }
 
-    func next() throws -> Event? {
+    func next() throws -> SortedNext {
         guard index < events.count else {
             events = []
-            return nil
+            return .end
         }
         defer { index += 1 }
-        return events[index]
+        return .event(events[index])
     }
 }
 
@@ -454,8 +533,8 @@ final class InOrderStartSource: SortedSource {
         expectedCRC = crc
     }
 
-    func next() throws -> Event? {
-        guard remaining > 0 else { return nil }
+    func next() throws -> SortedNext {
+        guard remaining > 0 else { return .end }
         while true {
             let record: InputRecord?
             do {
@@ -469,6 +548,8 @@ final class InOrderStartSource: SortedSource {
             case .rejected?:
                 // Given to the rejects on the first read.
                 continue
+            case .paused?:
+                return .paused
             case .event(let event)?:
                 // Behind the run: held on the first read, and given out from there.
                 if let last, EventOrder.precedes(event, last) { continue }
@@ -483,7 +564,7 @@ final class InOrderStartSource: SortedSource {
                 } else {
                     last = event
                 }
-                return event
+                return .event(event)
             }
         }
     }

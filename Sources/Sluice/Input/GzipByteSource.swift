@@ -1,3 +1,8 @@
+// Unsafe code: inflated bytes go into the caller's
+// `UnsafeMutableRawBufferPointer` (the line reader's buffer) through
+// `GzipInflater`, which wraps zlib's C API, so each byte is written once. Each
+// step is given the room left (`out[produced...]`); no pointer is kept.
+
 /// Inflates gzip data from another source on the fly, multi-member files included
 /// (each member is a complete gzip stream; `cat a.gz b.gz` is valid gzip).
 ///
@@ -13,7 +18,10 @@
 /// out what it inflated to with `lastReadDamaged` set, so each of its lines
 /// is rejected rather than delivered, then the read throws the error.
 ///
-/// Inflates through a `GzipInflater`, which reads the compressed bytes from `upstream`.
+/// Inflates through a `GzipInflater`, which reads the compressed bytes from
+/// `upstream`. When an upstream read pauses (`ReadPacing`), so does this
+/// read, with every member, hold and check where it stood: called again, it
+/// goes on from there.
 final class GzipByteSource: ByteSource {
     private let upstream: FileByteSource
     private let inflater: GzipInflater
@@ -35,6 +43,8 @@ final class GzipByteSource: ByteSource {
     /// The hold's bytes may go out: their member's trailer matched, the rest of
     /// it was checked ahead, or it is damaged (they go out marked so).
     @exclusivity(unchecked) private var holdReady = false
+    /// The check ahead of the current member, under way (its reads pause as any read does).
+    @exclusivity(unchecked) private var memberCheck: GzipMemberCheck?
 
     var bytesConsumed: Int { upstream.bytesConsumed }
     /// The memory the member hold's pages may take now.
@@ -74,6 +84,7 @@ final class GzipByteSource: ByteSource {
                     case let .failed(_, n) where n > 0:
                         damagedInflating = false
                         return n
+                    case .paused: return ReadPacing.paused
                     default: damagedInflating = false
                     }
                 }
@@ -91,30 +102,56 @@ final class GzipByteSource: ByteSource {
                 case let .failed(error, _):
                     // The file changed after its check: what inflated of it is not handed on.
                     damage = error
+                case .paused:
+                    return ReadPacing.paused
                 }
                 continue
             }
-            if try !fillHold() { return 0 }
+            switch try fillHold() {
+            case .ready: continue
+            case .ended: return 0
+            case .paused: return ReadPacing.paused
+            }
         }
     }
 
+    private enum Fill {
+        case ready
+        case ended
+        case paused
+    }
+
     /// Inflates the current member into the hold until its trailer matched,
-    /// it failed, or memory is full (then the hold is ready to go out); false
-    /// at the end of the input. A stop (`InputStopped`) while it inflates
-    /// leaves the hold as it is, not ready: the next read goes on filling it.
-    private func fillHold() throws -> Bool {
+    /// it failed, or memory is full (then the hold is ready to go out);
+    /// `.ended` at the end of the input. A stop (`InputStopped`) or a pause
+    /// while it inflates leaves the hold as it is, not ready: the next read
+    /// goes on filling it (after a stop, a check ahead starts over).
+    private func fillHold() throws -> Fill {
         while true {
             guard let room = hold.room() else {
                 if upstream.isRegularFile {
-                    if let failure = try GzipMemberCheck.checkRest(of: inflater, compressedOffset: compressedOffset,
-                                                                     memberStart: memberStart, upstream: upstream) {
+                    let check = memberCheck ?? GzipMemberCheck(of: inflater, compressedOffset: compressedOffset,
+                                                               memberStart: memberStart, upstream: upstream)
+                    memberCheck = check
+                    let outcome: GzipMemberCheck.Outcome
+                    do {
+                        outcome = try check.proceed()
+                    } catch {
+                        memberCheck = nil
+                        throw error
+                    }
+                    switch outcome {
+                    case .paused:
+                        return .paused
+                    case .intact:
+                        memberChecked = true
+                    case let .damaged(failure):
                         damage = failure
                         damagedInflating = true
-                    } else {
-                        memberChecked = true
                     }
+                    memberCheck = nil
                     holdReady = true
-                    return true
+                    return .ready
                 }
                 try hold.spillMemory()
                 continue
@@ -125,14 +162,16 @@ final class GzipByteSource: ByteSource {
             case let .memberEnd(n):
                 hold.commit(n)
                 holdReady = true
-                return true
+                return .ready
             case .inputEnd:
-                return false
+                return .ended
             case let .failed(error, n):
                 hold.commit(n)
                 damage = error
                 holdReady = true
-                return true
+                return .ready
+            case .paused:
+                return .paused
             }
         }
     }
@@ -142,10 +181,12 @@ final class GzipByteSource: ByteSource {
         case memberEnd(Int)
         case inputEnd
         case failed(InputError, produced: Int)
+        /// An upstream read paused before any bytes came.
+        case paused
     }
 
     /// Inflates into `out` until some bytes come, the member ends, the input
-    /// ends between members, or the data fails.
+    /// ends between members, the data fails, or an upstream read pauses.
     private func inflateSome(into out: UnsafeMutableRawBufferPointer) throws -> Step {
         var produced = 0
         while true {
@@ -155,7 +196,10 @@ final class GzipByteSource: ByteSource {
                     return .failed(InputError.corruptGzip(path: upstream.path, offset: compressedOffset,
                                                           message: "unexpected end of gzip data (truncated file)"), produced: produced)
                 }
-                if try inflater.refill({ try upstream.read(into: $0) }) == 0 {
+                let n = try inflater.refill({ try upstream.read(into: $0) })
+                // Bytes produced are returned before any read: none are lost to a pause.
+                if n == ReadPacing.paused { return .paused }
+                if n == 0 {
                     upstreamEnded = true
                     continue
                 }

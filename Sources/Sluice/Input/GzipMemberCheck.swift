@@ -2,35 +2,59 @@
 /// inflated from a copy of the reader's inflater, reading the file with
 /// pread(2), into scratch space, so its CRC-32 and length are known good
 /// before any of its bytes go on; the reader's own inflater is left where it was.
-enum GzipMemberCheck {
+/// Its reads pause as any read does (`ReadPacing`): `proceed` then returns
+/// `.paused`, and called again goes on where it stood.
+final class GzipMemberCheck {
     static let scratchBytes = 256 * 1024
 
-    /// Nil when the rest of the member is intact; else why not, at the damage.
+    enum Outcome {
+        /// The rest of the member is intact.
+        case intact
+        /// It is not: why, at the damage.
+        case damaged(InputError)
+        /// A read paused: call `proceed` again.
+        case paused
+    }
+
+    /// The copy of the reader's inflater (nil: out of memory).
+    private let copy: GzipInflater?
+    private let upstream: FileByteSource
+    private let memberStart: Int
+    @exclusivity(unchecked) private var offset: Int
+    @exclusivity(unchecked) private var fileOffset: Int
+
     /// `compressedOffset` is where the reader's inflater stands in the file; the
     /// bytes after its unconsumed input are read from the file itself.
-    static func checkRest(of inflater: GzipInflater, compressedOffset: Int, memberStart: Int,
-                          upstream: FileByteSource) throws -> InputError? {
-        guard let copy = inflater.copy(inputBytes: scratchBytes) else {
-            return InputError.corruptGzip(path: upstream.path, offset: compressedOffset, message: "out of memory checking a gzip member")
+    init(of inflater: GzipInflater, compressedOffset: Int, memberStart: Int, upstream: FileByteSource) {
+        copy = inflater.copy(inputBytes: Self.scratchBytes)
+        self.upstream = upstream
+        self.memberStart = memberStart
+        offset = compressedOffset
+        fileOffset = compressedOffset + inflater.pendingInput
+    }
+
+    /// Inflates the rest of the member ahead, to its end, its damage, or a read that pauses.
+    func proceed() throws -> Outcome {
+        guard let copy else {
+            return .damaged(InputError.corruptGzip(path: upstream.path, offset: offset, message: "out of memory checking a gzip member"))
         }
-        var offset = compressedOffset
-        var fileOffset = compressedOffset + inflater.pendingInput
         while true {
             if copy.pendingInput == 0 {
                 let n = try copy.refill { try upstream.readAhead(into: $0, at: fileOffset) }
+                if n == ReadPacing.paused { return .paused }
                 if n == 0 {
-                    return InputError.corruptGzip(path: upstream.path, offset: fileOffset,
-                                                  message: "unexpected end of gzip data (truncated file)")
+                    return .damaged(InputError.corruptGzip(path: upstream.path, offset: fileOffset,
+                                                           message: "unexpected end of gzip data (truncated file)"))
                 }
                 fileOffset += n
             }
             let step = copy.inflate().step
             offset += step.consumed
             switch step.status {
-            case .memberEnd: return nil
+            case .memberEnd: return .intact
             case .progress, .stalled: continue
             case let .failed(message):
-                return error(message: message, path: upstream.path, memberStart: memberStart, offset: offset)
+                return .damaged(Self.error(message: message, path: upstream.path, memberStart: memberStart, offset: offset))
             }
         }
     }

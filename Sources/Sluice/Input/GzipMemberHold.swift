@@ -1,3 +1,9 @@
+// Unsafe code: a member's bytes are held in mapped pages (`PageMemory`, owned
+// here, so they live as long as the hold) and handed out with copies into the
+// caller's buffer, so memory is taken only as written. Writes stay below
+// `memoryLimit` (`room()`), reads below `count`. The spill file's name goes to
+// mkstemp/unlink as a C string array, only for those calls.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -12,6 +12,8 @@ final class InOrderTies: InputFeed {
     private let input: InputLines
     /// The lines of an instant that share it, least last (`EventTimeMerge.sortInstant`); its storage is kept.
     @exclusivity(unchecked) private var group: [Line] = []
+    /// `group` holds the lines read so far that share `ahead`'s instant (a read paused before the instant ended).
+    @exclusivity(unchecked) private var tying = false
     /// The line read after the last one given: the first of the next instant.
     @exclusivity(unchecked) private var ahead: Line?
     @exclusivity(unchecked) private var ended = false
@@ -24,44 +26,64 @@ final class InOrderTies: InputFeed {
     }
 
     func next() throws -> InputRecord? {
-        if let line = group.popLast() { return line.record }
-        guard let first = ahead.take() ?? read() else {
-            if let failure {
-                self.failure = nil
-                throw failure
+        if !tying, let line = group.popLast() { return line.record }
+        while true {
+            let read = read()
+            guard let first = ahead else {
+                switch read {
+                case .paused: return .paused
+                case let .line(line): ahead = line
+                case .end:
+                    if let failure {
+                        self.failure = nil
+                        throw failure
+                    }
+                    return nil
+                }
+                continue
             }
-            return nil
-        }
-        guard let second = read() else { return first.record }
-        guard second.key.time == first.key.time else {
-            ahead = second
-            return first.record
-        }
-        group.append(first)
-        group.append(second)
-        while let line = read() {
-            guard line.key.time == first.key.time else {
+            switch read {
+            case .paused:
+                return .paused
+            case let .line(line):
+                if line.key.time == first.key.time {
+                    group.append(line)
+                    tying = true
+                    continue
+                }
                 ahead = line
-                break
+            case .end:
+                ahead = nil
             }
-            group.append(line)
+            // The instant is over: a line alone at it goes as it is, lines that share it in `EventOrder`.
+            guard tying else { return first.record }
+            tying = false
+            group.append(first)
+            EventTimeMerge.sortInstant(&group)
+            return group.popLast()!.record
         }
-        EventTimeMerge.sortInstant(&group)
-        return group.popLast()!.record
     }
 
-    /// The input's next line with its merge key; nil at its end or its error (kept in `failure`).
-    private func read() -> Line? {
-        guard !ended else { return nil }
+    private enum Read {
+        case line(Line)
+        case paused
+        /// The input's end or its error (kept in `failure`).
+        case end
+    }
+
+    /// The input's next line with its merge key.
+    private func read() -> Read {
+        guard !ended else { return .end }
         do {
             if let record = try input.next() {
-                return (MergeKey(time: input.lastEventTime, input: 0, line: input.lines), record)
+                if case .paused = record { return .paused }
+                return .line((MergeKey(time: input.lastEventTime, input: 0, line: input.lines), record))
             }
         } catch {
             failure = error
         }
         ended = true
-        return nil
+        return .end
     }
 
     func stop(drainRead: Bool) {

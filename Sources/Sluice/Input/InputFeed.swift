@@ -1,11 +1,15 @@
 /// Where the runner gets its lines: the inputs one after another
 /// (`ConcatenatedInputs`), or merged in event time (`EventTimeMerge`). The
 /// runner only asks for the next record and tells it when to stop.
+///
+/// A feed never calls the runner: when one of its reads pauses for the run's
+/// housekeeping (`ReadPacing`), `next` returns `.paused`, the runner does it
+/// and asks again, and the feed goes on where it stood.
 protocol InputFeed: AnyObject {
     /// Every input of the run, in the order given (those not reached yet included).
     var inputs: [InputLines] { get }
-    /// The next line, decoded; nil once every input is done (or the feed was
-    /// stopped and has let out all it held). An input error ends that input
+    /// The next line, decoded, or `.paused`; nil once every input is done (or
+    /// the feed was stopped and has let out all it held). An input error ends that input
     /// and is thrown; the next call goes on with the other inputs.
     func next() throws -> InputRecord?
     /// Reading must stop. `drainRead`: the run was asked to stop (SIGTERM,
@@ -23,20 +27,20 @@ final class ConcatenatedInputs: InputFeed {
     /// The same, asked for each line without a retain (`inputs` keeps them).
     private let unretained: [Unretained<InputLines>]
     @exclusivity(unchecked) private var current = 0
-    /// Asked before an input is begun: false once reading must stop, so a stop
-    /// that comes while one input ends keeps the next from being opened.
-    private let mayBeginNext: () -> Bool
+    /// Looked at before an input is begun: once reading must stop
+    /// (`readingStopped`), a stop that comes while one input ends keeps the next from being opened.
+    private let pacing: ReadPacing?
 
-    init(_ inputs: [InputLines], mayBeginNext: @escaping () -> Bool = { true }) {
+    init(_ inputs: [InputLines], pacing: ReadPacing? = nil) {
         self.inputs = inputs
         unretained = inputs.map(Unretained.init)
-        self.mayBeginNext = mayBeginNext
+        self.pacing = pacing
     }
 
     func next() throws -> InputRecord? {
         while current < inputs.count {
             let input = unretained[current]
-            if !input.with({ $0.reached }) && !mayBeginNext() { return nil }
+            if !input.with({ $0.reached }), pacing?.readingStopped == true { return nil }
             do {
                 if let record = try input.with({ try $0.next() }) { return record }
             } catch {

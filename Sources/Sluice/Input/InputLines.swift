@@ -1,10 +1,22 @@
 import SluiceJSON
 
 /// A non-blank input line, decoded: an event for the stages, or a line
-/// rejected at input with its reason.
+/// rejected at input with its reason; or none yet, the run's housekeeping
+/// being due first (`ReadPacing`).
 enum InputRecord {
     case event(Event)
     case rejected(RejectedLine)
+    /// No line yet: a read paused for the run's housekeeping (`ReadPacing.due`).
+    /// Asked again, the input goes on where it stood. Never held by a merge.
+    case paused
+}
+
+/// What exact order's first read takes of a line (`InputLines.nextForSurvey`).
+enum SurveyLine {
+    /// Its event time when it is an event (nil for a line that is not), and its footprint when held.
+    case line(time: Int64?, bytes: Int)
+    /// No line yet: a read paused for the run's housekeeping.
+    case paused
 }
 
 /// A line the input rejected (not JSON, no `type`, too long, cut short by a
@@ -17,17 +29,27 @@ struct RejectedLine {
     var truncatedFrom: Int?
 }
 
-/// How every input of a run is opened and read: the line limit, the gate
-/// each read(2) passes (signals, timers, waiting on pipes), what runs before
-/// each read (handing buffered output on), the parser's scratch space,
-/// shared by the inputs (one thread reads them all), and the size of each
-/// input's buffers (smaller when many are open at once).
+/// How every input of a run is opened and read: the line limit, the pacing
+/// its reads pause at for the run's housekeeping (nil: they never pause),
+/// whether a shutdown stops them, the parser's scratch space, shared by the
+/// inputs (one thread reads them all), and the size of each input's buffers
+/// (smaller when many are open at once).
 struct InputReading {
     var maxLineBytes: Int
-    var gate: InputGate?
-    var beforeRead: (() throws -> Void)?
+    var pacing: ReadPacing?
+    /// False for what a run reads after its inputs (exact order's sorted runs
+    /// and the in-order starts it reads again): read to the end whatever the
+    /// stop, since their lines were counted as read already.
+    var stoppable = true
     var scratch: JSONParseScratch
     var buffers: InputBuffers = .single
+
+    init(maxLineBytes: Int, pacing: ReadPacing? = nil, scratch: JSONParseScratch, buffers: InputBuffers = .single) {
+        self.maxLineBytes = maxLineBytes
+        self.pacing = pacing
+        self.scratch = scratch
+        self.buffers = buffers
+    }
 }
 
 /// One input being read: its lines decoded one by one, blank lines skipped
@@ -70,6 +92,9 @@ final class InputLines {
     @exclusivity(unchecked) private(set) var lineChecksum: UInt64 = 0
     /// Whether its bytes are in memory (a test case's events), not a file on disk.
     let isInMemory: Bool
+    /// The last `next` returned `.paused`: a merge asks here rather than
+    /// look into the record, which it moves on untouched.
+    @exclusivity(unchecked) private(set) var lastPaused = false
 
     init(path: String, source: Int32, reading: InputReading) {
         self.path = path
@@ -105,10 +130,11 @@ final class InputLines {
         return counts
     }
 
-    /// The next non-blank line, decoded; nil at the end of the input. An
-    /// input error (it cannot be opened, corrupt gzip, a failed read) ends the
+    /// The next non-blank line, decoded (`.paused` when a read paused); nil at
+    /// the end of the input. An input error (it cannot be opened, corrupt gzip, a failed read) ends the
     /// input, is kept in `error` and thrown; the next call returns nil.
     func next() throws -> InputRecord? {
+        lastPaused = false
         guard let line = try nextNonBlankLine() else { return nil }
         switch line {
         case let .line(buffer, number):
@@ -133,49 +159,58 @@ final class InputLines {
             }
             return .rejected(RejectedLine(bytes: Array(buffer), origin: Origin(source: source, line: number),
                                           rejection: rejection))
+        case .paused:
+            lastPaused = true
+            return .paused
         }
     }
 
     /// What exact order's first read needs of the next line: its event time when it is an
     /// event (nil for a line that is not), and its footprint when held; nil at the end of the
     /// input. The time is read without parsing the line where it can be (`QuickTimestamp`).
-    func nextForSurvey() throws -> (time: Int64?, bytes: Int)? {
+    @inline(__always)
+    func nextForSurvey() throws -> SurveyLine? {
         guard let line = try nextNonBlankLine() else { return nil }
         switch line {
         case let .line(buffer, number):
             // What holding it would take: its bytes and, about, its parsed index.
             let bytes = buffer.count * 2 + ReorderBuffer.recordOverhead
-            if let time = QuickTimestamp.read(buffer) { return (time, bytes) }
+            if let time = QuickTimestamp.read(buffer) { return .line(time: time, bytes: bytes) }
             switch Event.decode(buffer, origin: Origin(source: source, line: number), scratch: reading.scratch) {
-            case .success(let event): return (event.time.microseconds, ReorderBuffer.footprint(of: event))
-            case .failure: return (nil, bytes)
+            case .success(let event): return .line(time: event.time.microseconds, bytes: ReorderBuffer.footprint(of: event))
+            case .failure: return .line(time: nil, bytes: bytes)
             }
         case let .tooLong(preview, _, _):
-            return (nil, preview.count + ReorderBuffer.recordOverhead)
+            return .line(time: nil, bytes: preview.count + ReorderBuffer.recordOverhead)
         case let .cutShort(buffer, _), let .damaged(buffer, _):
-            return (nil, buffer.count + ReorderBuffer.recordOverhead)
+            return .line(time: nil, bytes: buffer.count + ReorderBuffer.recordOverhead)
+        case .paused:
+            return .paused
         }
     }
 
     /// The next line that is not blank, as read, counted (blank ones skipped and counted) and,
-    /// with `checksumsLines`, summed; nil at the end. An input error ends the input, is kept
-    /// in `error` and thrown.
+    /// with `checksumsLines`, summed; `.paused` when a read paused; nil at the end. An input
+    /// error ends the input, is kept in `error` and thrown.
     private func nextNonBlankLine() throws -> InputLine? {
         guard !finished else { return nil }
         do {
             if !opened { try open() }
             while let line = try unretainedReader!.with({ try $0.next() }) {
-                if checksumsLines { sumIntoChecksum(line) }
                 switch line {
                 case let .line(buffer, number), let .cutShort(buffer, number), let .damaged(buffer, number):
+                    if checksumsLines { sumIntoChecksum(length: buffer.count) }
                     lines = number
                     // A cut or damaged line of only whitespace (or a `\r`) loses nothing: a blank line like any other.
                     if LineReader.isBlank(buffer) {
                         blankLines += 1
                         continue
                     }
-                case let .tooLong(_, _, number):
+                case let .tooLong(_, length, number):
+                    if checksumsLines { sumIntoChecksum(length: length) }
                     lines = number
+                case .paused:
+                    return line
                 }
                 nonBlankLines += 1
                 return line
@@ -189,12 +224,7 @@ final class InputLines {
         return nil
     }
 
-    private func sumIntoChecksum(_ line: InputLine) {
-        let length: Int
-        switch line {
-        case let .line(buffer, _), let .cutShort(buffer, _), let .damaged(buffer, _): length = buffer.count
-        case let .tooLong(_, whole, _): length = whole
-        }
+    private func sumIntoChecksum(length: Int) {
         // FNV-1a's step over the length: cheap, and a line moved, cut or grown changes the sum.
         lineChecksum = (lineChecksum ^ UInt64(length)) &* 0x100_0000_01B3
     }
@@ -207,8 +237,8 @@ final class InputLines {
 
     private func open() throws {
         opened = true
-        let reader = try LineReader.open(path, maxLineBytes: reading.maxLineBytes, gate: reading.gate, buffers: reading.buffers)
-        reader.beforeRead = reading.beforeRead
+        let reader = try LineReader.open(path, maxLineBytes: reading.maxLineBytes, pacing: reading.pacing,
+                                         stoppable: reading.stoppable, buffers: reading.buffers)
         self.reader = reader
         unretainedReader = Unretained(reader)
     }

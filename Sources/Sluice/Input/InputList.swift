@@ -1,3 +1,7 @@
+// Unsafe code: `withUnsafeBytes(of:)` reads a `dirent`'s `d_name`, a C
+// character array readdir(3) fills, up to its NUL. It is copied before the
+// next readdir and read no further than the array's size.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,3 +1,9 @@
+// Unsafe code: lines are `UnsafeBufferPointer`s into the reader's own buffer
+// (mapped pages, `PageMemory`, kept for the reader's life), so a line reaches
+// the parser with no copy: the reading thread's hot path. A line is valid until
+// the next `next()`, which callers are told; every slice is within
+// `start..<end`, and reads are given only the room left below `capacity`.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -15,6 +21,9 @@ enum InputLine {
     /// A line with bytes of a gzip member that failed its check, or cut by
     /// the damage: rejected, never delivered.
     case damaged(UnsafeBufferPointer<UInt8>, number: Int64)
+    /// No line yet: the run's housekeeping is due (`ReadPacing.due`). Asked
+    /// again, the reader goes on where it stood.
+    case paused
 }
 
 /// Splits an input into lines with big reads and `memchr`, never holding more
@@ -27,6 +36,10 @@ enum InputLine {
 /// they are written: lines of ordinary length take one read and a little
 /// more, and once a long line is done the pages it took past two reads are
 /// given back.
+///
+/// With a `ReadPacing`, it pauses (`.paused`) before each refill of its
+/// buffer and before each read(2) of its file, so the run can do its
+/// housekeeping between reads; the lines it returns are the same.
 final class LineReader {
     /// How much of a too-long line is kept for the rejects file.
     static let previewBytes = 1024
@@ -34,7 +47,11 @@ final class LineReader {
     static let readSize = InputBuffers.single.readBytes
 
     let path: String
-    private let source: ByteSource
+    @exclusivity(unchecked) private var source: ByteSource
+    /// A file whose first bytes are not read yet: they say whether it is gzip (the source then becomes a `GzipByteSource`).
+    @exclusivity(unchecked) private var unsniffed: FileByteSource?
+    /// How a gzip source inflates (`unsniffed`'s).
+    private let buffers: InputBuffers
     private let maxLineBytes: Int
     /// Bytes asked of the source at a time.
     let readSize: Int
@@ -64,17 +81,21 @@ final class LineReader {
 
     @exclusivity(unchecked) private var skipping: Skipped?
 
-    /// Called before every read that may block, so buffered output can be handed on first.
-    @exclusivity(unchecked) var beforeRead: (() throws -> Void)?
+    /// Paused at before every refill, so buffered output can be handed on first (nil: never).
+    private let pacing: ReadPacing?
+    /// The run did its housekeeping for the refill that paused: the next call refills.
+    @exclusivity(unchecked) private var refillHousekept = false
 
     /// Bytes consumed from the underlying file so far (compressed bytes for gzip).
     var bytesConsumed: Int { source.bytesConsumed }
 
-    init(path: String, source: ByteSource, maxLineBytes: Int, readSize: Int = LineReader.readSize) {
+    init(path: String, source: ByteSource, maxLineBytes: Int, readSize: Int = LineReader.readSize, pacing: ReadPacing? = nil) {
         self.path = path
         self.source = source
         self.maxLineBytes = maxLineBytes
         self.readSize = readSize
+        self.pacing = pacing
+        buffers = .single
         self.capacity = maxLineBytes + readSize + 1
         pages = PageMemory(capacity: capacity)
         buffer = pages.base.bindMemory(to: UInt8.self, capacity: capacity)
@@ -84,15 +105,27 @@ final class LineReader {
         source.close()
     }
 
-    /// Opens a path (or `-` for stdin), gunzipping when the data starts with the gzip magic.
-    /// `gate` is asked before every read (signals, timers, waiting on pipes); `buffers`
-    /// says how much is read at a time and how much of a gzip member is held.
-    static func open(_ path: String, maxLineBytes: Int, gate: InputGate? = nil,
+    private init(path: String, file: FileByteSource, maxLineBytes: Int, buffers: InputBuffers, pacing: ReadPacing?) {
+        self.path = path
+        source = file
+        unsniffed = file
+        self.maxLineBytes = maxLineBytes
+        readSize = buffers.readBytes
+        self.buffers = buffers
+        self.pacing = pacing
+        capacity = maxLineBytes + readSize + 1
+        pages = PageMemory(capacity: capacity)
+        buffer = pages.base.bindMemory(to: UInt8.self, capacity: capacity)
+    }
+
+    /// Opens a path (or `-` for stdin), gunzipping when the data starts with
+    /// the gzip magic (read with the first line). With `pacing` it pauses
+    /// before its refills and reads; `stoppable`: a shutdown stops its reads.
+    /// `buffers` says how much is read at a time and how much of a gzip member is held.
+    static func open(_ path: String, maxLineBytes: Int, pacing: ReadPacing? = nil, stoppable: Bool = true,
                      buffers: InputBuffers = .single) throws -> LineReader {
-        let file = try FileByteSource.open(path, gate: gate)
-        let head = try file.peek(2)
-        let source: ByteSource = head == [0x1F, 0x8B] ? GzipByteSource(upstream: file, buffers: buffers) : file
-        return LineReader(path: path, source: source, maxLineBytes: maxLineBytes, readSize: buffers.readBytes)
+        let file = try FileByteSource.open(path, pacing: pacing, stoppable: stoppable)
+        return LineReader(path: path, file: file, maxLineBytes: maxLineBytes, buffers: buffers, pacing: pacing)
     }
 
     /// What the buffer keeps written between lines: a read, and as much again for the line it ends in.
@@ -101,7 +134,7 @@ final class LineReader {
     /// The memory the buffer's pages may take now: what was written since they were last given back.
     var residentBytes: Int { PageMemory.roundedUp(pages.touched) }
 
-    /// The next line, or nil at the end of the input.
+    /// The next line, `.paused` when the run's housekeeping is due first, or nil at the end of the input.
     func next() throws -> InputLine? {
         // The last line ended past the kept size (a long line): what follows it goes to the front.
         if start > keptBytes { shrinkAfterLongLine() }
@@ -118,8 +151,11 @@ final class LineReader {
                 end = 0
                 scanFrom = 0
                 if damagedFrom != Int.max { damagedFrom = 0 }
-                if try !refill() { return finishSkipping() }
-                continue
+                switch try refill() {
+                case .filled: continue
+                case .paused: return .paused
+                case .ended: return finishSkipping()
+                }
             }
             if let newline = findNewline(from: scanFrom) {
                 lineNumber += 1
@@ -148,7 +184,10 @@ final class LineReader {
                 if damagedFrom != Int.max { damagedFrom = 0 }
                 continue
             }
-            if try !refill() {
+            switch try refill() {
+            case .filled: continue
+            case .paused: return .paused
+            case .ended:
                 guard start < end else { return nil }
                 // A last line without a newline.
                 lineNumber += 1
@@ -172,6 +211,13 @@ final class LineReader {
                 return .line(UnsafeBufferPointer(start: buffer + lineStart, count: lineEnd - lineStart), number: lineNumber)
             }
         }
+    }
+
+    private enum Refill {
+        case filled
+        case ended
+        /// Nothing read yet: the run's housekeeping is due (`ReadPacing.due`).
+        case paused
     }
 
     /// Where the first line starts: after a UTF-8 byte-order mark, which some
@@ -237,46 +283,67 @@ final class LineReader {
         if pages.touched > keptBytes && end + readSize <= keptBytes { pages.release(keeping: keptBytes) }
     }
 
-    /// Moves the unread bytes to the front and reads more; false at the end of input.
-    private func refill() throws -> Bool {
+    /// Moves the unread bytes to the front and reads more. Pauses (with
+    /// pacing) before it reads, and again wherever its source pauses; called
+    /// again, it goes on from there.
+    private func refill() throws -> Refill {
         if ended {
             if let error = deferredError {
                 deferredError = nil
                 throw error
             }
-            return false
+            return .ended
+        }
+        if let file = unsniffed {
+            // The first bytes (gzip's magic or not) are read ahead of the first refill.
+            do {
+                guard let head = try file.peek(2) else { return .paused }
+                unsniffed = nil
+                if head == [0x1F, 0x8B] { source = GzipByteSource(upstream: file, buffers: buffers) }
+            } catch {
+                unsniffed = nil
+                throw error
+            }
         }
         shrinkAfterLongLine()
-        if !finishingLine { try beforeRead?() }
+        if let pacing, !finishingLine, !refillHousekept {
+            refillHousekept = true
+            pacing.due = .refill
+            return .paused
+        }
         let room = min(capacity - end, readSize)
         var n: Int
         do {
             n = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer + end, count: room))
         } catch is InputStopped {
+            refillHousekept = false
             if source.isRegularFile && (start < end || skipping != nil) {
                 // A file does not wait: the line being read is read to its end, then reading stops.
                 source.finishLineAfterStop()
                 finishingLine = true
-                return true
+                return .filled
             }
             // Shutdown: what was read is processed, as at the end of the input.
             ended = true
             stopped = true
-            return false
+            return .ended
         } catch let error as InputError {
+            refillHousekept = false
             guard case .corruptGzip = error, start < end || skipping != nil else { throw error }
             // The line the damage cut is returned (rejected) before the error.
             deferredError = error
             damagedFrom = min(damagedFrom, start)
             ended = true
-            return false
+            return .ended
         }
+        if n == ReadPacing.paused { return .paused }
+        refillHousekept = false
         pages.wrote(upTo: end + n)
         if n > 0 && source.lastReadDamaged && damagedFrom == Int.max { damagedFrom = end }
         if finishingLine {
             if n == 0 {
                 ended = true
-                return false
+                return .ended
             }
             if let found = memchr(buffer + end, 0x0A, n) {
                 // The line is whole: nothing after it is taken.
@@ -287,9 +354,9 @@ final class LineReader {
         }
         if n == 0 {
             ended = true
-            return false
+            return .ended
         }
         end += n
-        return true
+        return .filled
     }
 }

@@ -1,3 +1,7 @@
+// Unsafe code: it fills the caller's `UnsafeMutableRawBufferPointer`, as every
+// `ByteSource` does, with one copy from its array; the copy is at most the
+// smaller of the buffer's room and the bytes left.
+
 /// Bytes already in memory, read like a file: a test case's input events.
 final class MemoryByteSource: ByteSource {
     private let bytes: [UInt8]

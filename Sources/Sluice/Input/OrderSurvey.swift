@@ -32,6 +32,9 @@ struct OrderSurvey {
     private(set) var identities: [FileIdentity?]
     /// The latest event time of all inputs (µs), `Int64.min` without events.
     private(set) var latest = Int64.min
+    /// Per input: its latest event time so far, and the time of its last event (what a line that is not one is held under).
+    private var inputLatest: [Int64]
+    private var lastTime: [Int64]
     private var recorded = 0
     /// How many lines it may record (16 bytes each) before it gives up: the inputs are then sorted.
     let mostLines: Int
@@ -42,43 +45,60 @@ struct OrderSurvey {
         lineCounts = Array(repeating: 0, count: inputs)
         checksums = Array(repeating: 0, count: inputs)
         identities = Array(repeating: nil, count: inputs)
+        inputLatest = Array(repeating: .min, count: inputs)
+        lastTime = Array(repeating: .min, count: inputs)
         self.mostLines = mostLines
     }
 
-    /// Reads `input` (index `index`) to its end; false when it holds more lines than it may record.
-    /// An input error ends the input here as it will on the second read.
-    mutating func read(_ input: InputLines, index: Int) -> Bool {
+    /// How far `read` got.
+    enum Reading {
+        /// The input is read to its end (or its error, which ends it here as it will on the second read).
+        case done
+        /// It holds more lines than the survey may record.
+        case tooManyLines
+        /// A read paused for the run's housekeeping: call `read` again.
+        case paused
+    }
+
+    /// Before `input` (index `index`) is read: its file's identity, and its lines summed from here on.
+    mutating func begin(_ input: InputLines, index: Int) {
         input.checksumsLines = true
         identities[index] = FileIdentity(of: input)
+    }
+
+    /// Reads `input` (index `index`, after `begin`) on to its end.
+    mutating func read(_ input: InputLines, index: Int) -> Reading {
         defer {
             lineCounts[index] = input.lines
             checksums[index] = input.lineChecksum
         }
-        var inputLatest = Int64.min
-        // The time of the input's last event: what a line that is not one is held under.
-        var lastTime = Int64.min
         while true {
-            let read: (time: Int64?, bytes: Int)?
+            let read: SurveyLine?
             do {
                 read = try input.nextForSurvey()
             } catch {
-                return true
+                return .done
             }
-            guard let read else { return true }
+            guard let read else { return .done }
+            guard case let .line(time, bytes) = read else { return .paused }
             recorded += 1
             if recorded > mostLines {
                 input.abandon()
-                return false
+                return .tooManyLines
             }
-            guard let time = read.time else {
+            guard let time else {
                 // Not an event: held under the time of its input's event before it.
-                lines[index].append(Line(time: lastTime, bytes: Int32(clamping: read.bytes)))
+                lines[index].append(Line(time: lastTime[index], bytes: Int32(clamping: bytes)))
                 continue
             }
-            if time > inputLatest { inputLatest = time } else if inputLatest - time > lateness[index] { lateness[index] = inputLatest - time }
+            if time > inputLatest[index] {
+                inputLatest[index] = time
+            } else if inputLatest[index] - time > lateness[index] {
+                lateness[index] = inputLatest[index] - time
+            }
             if time > latest { latest = time }
-            lastTime = time
-            lines[index].append(Line(time: time, bytes: Int32(clamping: read.bytes)))
+            lastTime[index] = time
+            lines[index].append(Line(time: time, bytes: Int32(clamping: bytes)))
         }
     }
 

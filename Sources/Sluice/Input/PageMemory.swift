@@ -1,3 +1,8 @@
+// Unsafe code: the memory is an anonymous mmap(2) region handed out as a raw
+// pointer, so only the pages written take memory and madvise(2) can give them
+// back; an array cannot do either. The mapping lives as long as this object
+// (munmap in deinit); its users hold it and stay below `capacity`.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

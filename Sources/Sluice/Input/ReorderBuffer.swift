@@ -47,6 +47,7 @@ struct ReorderBuffer {
         switch record {
         case .event(let event): footprint(of: event)
         case .rejected(let line): line.bytes.count + line.rejection.detail.utf8.count + recordOverhead
+        case .paused: 0
         }
     }
 

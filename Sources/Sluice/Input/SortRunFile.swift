@@ -167,12 +167,12 @@ final class SortRunReader: SortedSource {
 
     init(path: String, reading: InputReading) throws {
         self.path = path
-        reader = try LineReader.open(path, maxLineBytes: reading.maxLineBytes + 64, gate: reading.gate, buffers: reading.buffers)
-        reader.beforeRead = reading.beforeRead
+        reader = try LineReader.open(path, maxLineBytes: reading.maxLineBytes + 64, pacing: reading.pacing,
+                                     stoppable: reading.stoppable, buffers: reading.buffers)
         scratch = reading.scratch
     }
 
-    func next() throws -> Event? {
+    func next() throws -> SortedNext {
         let read: InputLine?
         do {
             read = try reader.next()
@@ -180,7 +180,8 @@ final class SortRunReader: SortedSource {
             // Not an input's fault: the run's own file. Failing the run keeps every line accounted for.
             throw SortRunDamaged(path: path, line: -1, detail: error.description)
         }
-        guard let line = read else { return nil }
+        guard let line = read else { return .end }
+        if case .paused = line { return .paused }
         guard case let .line(buffer, number) = line else { throw SortRunDamaged(path: path, line: Int64(lineNumber(line))) }
         // SOURCE LINE JSON
         var index = 0
@@ -198,7 +199,7 @@ final class SortRunReader: SortedSource {
         guard let source = number64(), let original = number64() else { throw SortRunDamaged(path: path, line: number) }
         let text = UnsafeBufferPointer(rebasing: buffer[index...])
         switch Event.decode(text, origin: Origin(source: Int32(source), line: original), scratch: scratch) {
-        case .success(let event): return event
+        case .success(let event): return .event(event)
         case .failure: throw SortRunDamaged(path: path, line: number)
         }
     }
@@ -206,7 +207,53 @@ final class SortRunReader: SortedSource {
     private func lineNumber(_ line: InputLine) -> Int64 {
         switch line {
         case let .line(_, number), let .tooLong(_, _, number), let .cutShort(_, number), let .damaged(_, number): number
+        case .paused: 0
         }
+    }
+}
+
+/// Sorted runs on disk merged into one (a second pass over them, so the last
+/// merge opens few files). Its reads pause as any read does: `proceed`
+/// returns false, and called again goes on where it stood.
+final class SortRunMerge {
+    private let runs: [String]
+    private let readers: [SortRunReader]
+    private let writer: SortRunWriter
+    @exclusivity(unchecked) private var merging = MergeHeads()
+    /// How many readers' first events are in `merging`.
+    @exclusivity(unchecked) private var headsRead = 0
+
+    /// The merged run's path.
+    var path: String { writer.path }
+
+    init(_ runs: [String], into spill: SpillDirectory, reading: InputReading) throws {
+        self.runs = runs
+        readers = try runs.map { try SortRunReader(path: $0, reading: reading) }
+        writer = try SortRunWriter(path: try spill.newFile())
+    }
+
+    /// Merges on; true once the merged run is written and the runs it replaces are removed.
+    func proceed() throws -> Bool {
+        while headsRead < readers.count {
+            switch try readers[headsRead].next() {
+            case .paused: return false
+            case .event(let event): merging.insert(event, source: headsRead)
+            case .end: break
+            }
+            headsRead += 1
+        }
+        while let source = merging.minSource {
+            let refill: Event?
+            switch try readers[source].next() {
+            case .paused: return false
+            case .event(let event): refill = event
+            case .end: refill = nil
+            }
+            try writer.append(merging.replaceMin(with: refill))
+        }
+        try writer.finish()
+        for run in runs { unlink(run) }
+        return true
     }
 }
 

@@ -97,7 +97,7 @@ public enum RunProgram {
 
         let configuration: PipelineConfiguration
         do {
-            configuration = try request.pipelinePath.map { try PipelineConfiguration.load(path: $0, gate: StopGate(control)) }
+            configuration = try request.pipelinePath.map { try PipelineConfiguration.load(path: $0, awaitReadable: { control.awaitReadable(fd: $0) }) }
                 ?? PipelineConfiguration.builtIn()
         } catch is InputStopped {
             // A FIFO given as --pipeline had no writer yet: the signal is served now, nothing was read.

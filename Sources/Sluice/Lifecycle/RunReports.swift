@@ -1,3 +1,6 @@
+// Unsafe code: one `withUnsafeBytes`, to write a report's bytes to stdout with
+// write(2) (`FileSystem.writeAll`); the array outlives the call.
+
 import Foundation
 import Logging
 import SluiceJSON

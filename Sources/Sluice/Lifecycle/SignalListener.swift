@@ -1,3 +1,7 @@
+// Unsafe code: the signal numbers go to the C helper
+// `sluice_signal_pipe_install` as a pointer and count
+// (`withUnsafeBufferPointer`); it reads them during the call and keeps none.
+
 import CSignalPipe
 import Foundation
 import Logging

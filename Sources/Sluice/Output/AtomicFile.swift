@@ -1,3 +1,7 @@
+// Unsafe code: `withUnsafeBytes` hands the file's bytes to write(2)
+// (`FileSystem.writeAll`) without a copy; the array outlives the call and
+// the count is its own.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,3 +1,8 @@
+// Unsafe code: records come in as `UnsafeRawBufferPointer`s (an output's
+// buffer) and are copied into a block's input; a compressed block goes to the
+// sink as a buffer over its `output`, which the block owns while it is written.
+// Slices advance by what `fill` took, never past `rest.count`.
+
 import CZlib
 import Foundation
 

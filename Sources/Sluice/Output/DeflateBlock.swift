@@ -1,3 +1,10 @@
+// Unsafe code: a block's input, dictionary and output are allocated buffers and
+// its zlib streams `UnsafeMutablePointer<z_stream>`s, because zlib's C API
+// takes raw pointers and keeps the stream's address. The block owns its buffers
+// (freed in deinit), `fill` copies below `capacity`, and zlib is given only the
+// output room left (`grow` doubles it when full). `BlockCompressor` owns its
+// streams for its thread's life.
+
 import CCRC32
 import CZlib
 

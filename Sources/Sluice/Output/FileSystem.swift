@@ -1,3 +1,7 @@
+// Unsafe code: `writeAll` takes an `UnsafeRawBufferPointer` and passes it to
+// write(2), so callers write their buffers without a copy; it writes only
+// `bytes.count` bytes, and the caller keeps the memory alive for the call.
+
 import CRename
 #if canImport(Glibc)
 import Glibc

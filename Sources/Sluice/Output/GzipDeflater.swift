@@ -1,3 +1,9 @@
+// Unsafe code: zlib's `z_stream` is C state that keeps its own address and
+// raw pointers to the buffers it reads and writes, so the stream and the
+// output buffer are allocated here and owned by the deflater (freed in deinit).
+// Input is lent for one `compress` call, consumed before it returns; full
+// output goes to the sink as a buffer of `outCount` bytes.
+
 import CCRC32
 import CZlib
 

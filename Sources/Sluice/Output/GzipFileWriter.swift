@@ -1,3 +1,7 @@
+// Unsafe code: `write` takes records as an `UnsafeRawBufferPointer` (an
+// output's buffer) and passes them on to the block stream, which copies them
+// during the call; nothing is kept.
+
 import CZlib
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,7 @@
+// Unsafe code: the journal is written with pwrite(2) and read with pread(2)
+// through `withUnsafeBytes`/`withUnsafeMutableBytes` over arrays, which the C
+// calls take as pointers; each is given the array's own count.
+
 import Foundation
 import Logging
 #if canImport(Glibc)

@@ -35,16 +35,17 @@ public struct PipelineConfiguration {
     /// Reads and checks a pipeline file; every problem is reported at once.
     public static func load(path: String,
                             environment: @escaping @Sendable (String) -> String? = ConfigReader.processEnvironment) throws -> PipelineConfiguration {
-        try load(path: path, environment: environment, gate: nil)
+        try load(path: path, environment: environment, awaitReadable: nil)
     }
 
-    /// Reads and checks a pipeline file, its reads through `gate` (`sluice
-    /// run`: a FIFO's wait ends at a stop, with `InputStopped`).
+    /// Reads and checks a pipeline file, waiting for a FIFO's data in
+    /// `awaitReadable` (`sluice run`: false once a stop came, and the load
+    /// throws `InputStopped`).
     static func load(path: String, environment: @escaping @Sendable (String) -> String? = ConfigReader.processEnvironment,
-                     gate: InputGate?) throws -> PipelineConfiguration {
+                     awaitReadable: ((Int32) -> Bool)?) throws -> PipelineConfiguration {
         let text: String
         do {
-            text = String(decoding: try readFileBytes(path, limit: maxFileBytes, gate: gate), as: UTF8.self)
+            text = String(decoding: try readFileBytes(path, limit: maxFileBytes, awaitReadable: awaitReadable), as: UTF8.self)
         } catch let stopped as InputStopped {
             throw stopped
         } catch let error as InputError {

@@ -1,3 +1,9 @@
+// Unsafe code: the stages' outputs are an allocated buffer
+// (`stageBuffers`), so one stage's output can be read while the next one's is
+// written without an array's swap and two releases per stage and event on the
+// reading thread. The runner owns it (freed in deinit), one per stage, and
+// indexes only below the stage count.
+
 import Logging
 import SluiceJSON
 
@@ -8,8 +14,10 @@ import SluiceJSON
 /// This is the order of things (`read`, below): take a line from the feed,
 /// run its event through the stages one by one, hand what comes out to the
 /// fan-out (`FanOut/`), and count every line once as emitted, merged,
-/// rejected or dropped. Between reads the outputs are handed over and
-/// signals served (`RunHousekeeping.swift`). How a run is put together is in
+/// rejected or dropped. When a read pauses (`ReadPacing`), the loop does the
+/// housekeeping due before it asks again: the outputs handed over, signals
+/// and timers served, a pipe waited for (`RunHousekeeping.swift`). The
+/// reading never calls the runner. How a run is put together is in
 /// `RunSetup.swift`; how it ends (the stages drained, the outputs finished,
 /// the state written) in `RunEnd.swift`.
 public final class PipelineRunner {
@@ -31,8 +39,15 @@ public final class PipelineRunner {
     let control: RunControl
     /// What is told at intervals while the run goes on (metrics file, progress line).
     @exclusivity(unchecked) var reporters: ReporterSchedule
-    /// Why reading stops before the inputs end, once it must.
-    @exclusivity(unchecked) var readingStop: ReadingStop?
+    /// Why reading stops before the inputs end, once it must (the inputs' reads see it in `pacing`).
+    @exclusivity(unchecked) var readingStop: ReadingStop? {
+        didSet {
+            pacing.readingStopped = readingStop != nil
+            pacing.stopRequested = readingStop == .requested
+        }
+    }
+    /// What the inputs' reads pause at, with what is due, and where the runner says reading must stop.
+    let pacing = ReadPacing()
     @exclusivity(unchecked) var started: UInt64 = 0
     /// The outputs were finished (or failed): a record not in a finished file now never will be.
     @exclusivity(unchecked) var outputsFinished = false
@@ -127,12 +142,16 @@ public final class PipelineRunner {
 
     /// Hands every line the feed gives to the stages (or the rejects), until
     /// it has none left; returns the first input error (the other inputs go on).
-    /// Once reading must stop, the feed is told so and still gives what it holds.
+    /// When the feed pauses, does the housekeeping due and asks again.
+    /// Once reading must stop, the feed is told so (after a line, not while
+    /// one is being read) and still gives what it holds.
     private func read<Feed: InputFeed>(_ feed: Feed) throws -> InputError? {
         var failure: InputError?
         var toldToStop = false
+        // The feed's last answer was a pause: it is in the middle of a read, and is told to stop only after it.
+        var paused = false
         while true {
-            if stopReading && !toldToStop {
+            if stopReading && !toldToStop && !paused {
                 toldToStop = true
                 feed.stop(drainRead: stopping)
             }
@@ -140,14 +159,20 @@ public final class PipelineRunner {
             do {
                 record = try feed.next()
             } catch let error as InputError {
+                paused = false
                 logger.error("\(error)")
                 if failure == nil { failure = error }
                 continue
             }
+            paused = false
             // Consumed, not copied: the event moves on to the stages without a retain.
             switch consume record {
             case nil:
                 return failure
+            case .paused?:
+                // Between reads: the outputs handed over, signals and reporters served, a pipe waited for.
+                paused = true
+                try housekeep()
             case .event(let event)?:
                 if event.time > rejects.latestTime { rejects.latestTime = event.time }
                 try runStage(0, event)

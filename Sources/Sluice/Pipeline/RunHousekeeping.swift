@@ -14,18 +14,27 @@ enum ReadingStop: Equatable {
     case requested
 }
 
-/// What the runner does between reads of input, on its own thread: hand the
-/// outputs' pending records on, serve requests (stop, rotate, stats), call
-/// reporters that are due, and for an input that can block, wait in poll(2)
-/// on the input and the control's wake-up pipe together, so a signal never
-/// waits for the next line.
-extension PipelineRunner: InputGate {
+/// What the runner does between reads of input, on its own thread, when a
+/// read pauses for it (`ReadPacing`): before a line buffer is refilled, hand
+/// the outputs' pending records on; before a read(2), serve requests (stop,
+/// rotate, stats), call reporters that are due, and for an input that can
+/// block, wait in poll(2) on the input and the control's wake-up pipe
+/// together, so a signal never waits for the next line.
+extension PipelineRunner {
     /// Reading must stop (stdout closed, or a stop was requested).
     var stopReading: Bool { readingStop != nil }
     /// A stop was requested: every later read stops at once.
     var stopping: Bool { readingStop == .requested }
 
-    /// Hands every output's pending records on (before each read); stops
+    /// What a read that paused needs (`pacing.due`), before the runner asks for the next line again.
+    func housekeep() throws {
+        switch pacing.due {
+        case .refill: try handOver()
+        case let .read(fd, mayBlock): try awaitReadable(fd: fd, mayBlock: mayBlock)
+        }
+    }
+
+    /// Hands every output's pending records on (before each refill); stops
     /// reading once stdout's reader went away.
     func handOver() throws {
         try outputs.handOver()
@@ -36,10 +45,13 @@ extension PipelineRunner: InputGate {
         summary.dropStdoutLoss(fanOut.absorbStdoutLoss())
     }
 
-    func awaitReadable(fd: Int32, mayBlock: Bool) throws {
+    /// Serves what is due before a read(2) of `fd`; for one that may block,
+    /// returns once it is worth reading (data, end of input or an error to
+    /// report). After a stop request it returns at once: the read then stops.
+    private func awaitReadable(fd: Int32, mayBlock: Bool) throws {
         while true {
             try serveRequests()
-            if stopping { throw InputStopped() }
+            if stopping { return }
             let now = Monotonic.nanoseconds()
             runDueReporters(now: now)
             if !mayBlock { return }
@@ -52,7 +64,6 @@ extension PipelineRunner: InputGate {
                 // Data (or end of input, or an error read(2) will report). A
                 // stop that came with it still wins: nothing more is read.
                 try serveRequests()
-                if stopping { throw InputStopped() }
                 return
             }
         }

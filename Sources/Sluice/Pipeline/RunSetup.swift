@@ -1,3 +1,7 @@
+// Unsafe code: one `withUnsafeBufferPointer`, to decode a pending line from the
+// state with `Event.decode`, which takes lines as buffers; the array outlives
+// the call and the decoded event keeps its own copy.
+
 /// How a run is put together before its first line: the stages told about
 /// the destinations, the `--state` restored, and the inputs made into a feed
 /// in the order asked for.
@@ -73,8 +77,7 @@ extension PipelineRunner {
         let order = options.concatenateInputs ? .window : InputOrder.resolve(options.order, paths: paths, inMemory: contents != nil)
         let merged = paths.count >= 2 && !options.concatenateInputs
         // Merged inputs are all open at once (exact order's window merge too): their buffers share one budget.
-        let reading = InputReading(maxLineBytes: configuration.input.maxLineBytes, gate: self,
-                                   beforeRead: { [unowned self] in try handOver() }, scratch: parseScratch,
+        let reading = InputReading(maxLineBytes: configuration.input.maxLineBytes, pacing: pacing, scratch: parseScratch,
                                    buffers: merged ? .forOpenInputs(paths.count) : .single)
         let base = Int32(rejects.sourceNames.count)
         let inputs = paths.enumerated().map { index, path in
@@ -85,10 +88,10 @@ extension PipelineRunner {
         let window = options.reorderWindow
             ?? stages.compactMap { ($0 as? any EventTimeStage)?.toleratedLateness }.max() ?? Self.defaultReorderWindow
         if order == .exact {
-            // What is read after the inputs (sorted runs, in-order starts read again) serves
-            // signals and hands outputs over, but is read to its end whatever the stop.
+            // What is read after the inputs (sorted runs, in-order starts read again) pauses
+            // for the housekeeping too, but is read to its end whatever the stop.
             var again = reading
-            again.gate = HousekeepingGate(self)
+            again.stoppable = false
             again.buffers = .forOpenInputs(16)
             let root = options.temporaryDirectory ?? (options.memoryOutputs == nil ? options.outDirectory : GzipMemberHold.temporaryDirectory)
             SpillDirectory.removeAbandoned(under: root)
@@ -99,10 +102,10 @@ extension PipelineRunner {
                 reopen: { index in
                     contents.map { InputLines(bytes: $0, named: paths[index], source: base + Int32(index), reading: again) }
                         ?? InputLines(path: paths[index], source: base + Int32(index), reading: again)
-                }, runStopping: { [unowned self] in stopping })
+                })
         }
         if !merged {
-            return ConcatenatedInputs(inputs, mayBeginNext: { [unowned self] in !stopReading })
+            return ConcatenatedInputs(inputs, pacing: pacing)
         }
         return EventTimeMerge(inputs, window: window, bufferBytes: configuration.input.reorderBufferBytes)
     }

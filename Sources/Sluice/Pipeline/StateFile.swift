@@ -1,3 +1,8 @@
+// Unsafe code: the state file is mmap(2)ed and read as an
+// `UnsafeRawBufferPointer`, so a large state is decoded without a copy into
+// memory. The mapping is unmapped only after `decode` returns and the buffer
+// is the file's size; the save's writer hands chunks to write(2).
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

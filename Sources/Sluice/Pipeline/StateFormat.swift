@@ -1,3 +1,7 @@
+// Unsafe code: `decode` reads a state file as an `UnsafeRawBufferPointer` (a
+// mapped file, or an array), through `StateReader`, which checks every read
+// against its end. The caller keeps the bytes alive for the call.
+
 /// The layout of a `--state` file: a versioned header, one section per
 /// stateful stage (written by the stage itself) and one per destination
 /// that remembers devices (`DeviceMemory`), an index, and a CRC-32.

@@ -1,3 +1,8 @@
+// Unsafe code: the inflated bytes are handed to the deflater as an
+// `UnsafeRawBufferPointer` slice of `GzipInflater`'s output (zlib's C API), and
+// compressed chunks to write(2) the same way; the slice is at most what was
+// produced, and each pointer is used only during its call.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

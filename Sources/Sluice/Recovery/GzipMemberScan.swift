@@ -1,3 +1,8 @@
+// Unsafe code: lines are counted with memchr(3) over the inflater's output
+// buffer, and the file's tail is read with pread(2) into an array's bytes: C
+// calls that take pointers. memchr is given only the bytes left of what was
+// produced; pread only the array's size.
+
 import CZlib
 #if canImport(Glibc)
 import Glibc

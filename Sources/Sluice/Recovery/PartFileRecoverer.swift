@@ -1,3 +1,8 @@
+// Unsafe code: the valid part of a `.part` file is copied with pread(2) and
+// write(2) through one allocated buffer (freed by `defer`), as the C calls
+// take a pointer; each read asks at most the buffer's size, each write what was
+// read.
+
 import Foundation
 
 /// Handles one `.part` file for `PartFileRecovery` (see there for the rules).

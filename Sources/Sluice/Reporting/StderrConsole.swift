@@ -1,3 +1,6 @@
+// Unsafe code: one `withUnsafeBytes`, to write a whole line to stderr with one
+// write(2) (`FileSystem.writeAll`); the array outlives the call.
+
 import Foundation
 
 /// The one writer of stderr: whole lines, one write(2) each, under a lock, so

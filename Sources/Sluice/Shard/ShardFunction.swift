@@ -1,3 +1,7 @@
+// Unsafe code: a device id is hashed as an `UnsafeRawBufferPointer`
+// (`StableHash` takes raw bytes, the event's own ones on the reading thread);
+// the pointer is used only during the call.
+
 import SluiceJSON
 
 /// Which of N shards a message's device goes to, so that a run split across

@@ -1,3 +1,8 @@
+// Unsafe code: the reader decodes an `UnsafeRawBufferPointer` (a mapped state
+// file, not copied into memory), checking every read against `end` so a bad
+// file is `corrupt`, never a read out of bounds. The caller owns the bytes and
+// keeps them alive while the reader is used.
+
 /// Decodes what a `StateWriter` wrote, checking every read against the end of
 /// its bytes: a value that does not fit, a count larger than the bytes left,
 /// or a source that is not in the file's table is a `StateError.corrupt`,

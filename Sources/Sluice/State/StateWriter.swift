@@ -1,3 +1,9 @@
+// Unsafe code: chunks go to the sink, and to zlib's crc32 (a C API), as
+// `UnsafeRawBufferPointer`s over the writer's array, and integers are
+// appended through `withUnsafeBytes(of:)` of their little-endian value.
+// Pointers are used only during the call; CRC runs are at most `bytes.count`,
+// in 1 GiB steps.
+
 import CZlib
 
 /// Encodes a run's state: little-endian fixed-width integers, LEB128 varints

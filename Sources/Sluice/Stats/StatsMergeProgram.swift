@@ -1,3 +1,6 @@
+// Unsafe code: one `withUnsafeBytes`, to write the merged stats to stdout with
+// write(2) (`FileSystem.writeAll`); the array outlives the call.
+
 import Logging
 #if canImport(Glibc)
 import Glibc

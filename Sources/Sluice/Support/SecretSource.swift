@@ -1,3 +1,7 @@
+// Unsafe code: a secret file is read with read(2) into an array's bytes
+// (`withUnsafeMutableBytes`), as the C call takes a pointer; each read is
+// given only the room left (`count - filled`).
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

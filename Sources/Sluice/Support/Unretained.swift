@@ -1,3 +1,8 @@
+// Unsafe code: `Unmanaged._withUnsafeGuaranteedRef`, so per-event calls into
+// objects the pipeline holds for the whole run go without a retain and a
+// release (two atomic operations) each. The holder keeps a strong reference for
+// as long as an `Unretained` may be used.
+
 /// A reference to an object that something else keeps alive, called without
 /// a retain and a release around the call.
 ///

@@ -1,3 +1,7 @@
+// Unsafe code: a key's UTF-8 is passed to `JSONDocument.member` as an
+// `UnsafeRawBufferPointer` (`withUTF8`), the form the look-up takes; the
+// pointer is used only during the call.
+
 import SluiceJSON
 
 /// Matches an expected record against a received one as a subset: every key

@@ -13,7 +13,7 @@ import SluiceTestSupport
     private func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
     private func inputs(_ files: [[String]], in directory: TemporaryDirectory, maxLineBytes: Int = 1 << 20) -> [InputLines] {
-        let reading = InputReading(maxLineBytes: maxLineBytes, gate: nil, beforeRead: nil, scratch: JSONParseScratch())
+        let reading = InputReading(maxLineBytes: maxLineBytes, scratch: JSONParseScratch())
         return files.enumerated().map { index, lines in
             let path = directory.write("in-\(index).ndjson", lines.map { $0 + "\n" }.joined())
             return InputLines(path: path, source: Int32(index), reading: reading)
@@ -122,7 +122,7 @@ import SluiceTestSupport
 
     @Test func anInputThatFailsEndsAloneAndTheOthersGoOn() throws {
         let directory = TemporaryDirectory()
-        let reading = InputReading(maxLineBytes: 1 << 20, gate: nil, beforeRead: nil, scratch: JSONParseScratch())
+        let reading = InputReading(maxLineBytes: 1 << 20, scratch: JSONParseScratch())
         let good = directory.write("good.ndjson", event("g1", 1) + "\n" + event("g2", 2) + "\n")
         var broken = TestGzip.compress(Array(String(repeating: event("x", 3) + "\n", count: 200).utf8))
         for index in 20..<40 { broken[index] ^= 0x5A }
@@ -148,7 +148,7 @@ import SluiceTestSupport
 extension InputLines {
     /// One line decoded as an input would decode it (for sizes in tests).
     static func decodedForTest(_ line: String) throws -> InputRecord? {
-        let reading = InputReading(maxLineBytes: 1 << 20, gate: nil, beforeRead: nil, scratch: JSONParseScratch())
+        let reading = InputReading(maxLineBytes: 1 << 20, scratch: JSONParseScratch())
         return try InputLines(bytes: Array((line + "\n").utf8), named: "t", source: 0, reading: reading).next()
     }
 }

@@ -23,8 +23,9 @@ import SluiceTestSupport
 
     /// The feed over `files`; `sort` leaves out the window merge, `changed` is what the first read finds instead.
     private func feed(_ files: [[String]], in directory: TemporaryDirectory, budget: Int = 1 << 20,
-                      carryFrom: Duration? = nil, carriedIn: [Event] = [], sort: Bool = false, changed: [[String]]? = nil) -> Made {
-        let reading = InputReading(maxLineBytes: 1 << 20, gate: nil, beforeRead: nil, scratch: JSONParseScratch())
+                      carryFrom: Duration? = nil, carriedIn: [Event] = [], sort: Bool = false, changed: [[String]]? = nil,
+                      pacing: ReadPacing? = nil) -> Made {
+        let reading = InputReading(maxLineBytes: 1 << 20, pacing: pacing, scratch: JSONParseScratch())
         let paths = files.enumerated().map { index, lines in
             directory.write("in-\(index).ndjson", lines.map { $0 + "\n" }.joined())
         }
@@ -145,6 +146,48 @@ import SluiceTestSupport
         #expect(counts.spilledLines > 5000 && counts.spilledLines + counts.sortedInMemory + counts.inOrderLines == 6000)
         #expect(made.spill.path == nil)
         #expect(!directory.files().contains { $0.contains(SpillDirectory.prefix) && $0.hasSuffix(".gz") })
+    }
+
+    enum Way: CaseIterable {
+        case windowMerge, oneFileInOrder, sortWithRunMerges, carry
+    }
+
+    @Test(arguments: Way.allCases)
+    func readsThatPauseAndResumeGiveTheSameRecordsEveryWay(way: Way) throws {
+        var random = TestRandom(state: 5)
+        let padding = String(repeating: "x", count: 200)
+        var files: [[String]]
+        var budget = 1 << 20
+        var carry: Duration?
+        switch way {
+        case .windowMerge:
+            let times = (0..<3000).map { $0 * 5_000 + random.below(30_000) }
+            files = (0..<3).map { file in times.indices.filter { $0 % 3 == file }.map { event("e\($0)", times[$0], id: "m\($0)") } }
+            files[1].insert("not json", at: 7)
+        case .oneFileInOrder:
+            files = [(0..<3000).map { event("e\($0)", $0 / 3 * 1000, id: "m\(3000 - $0)") }]
+        case .sortWithRunMerges:
+            let times = (0..<6000).map { _ in random.below(10_000_000) }
+            files = [times.enumerated().map { event("e\($0.offset)", $0.element, id: "m\($0.offset)", extra: #","p":"\#(padding)""#) }.reversed(), []]
+            budget = 64 << 10
+        case .carry:
+            let times = (0..<5000).map { _ in random.below(10_000_000) }
+            files = [times.enumerated().map { event("e\($0.offset)", $0.element, id: "m\($0.offset)") }]
+            budget = 64 << 10
+            carry = .seconds(3000)
+        }
+        let (first, second) = (TemporaryDirectory(), TemporaryDirectory())
+        let straight = feed(files, in: first, budget: budget, carryFrom: carry, sort: way != .windowMerge && way != .oneFileInOrder)
+        let expected = try drain(straight.feed)
+        let run = StopAfter()
+        let paced = feed(files, in: second, budget: budget, carryFrom: carry,
+                         sort: way != .windowMerge && way != .oneFileInOrder, pacing: run.pacing)
+        #expect(try paced.feed.drainedNames(serving: run) == expected)
+        #expect(paced.feed.pending.map(\.nameString) == straight.feed.pending.map(\.nameString))
+        #expect(paced.feed.counts.runMerges == straight.feed.counts.runMerges)
+        if way == .sortWithRunMerges { #expect(straight.feed.counts.runMerges >= 1) }
+        #expect(run.refillPauses > 0 && run.readPauses > 0)
+        _ = (first, second)
     }
 
     @Test func aFileChangedBetweenItsTwoReadsFailsTheRun() throws {

@@ -23,14 +23,15 @@ import SluiceTestSupport
     }
 
     /// The lines read as "N:text", "N:DAMAGED text", and the error at the end, if any.
-    private func read(_ bytes: [UInt8], _ how: How) throws -> (lines: [String], error: InputError?) {
+    /// `run`: the reads pause (before each refill and each read of the file), served by it.
+    private func read(_ bytes: [UInt8], _ how: How, run: StopAfter? = nil) throws -> (lines: [String], error: InputError?) {
         let directory = TemporaryDirectory()
         let upstream: FileByteSource
         var writer: Thread?
         switch how {
         case .fileHeld, .fileCheckedAhead, .fileMergedWithMany:
             let path = directory.write("in.gz", bytes)
-            upstream = try FileByteSource.open(path)
+            upstream = try FileByteSource.open(path, pacing: run?.pacing)
         case .pipeSpilled:
             // The reader may close its end before the writer is done (damage ends the input).
             _ = signal(SIGPIPE, SIG_IGN)
@@ -47,7 +48,7 @@ import SluiceTestSupport
                 close(writeEnd)
             }
             writer!.start()
-            upstream = FileByteSource(path: "pipe", fd: fds[0], ownsDescriptor: true)
+            upstream = FileByteSource(path: "pipe", fd: fds[0], ownsDescriptor: true, pacing: run?.pacing)
         }
         let buffers = switch how {
         case .fileHeld: InputBuffers.single
@@ -55,15 +56,16 @@ import SluiceTestSupport
         case .fileMergedWithMany: InputBuffers.forOpenInputs(1000)
         }
         let source = GzipByteSource(upstream: upstream, buffers: buffers)
-        let reader = LineReader(path: "in.gz", source: source, maxLineBytes: 1 << 20, readSize: buffers.readBytes)
+        let reader = LineReader(path: "in.gz", source: source, maxLineBytes: 1 << 20, readSize: buffers.readBytes, pacing: run?.pacing)
         var lines: [String] = []
         do {
-            while let line = try reader.next() {
+            while let line = try reader.nextServing(run) {
                 switch line {
                 case let .line(buffer, number): lines.append("\(number):" + String(decoding: buffer, as: UTF8.self))
                 case let .damaged(buffer, number): lines.append("\(number):DAMAGED " + String(decoding: buffer, as: UTF8.self))
                 case let .tooLong(_, length, number): lines.append("\(number):TOO LONG \(length)")
                 case let .cutShort(buffer, number): lines.append("\(number):CUT " + String(decoding: buffer, as: UTF8.self))
+                case .paused: Issue.record("a pause not served")
                 }
             }
             return (lines, nil)
@@ -85,6 +87,26 @@ import SluiceTestSupport
         let (got, error) = try read(member("a", 2000) + member("b", 3) + member("c", 1500), how)
         #expect(error == nil)
         #expect(got == lines("a", 1...2000, from: 1) + lines("b", 1...3, from: 2001) + lines("c", 1...1500, from: 2004))
+    }
+
+    @Test(arguments: How.allCases)
+    func aReaderThatPausesAtEveryReadResumesToTheSameLinesAndError(how: How) throws {
+        let first = member("a", 10)
+        var second = member("b", 2000)
+        second[second.count - 8] ^= 0x01
+        // Letters that do not repeat first, so the compressed bytes take several reads.
+        let bytes = TestGzip.compress(letterLines(600, width: 999, seed: 9)) + first + second + member("c", 5)
+        let run = StopAfter()
+        let paced = try read(bytes, how, run: run)
+        let straight = try read(bytes, how)
+        #expect(paced.lines.count == 600 + 10 + 2000)
+        #expect(paced.lines == straight.lines)
+        guard case let .corruptGzip(_, offset, message)? = paced.error, case .corruptGzip(_, offset, message)? = straight.error else {
+            Issue.record("not the same error: \(String(describing: paced.error)), \(String(describing: straight.error))")
+            return
+        }
+        // Each refill paused for the outputs, and each read of the file (checks ahead included) for the signals.
+        #expect(run.refillPauses > 1 && run.readPauses > 1)
     }
 
     @Test(arguments: How.allCases)
@@ -160,10 +182,11 @@ import SluiceTestSupport
         let directory = TemporaryDirectory()
         let path = directory.write("in.gz", TestGzip.compress(first) + damaged)
         // The sniff, then one read of 256 KiB: the first member and the start of the second; then the stop.
-        let reader = try LineReader.open(path, maxLineBytes: 1 << 20, gate: StopAfter(reads: 2))
+        let stop = StopAfter(reads: 2)
+        let reader = try LineReader.open(path, maxLineBytes: 1 << 20, pacing: stop.pacing)
         var kinds: [String] = []
         do {
-            while let line = try reader.next() {
+            while let line = try reader.nextServing(stop) {
                 switch line {
                 case .line: kinds.append("line")
                 case .damaged: kinds.append("damaged")

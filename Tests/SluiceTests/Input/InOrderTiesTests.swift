@@ -9,7 +9,7 @@ import SluiceJSON
 
     /// What the feed gives: event names, and `!reason` for a line rejected at input.
     private func drain(_ lines: [String]) throws -> [String] {
-        let reading = InputReading(maxLineBytes: 1 << 20, gate: nil, beforeRead: nil, scratch: JSONParseScratch())
+        let reading = InputReading(maxLineBytes: 1 << 20, scratch: JSONParseScratch())
         let bytes = Array(lines.map { $0 + "\n" }.joined().utf8)
         return try InOrderTies(InputLines(bytes: bytes, named: "in", source: 0, reading: reading)).drainedNames()
     }

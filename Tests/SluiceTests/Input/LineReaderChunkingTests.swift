@@ -64,6 +64,8 @@ import Testing
                 Issue.record("a line cut short, but nothing stopped the reader")
             case .damaged:
                 Issue.record("a damaged line from plain input")
+            case .paused:
+                Issue.record("a pause from a reader without pacing")
             }
         }
         return result

@@ -7,15 +7,16 @@ import SluiceTestSupport
 
 @Suite struct LineReaderTests {
     /// Reads every line of a file as (text, number), or "TOO LONG n" entries.
-    private func lines(_ path: String, maxLineBytes: Int = 1 << 20, gate: InputGate? = nil) throws -> [String] {
-        let reader = try LineReader.open(path, maxLineBytes: maxLineBytes, gate: gate)
+    private func lines(_ path: String, maxLineBytes: Int = 1 << 20, stop: StopAfter? = nil) throws -> [String] {
+        let reader = try LineReader.open(path, maxLineBytes: maxLineBytes, pacing: stop?.pacing)
         var result: [String] = []
-        while let line = try reader.next() {
+        while let line = try reader.nextServing(stop) {
             switch line {
             case let .line(buffer, number): result.append("\(number):" + String(decoding: buffer, as: UTF8.self))
             case let .tooLong(preview, length, number): result.append("\(number):TOO LONG \(length) \(preview.count)")
             case let .cutShort(buffer, number): result.append("\(number):CUT " + String(decoding: buffer, as: UTF8.self))
             case let .damaged(buffer, number): result.append("\(number):DAMAGED " + String(decoding: buffer, as: UTF8.self))
+            case .paused: Issue.record("a pause not served")
             }
         }
         return result
@@ -108,7 +109,7 @@ import SluiceTestSupport
         let path = directory.write("in.ndjson", String(repeating: line, count: 600))
         // The gzip sniff reads 2 bytes, then one 256 KiB read, then the stop:
         // the line that read ended in is read to its end, and nothing more.
-        let result = try lines(path, gate: StopAfter(reads: 2))
+        let result = try lines(path, stop: StopAfter(reads: 2))
         let read = (2 + LineReader.readSize) / 1000 + 1
         #expect(result.count == read)
         #expect(result.allSatisfy { $0.hasSuffix(":" + String(repeating: "x", count: 999)) })
@@ -132,7 +133,7 @@ import SluiceTestSupport
             gzip += TestGzip.compress(Array(text[start..<min(start + 100_003, text.count)]))
         }
         let path = directory.write("in.ndjson.gz", gzip)
-        let result = try lines(path, gate: StopAfter(reads: 3))
+        let result = try lines(path, stop: StopAfter(reads: 3))
         #expect(!result.isEmpty && result.count < 3000)
         #expect(result.allSatisfy { $0.split(separator: ":", maxSplits: 1).last?.count == 999 })
     }
@@ -145,10 +146,11 @@ import SluiceTestSupport
         let bytes = Array((line + String(repeating: "x", count: 500)).utf8)
         #expect(bytes.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) } == bytes.count)
         defer { close(fds[1]) }
-        let source = FileByteSource(path: "pipe", fd: fds[0], ownsDescriptor: true, gate: StopAfter(reads: 1))
+        let stop = StopAfter(reads: 1)
+        let source = FileByteSource(path: "pipe", fd: fds[0], ownsDescriptor: true, pacing: stop.pacing)
         let reader = LineReader(path: "pipe", source: source, maxLineBytes: 1 << 20)
         var result: [String] = []
-        while let got = try reader.next() {
+        while let got = try reader.nextServing(stop) {
             switch got {
             case let .line(buffer, number): result.append("\(number):" + String(decoding: buffer, as: UTF8.self))
             case let .cutShort(buffer, number): result.append("\(number):CUT \(buffer.count)")
@@ -158,10 +160,44 @@ import SluiceTestSupport
         #expect(result == ["1:" + String(repeating: "x", count: 999), "2:CUT 500"])
     }
 
+    @Test func aReaderThatPausesBeforeEveryRefillAndReadResumesToTheSameLines() throws {
+        let directory = TemporaryDirectory()
+        var text = ""
+        for number in 1...3000 { text += "{\"n\":\(number)}" + String(repeating: "y", count: number % 700) + (number % 5 == 0 ? "\r\n" : "\n") }
+        text += "last without newline"
+        let path = directory.write("in.ndjson", text)
+        let run = StopAfter()
+        #expect(try lines(path, maxLineBytes: 600, stop: run) == lines(path, maxLineBytes: 600))
+        // Each refill paused first, and each read(2): the sniff's, and every refill's but the first (it takes the two bytes sniffed).
+        #expect(run.readPauses == run.refillPauses)
+        #expect(run.refillPauses > 2)
+    }
+
+    @Test func aReadThatWouldWaitForAPipeReturnsFirstSayingSoAndResumesOnceDataCame() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let run = StopAfter()
+        let reader = LineReader(path: "pipe", source: FileByteSource(path: "pipe", fd: fds[0], ownsDescriptor: true, pacing: run.pacing),
+                                maxLineBytes: 1 << 20, pacing: run.pacing)
+        // Nothing written yet: the reader returns rather than wait, and says what it would wait on.
+        guard case .paused? = try reader.next() else { Issue.record("no pause"); return }
+        #expect(run.pacing.due == .refill)
+        guard case .paused? = try reader.next() else { Issue.record("no pause"); return }
+        #expect(run.pacing.due == .read(fd: fds[0], mayBlock: true))
+        let bytes = Array("a\nb\n".utf8)
+        #expect(bytes.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) } == bytes.count)
+        close(fds[1])
+        var got: [String] = []
+        while let line = try reader.nextServing(run) {
+            if case let .line(buffer, number) = line { got.append("\(number):" + String(decoding: buffer, as: UTF8.self)) }
+        }
+        #expect(got == ["1:a", "2:b"])
+    }
+
     @Test func aStopWhileSniffingTheFormatEndsTheInputCleanly() throws {
         let directory = TemporaryDirectory()
         let path = directory.write("in.ndjson", "{}\n")
-        #expect(try lines(path, gate: StopAfter(reads: 0)).isEmpty)
+        #expect(try lines(path, stop: StopAfter(reads: 0)).isEmpty)
     }
 
     /// Every line of a reader read 16 KiB at a time, and the memory its buffer took after each.
