@@ -222,10 +222,14 @@ enum IPDetection {
 
     /// A dotted quad.
     static func appendIPv4(_ value: UInt32, to out: inout TextCursor) {
-        for shift in stride(from: UInt32(24), through: 0, by: -8) {
-            if shift != 24 { out.append(UInt8(ascii: ".")) }
-            out.appendDecimal(UInt8(truncatingIfNeeded: value >> shift))
-        }
+        // Written out, not a strided loop: one address per event on the reading thread.
+        out.appendDecimal(UInt8(truncatingIfNeeded: value >> 24))
+        out.append(UInt8(ascii: "."))
+        out.appendDecimal(UInt8(truncatingIfNeeded: value >> 16))
+        out.append(UInt8(ascii: "."))
+        out.appendDecimal(UInt8(truncatingIfNeeded: value >> 8))
+        out.append(UInt8(ascii: "."))
+        out.appendDecimal(UInt8(truncatingIfNeeded: value))
     }
 
     /// RFC 5952 text: lowercase, no leading zeros, the longest run (two or more)
