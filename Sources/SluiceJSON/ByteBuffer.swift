@@ -41,7 +41,10 @@ extension ByteSink {
 
 extension Array: ByteSink where Element == UInt8 {
     @inlinable @inline(__always)
-    public mutating func append(raw bytes: UnsafeRawBufferPointer) { append(contentsOf: bytes) }
+    public mutating func append(raw bytes: UnsafeRawBufferPointer) {
+        // As bytes, not raw memory: the contiguous copy, not the generic sequence path.
+        append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
+    }
     @inlinable
     public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try withUnsafeBytes(body) }
 }

@@ -8,11 +8,14 @@
 // and everything inside it: the next sibling. Byte offsets (`start`, `end`)
 // are into `bytes`; a string's include its quotes.
 //
-// Unsafe code: `UnsafeJSONView` hands out pointers to a document's index and
-// bytes for the walks that visit every value of an event (privacy redaction,
-// dedupe fingerprints). They are valid only inside the `withUnsafeView`
-// closure that made the view, which keeps the document alive; nothing in
-// this module or outside stores a view.
+// Unsafe code: `withRawBytes` and `withLineBytes` lend the line's bytes through
+// a pointer for the duration of the call (the storage is alive for it), and
+// `UnsafeJSONView` hands out pointers to a document's index and bytes for the
+// one walk that visits every value of every event with no bounds check
+// (privacy redaction). They are valid only inside the `withUnsafeView`
+// closure that made the view, which keeps the document alive; nothing stores
+// a view. The other stages and the encoders use the span forms of
+// `JSONSpans.swift`.
 
 extension JSONDocument {
     /// The kind of the value at `node`.
@@ -73,9 +76,9 @@ extension JSONDocument {
     }
 }
 
-/// A document's index and bytes through pointers, for walks that visit every
-/// value: the same reads as `JSONDocument`'s, without an array access (and its
-/// bounds check and retain) per read. Valid only inside `withUnsafeView`.
+/// A document's index and bytes through pointers, for the walk that visits
+/// every value of every event: the same reads as `JSONView`'s, without a bounds
+/// check per read. Valid only inside `withUnsafeView`.
 public struct UnsafeJSONView {
     @usableFromInline let nodes: UnsafeBufferPointer<JSONNode>
     /// The document's text.

@@ -31,6 +31,21 @@ struct DeviceKey: Equatable {
         return nil
     }
 
+    /// `withID`, the text lent as a span.
+    @inline(__always)
+    static func withIDSpan<R>(_ document: JSONDocument, anonymousId: Int?, userId: Int?,
+                              _ body: (_ isUser: Bool, _ text: Span<UInt8>) -> R) -> R? {
+        if let node = anonymousId { return MessageIdentity.withTextSpan(document, node) { body(false, $0) } }
+        if let node = userId { return MessageIdentity.withTextSpan(document, node) { body(true, $0) } }
+        return nil
+    }
+
+    /// `hash(isUser:_:)` of an id lent as a span.
+    @inline(__always)
+    static func hash(isUser: Bool, _ text: Span<UInt8>) -> UInt64 {
+        StableHash.hash(text, seed: StableHash.seedA ^ (isUser ? userKeyTweak : 0))
+    }
+
     /// The first hash of a device's id (`a`).
     @inline(__always)
     static func hash(isUser: Bool, _ text: UnsafeRawBufferPointer) -> UInt64 {

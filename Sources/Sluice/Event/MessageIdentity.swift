@@ -53,6 +53,13 @@ enum MessageIdentity {
         return document.withRawBytes(node, body)
     }
 
+    /// `withText`, the text lent as a span.
+    @inline(__always)
+    static func withTextSpan<R>(_ document: JSONDocument, _ node: Int, _ body: (Span<UInt8>) -> R) -> R {
+        if document.kind(node) == .string { return document.withStringSpan(node, body)! }
+        return document.withSpan(of: node, body)
+    }
+
     /// The id's text as bytes.
     static func text(_ document: JSONDocument, _ node: Int) -> [UInt8] {
         withText(document, node) { Array($0) }

@@ -40,6 +40,12 @@ enum StableHash {
         UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
     }
 
+    /// The hash of bytes lent as a span.
+    @inline(__always)
+    static func hash(_ bytes: Span<UInt8>, seed: UInt64 = seedA) -> UInt64 {
+        bytes.withUnsafeBytes { hash($0, seed: seed) }
+    }
+
     /// The hash of `bytes` under `seed`.
     static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = seedA) -> UInt64 {
         let count = bytes.count

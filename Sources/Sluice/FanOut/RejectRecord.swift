@@ -31,7 +31,7 @@ struct RejectRecord {
         JSONString.appendQuoted(rejection.reason.rawValue, to: &out)
         appendKey("detail", &out)
         JSONString.appendQuoted(rejection.detail, to: &out)
-        let isText = Array(line).withUnsafeBufferPointer { UTF8Validation.isValid($0) }
+        let isText = Array(line).withSpan { UTF8Validation.isValid($0) }
         if isText {
             appendKey("line", &out)
             JSONString.appendQuoted(line, to: &out)

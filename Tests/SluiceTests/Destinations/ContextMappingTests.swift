@@ -16,7 +16,7 @@ import Testing
         let first = try DestinationHarness.event(#"{"type":"track","event":"e","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z",\#(context)}"#)
         let second = try DestinationHarness.event(#"{"type":"track","event":"e","anonymousId":"d","timestamp":"2026-11-20T08:00:00Z","properties":{"a":[1,2,3],"b":{"c":4}},\#(context)}"#)
         for event in [first, second] {
-            let fields = EventFields(event, memo: Unretained(memo))
+            let fields = EventFields(event, memo: memo)
             let text = { (field: MappedContext.Field) in fields.mapped.node(field).flatMap { fields.document.string($0) } }
             #expect(text(.locale) == "en-US")
             #expect(text(.pageURL) == "https://a/")

@@ -1,4 +1,5 @@
 @testable import Sluice
+import SluiceJSON
 import Testing
 
 /// The `--state` file format: values, the header, the checksum, and the
@@ -231,7 +232,7 @@ import Testing
         for device in 0..<20 {
             let value = DeviceMemory.Pairs.encode([(Array("plan".utf8), Array("{\"value\":\"p\(device)\"}".utf8)),
                                                    (Array("company_id".utf8), Array("[\"acme\",\"c\(device)\"]".utf8))])
-            Array("dev-\(device)".utf8).withUnsafeBytes { _ = memory.set(value, isUser: device % 3 == 0, $0) }
+            Array("dev-\(device)".utf8).withSpan { _ = memory.set(value, isUser: device % 3 == 0, $0) }
         }
         let writer = StateWriter()
         StateFormat.encode(stages: [], memories: [StateFormat.Memory(name: "ga4", signature: "s", memory: memory)],
@@ -265,9 +266,9 @@ import Testing
     @Test func aDestinationsMemoryIsRestoredInItsRecencyOrderUnderTheSameNameAndSignature() throws {
         let memory = DeviceMemory(maxBytes: 1 << 20)
         for device in 0..<5 {
-            Array("dev-\(device)".utf8).withUnsafeBytes { _ = memory.set(DeviceMemory.Pairs.encode([(Array("plan".utf8), Array("{\"value\":\"p\(device)\"}".utf8))]), isUser: device == 4, $0) }
+            Array("dev-\(device)".utf8).withSpan { _ = memory.set(DeviceMemory.Pairs.encode([(Array("plan".utf8), Array("{\"value\":\"p\(device)\"}".utf8))]), isUser: device == 4, $0) }
         }
-        Array("dev-0".utf8).withUnsafeBytes { _ = memory.value(isUser: false, $0) }  // dev-0 becomes the most recent
+        Array("dev-0".utf8).withSpan { _ = memory.value(isUser: false, $0) }  // dev-0 becomes the most recent
         let writer = StateWriter()
         StateFormat.encode(stages: [], memories: [StateFormat.Memory(name: "ga4", signature: "ga4 user_properties", memory: memory)],
                            latestTime: .epoch, to: writer)
@@ -283,14 +284,14 @@ import Testing
         }
         let (same, header) = try restored("ga4", "ga4 user_properties")
         #expect(header.restoredMemories == 1 && header.restoredDevices == 5 && same.count == 5)
-        #expect(Array("dev-4".utf8).withUnsafeBytes { same.value(isUser: true, $0) } != nil)
-        #expect(Array("dev-4".utf8).withUnsafeBytes { same.value(isUser: false, $0) } == nil, "a userId is not an anonymousId")
+        #expect(Array("dev-4".utf8).withSpan { same.value(isUser: true, $0) } != nil)
+        #expect(Array("dev-4".utf8).withSpan { same.value(isUser: false, $0) } == nil, "a userId is not an anonymousId")
         // Room for two devices' entries: the two most recently used before the save are kept (dev-4, then dev-0).
         let entry = 5 + DeviceMemory.Pairs.encode([(Array("plan".utf8), Array("{\"value\":\"p0\"}".utf8))]).count + DeviceMemory.entryOverhead
         let (small, _) = try restored("ga4", "ga4 user_properties", maxBytes: 2 * entry)
         #expect(small.count == 2 && small.forgotten == 3)
-        #expect(Array("dev-0".utf8).withUnsafeBytes { small.value(isUser: false, $0) } != nil)
-        #expect(Array("dev-4".utf8).withUnsafeBytes { small.value(isUser: true, $0) } != nil)
+        #expect(Array("dev-0".utf8).withSpan { small.value(isUser: false, $0) } != nil)
+        #expect(Array("dev-4".utf8).withSpan { small.value(isUser: true, $0) } != nil)
         // Another name or another meaning: left out.
         #expect(try restored("ga4-eu", "ga4 user_properties").0.count == 0)
         #expect(try restored("ga4", "mixpanel {group_keys: []}").1.restoredMemories == 0)

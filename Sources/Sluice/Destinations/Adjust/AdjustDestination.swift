@@ -89,12 +89,12 @@ public struct AdjustDestination: Destination {
         // else idfv / android_id; `idfv` uppercase with hyphens, `android_id` lowercase without.
         let isApple = fields.node(.osName).map { node in
             fields.withBytes(node) { os in
-                AdjustDestination.appleSystems.contains { $0.count == os.count && zip($0, os).allSatisfy { $0 == ($1 | 0x20) } }
+                AdjustDestination.appleSystems.contains { system in system.count == os.count && system.indices.allSatisfy { system[$0] == (os[$0] | 0x20) } }
             }
         } ?? false
         var hasDevice = false
         if let node = fields.node(.advertisingID), document.decodedLength(node) > 0 {
-            if fields.withBytes(node, { $0.elementsEqual(AdjustDestination.zeroAdvertisingID) }) {
+            if fields.withBytes(node, { ByteSpans.equal($0, AdjustDestination.zeroAdvertisingID) }) {
                 counts.add("zero_advertising_id_left_out")
             } else {
                 record.raw(isApple ? "idfa" : "gps_adid", document, node: node, &out)
@@ -105,7 +105,8 @@ public struct AdjustDestination: Destination {
             record.key(isApple ? "idfv" : "android_id", &out)
             out.append(UInt8(ascii: "\""))
             fields.withBytes(node) { id in
-                for byte in id {
+                for index in id.indices {
+                    let byte = id[index]
                     if isApple {
                         out.append(byte >= 97 && byte <= 122 ? byte - 32 : byte)
                     } else if byte != UInt8(ascii: "-") {
@@ -128,7 +129,7 @@ public struct AdjustDestination: Destination {
             appendTrackingStatus(document, device, &record, &out)
         }
         // [s2s] ip_address: IPv4 only.
-        if let node = fields.node(.ip), fields.withBytes(node, { $0.contains(UInt8(ascii: ".")) && !$0.contains(UInt8(ascii: ":")) }) {
+        if let node = fields.node(.ip), fields.withBytes(node, { ByteSpans.firstIndex(of: UInt8(ascii: "."), in: $0) != nil && ByteSpans.firstIndex(of: UInt8(ascii: ":"), in: $0) == nil }) {
             record.raw("ip_address", document, node: node, &out)
         }
         if let properties = fields.properties {

@@ -110,18 +110,18 @@ public struct AmplitudeDestination: Destination {
     /// be strings with a length of 5 characters or more ... If an event contains
     /// a device ID or user ID that's too short, the ID value is removed from the
     /// event" (`min_id_length` overrides the 5), and not on the rejected list.
-    static func isUsableID(_ id: UnsafeRawBufferPointer, minIDLength: Int) -> Bool {
+    static func isUsableID(_ id: Span<UInt8>, minIDLength: Int) -> Bool {
         // Characters are never more than bytes: only short ids need counting.
         if id.count < minIDLength || (id.count < minIDLength * 4 && TextLimit.scalarCount(id) < minIDLength) { return false }
         // Only ids of a rejected id's length are compared (a bit per length, 0-36).
         guard id.count <= 36, AmplitudeDestination.rejectedLengths & (1 << UInt64(id.count)) != 0 else { return true }
-        return !AmplitudeDestination.rejectedIDs.contains { rejected in
-            rejected.count == id.count && zip(rejected, id).allSatisfy { $0 == ($1 >= 65 && $1 <= 90 ? $1 + 32 : $1) }
-        }
+        for rejected in AmplitudeDestination.rejectedIDs where ByteSpans.equalFoldingASCII(rejected, id) { return false }
+        return true
     }
 
     public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
-        context.lentFields(of: event).with { encode(event, $0, context: &context, into: &out) }
+        let fields = context.fields(of: event)
+        return encode(event, fields, context: &context, into: &out)
     }
 
     private mutating func encode(_ event: Event, _ fields: EventFields, context: inout EncodingContext,
@@ -151,7 +151,7 @@ public struct AmplitudeDestination: Destination {
         record.key("event_type", &out)
         if product != nil {
             if TextLimit.appendCut(productEvent, maxScalars: AmplitudeDestination.maxStringCharacters, to: &out) { counts.add("string_cut") }
-        } else if name.withUnsafeBufferPointer({ TextLimit.appendCut($0, maxScalars: AmplitudeDestination.maxStringCharacters, to: &out) }) {
+        } else if TextLimit.appendCut(name, maxScalars: AmplitudeDestination.maxStringCharacters, to: &out) {
             counts.add("string_cut")
         }
         if let user { record.id("user_id", document, node: user, &out) }

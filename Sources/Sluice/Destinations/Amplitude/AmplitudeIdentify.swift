@@ -182,8 +182,8 @@ extension AmplitudeDestination {
     private func groupTypeAndValue(_ fields: EventFields) -> (type: [UInt8], value: [UInt8])? {
         let document = fields.document
         if let typeTrait = groupTypeTrait, let valueTrait = groupValueTrait, let traits = fields.traits,
-           let type = typeTrait.withUnsafeBytes({ MessageIdentity.id(document, document.member($0, of: traits)) }),
-           let value = valueTrait.withUnsafeBytes({ MessageIdentity.id(document, document.member($0, of: traits)) }) {
+           let type = MessageIdentity.id(document, document.member(typeTrait, of: traits)),
+           let value = MessageIdentity.id(document, document.member(valueTrait, of: traits)) {
             return (MessageIdentity.text(document, type), MessageIdentity.text(document, value))
         }
         guard let id = MessageIdentity.id(document, document.member("groupId" as StaticString, of: 0)) else { return nil }

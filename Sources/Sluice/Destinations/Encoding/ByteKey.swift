@@ -7,7 +7,7 @@ struct ByteKey: Hashable, Sendable {
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     func hash(into hasher: inout Hasher) {
-        hasher.combine(bytes.withUnsafeBytes { StableHash.hash($0) })
+        hasher.combine(StableHash.hash(bytes))
     }
 
     static func == (lhs: ByteKey, rhs: ByteKey) -> Bool { lhs.bytes == rhs.bytes }

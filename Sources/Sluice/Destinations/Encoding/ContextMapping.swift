@@ -34,9 +34,9 @@ struct MappedContext: Sendable {
     /// so the same fields in another document with the same `context` text are one
     /// addition away (`ContextMemo`).
     private var base = 0
-    /// The fields' node indexes less `base`, 32 bits each, two to a word (in words, not a
-    /// SIMD vector: the class holding them then needs no over-aligned allocation per event).
-    private var nodes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    /// The fields' node indexes less `base`, 32 bits each (in place, not a SIMD
+    /// vector: the class holding them then needs no over-aligned allocation per event).
+    private var nodes = InlineArray<16, UInt32>(repeating: 0)
     /// A bit per field the event has (`Field.bit`).
     private(set) var present: UInt16 = 0
     /// A bit per field the event has with a value of the wrong kind, left out.
@@ -57,7 +57,7 @@ struct MappedContext: Sendable {
     @inline(__always)
     func node(_ field: Field) -> Int? {
         guard present & field.bit != 0 else { return nil }
-        let offset = withUnsafeBytes(of: nodes) { $0.load(fromByteOffset: field.rawValue &* 4, as: UInt32.self) }
+        let offset = nodes[field.rawValue]
         return base &+ Int(offset)
     }
 
@@ -85,7 +85,7 @@ struct MappedContext: Sendable {
         }
         if ok {
             let offset = UInt32(truncatingIfNeeded: value &- base)
-            withUnsafeMutableBytes(of: &nodes) { $0.storeBytes(of: offset, toByteOffset: field.rawValue &* 4, as: UInt32.self) }
+            nodes[field.rawValue] = offset
             present |= field.bit
         } else {
             invalid |= field.bit

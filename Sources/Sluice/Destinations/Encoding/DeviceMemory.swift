@@ -57,7 +57,7 @@ public final class DeviceMemory {
     /// The value remembered for the device of a message whose ids are at these
     /// nodes (`DeviceKey`'s rule), if any; it becomes the most recently used.
     func value(_ document: JSONDocument, anonymousId: Int?, userId: Int?) -> [UInt8]? {
-        DeviceKey.withID(document, anonymousId: anonymousId, userId: userId) { isUser, text in
+        DeviceKey.withIDSpan(document, anonymousId: anonymousId, userId: userId) { isUser, text in
             value(isUser: isUser, text)
         } ?? nil
     }
@@ -67,26 +67,26 @@ public final class DeviceMemory {
     /// than `maxBytes`. A value too large for the whole bound is not kept (false).
     @discardableResult
     func set(_ value: [UInt8], _ document: JSONDocument, anonymousId: Int?, userId: Int?) -> Bool {
-        DeviceKey.withID(document, anonymousId: anonymousId, userId: userId) { isUser, text in
+        DeviceKey.withIDSpan(document, anonymousId: anonymousId, userId: userId) { isUser, text in
             set(value, isUser: isUser, text)
         } ?? false
     }
 
-    func value(isUser: Bool, _ id: UnsafeRawBufferPointer) -> [UInt8]? {
+    func value(isUser: Bool, _ id: Span<UInt8>) -> [UInt8]? {
         guard let slot = find(DeviceKey.hash(isUser: isUser, id), isUser, id) else { return nil }
         touch(slot)
         return entries[Int(slot)].value
     }
 
     @discardableResult
-    func set(_ value: [UInt8], isUser: Bool, _ id: UnsafeRawBufferPointer) -> Bool {
+    func set(_ value: [UInt8], isUser: Bool, _ id: Span<UInt8>) -> Bool {
         let hash = DeviceKey.hash(isUser: isUser, id)
         if let slot = find(hash, isUser, id) {
             bytes += value.count - entries[Int(slot)].value.count
             entries[Int(slot)].value = value
             touch(slot)
         } else {
-            let entry = Entry(hash: hash, isUser: isUser, id: Array(id), value: value, newer: -1, older: -1)
+            let entry = Entry(hash: hash, isUser: isUser, id: Array(copying: id), value: value, newer: -1, older: -1)
             guard entry.size <= maxBytes else { return false }
             let slot: Int32
             if let reused = free.popLast() {
@@ -106,11 +106,10 @@ public final class DeviceMemory {
         return find(hash, isUser, id) != nil
     }
 
-    private func find(_ hash: UInt64, _ isUser: Bool, _ id: UnsafeRawBufferPointer) -> Int32? {
+    private func find(_ hash: UInt64, _ isUser: Bool, _ id: Span<UInt8>) -> Int32? {
         index.first(hash: hash) { bucket in
             let entry = entries[Int(bucket) - 1]
-            return entry.hash == hash && entry.isUser == isUser && entry.id.count == id.count
-                && entry.id.withUnsafeBytes { id.count == 0 || memcmp($0.baseAddress!, id.baseAddress!, id.count) == 0 }
+            return entry.hash == hash && entry.isUser == isUser && ByteSpans.equal(entry.id.span, id)
         }.map { Int32(Int($0) - 1) }
     }
 
@@ -149,7 +148,7 @@ public final class DeviceMemory {
             let id = try reader.bytes()
             let value = try reader.bytes()
             try DeviceMemory.checkPairs(value, reader)
-            id.withUnsafeBytes { _ = set(value, isUser: isUser, $0) }
+            set(value, isUser: isUser, id.span)
         }
     }
 

@@ -71,7 +71,7 @@ struct EcommerceSettings: Sendable {
     func amount(_ document: JSONDocument, _ properties: Int?) -> (node: Int, amount: MoneyAmount.Amount)? {
         guard let properties else { return nil }
         for name in revenueFrom {
-            guard let node = name.withUnsafeBytes({ document.member($0, of: properties) }) else { continue }
+            guard let node = document.member(name, of: properties) else { continue }
             let amount = MoneyAmount.amount(document, node)
             if amount != .absent { return (node, amount) }
         }
@@ -79,7 +79,8 @@ struct EcommerceSettings: Sendable {
     }
 
     /// Whether `key` (decoded UTF-8) is one of the `revenue_from` properties.
-    func isRevenueProperty(_ key: UnsafeRawBufferPointer) -> Bool {
-        revenueFrom.contains { $0.elementsEqual(key) }
+    func isRevenueProperty(_ key: Span<UInt8>) -> Bool {
+        for name in revenueFrom where ByteSpans.equal(key, name) { return true }
+        return false
     }
 }

@@ -104,8 +104,9 @@ enum EcommerceEvent: Int, CaseIterable, Sendable {
     ]
 
     /// Whether `key` (decoded UTF-8) is one of `productFields`.
-    static func isProductField(_ key: UnsafeRawBufferPointer) -> Bool {
-        productFields.contains { $0.utf8CodeUnitCount == key.count && ShortBytes.equal($0.utf8Start, key.baseAddress!, key.count) }
+    static func isProductField(_ key: Span<UInt8>) -> Bool {
+        for field in productFields where ByteSpans.equal(key, field) { return true }
+        return false
     }
 }
 
@@ -147,12 +148,8 @@ struct EcommerceNames: Sendable {
 
     @inline(never)
     private func lookUp(_ name: [UInt8]) -> EcommerceEvent? {
-        name.withUnsafeBytes { bytes in
-            for entry in entries where entry.name.count == bytes.count {
-                if entry.name.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) { return entry.event }
-            }
-            return nil
-        }
+        for entry in entries where ByteSpans.equal(entry.name.span, name.span) { return entry.event }
+        return nil
     }
 
     /// The spec event whose name is `text`, for reading `ecommerce_events:`.

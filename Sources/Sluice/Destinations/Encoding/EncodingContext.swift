@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SluiceJSON
 
 /// What the destinations read of one event, worked out once per event by the
@@ -17,8 +10,6 @@ import SluiceJSON
 /// space is kept, so an event costs no allocation here.
 public struct EncodingContext {
     private var fieldsMemo: EventFields?
-    /// `fieldsMemo`, lent to the encoders without a retain: valid until `reset`.
-    private var fieldsLent: Unretained<EventFields>?
     private var insertID = InsertID()
     /// The last insert id made, and for which messageId and name (a copy, in a
     /// buffer kept from event to event: holding the encoder's own would cost
@@ -28,34 +19,21 @@ public struct EncodingContext {
     private var insertIDName: [UInt8] = []
     /// The last `context` object read, kept from event to event (see `ContextMemo`).
     private let contextMemo = ContextMemo()
-    private let contextMemoLent: Unretained<ContextMemo>
 
-    public init() {
-        contextMemoLent = Unretained(contextMemo)
-    }
+    public init() {}
 
     /// Forgets the previous event.
     public mutating func reset() {
-        fieldsLent = nil
         fieldsMemo = nil
         insertIDHash = nil
     }
 
     /// The event's fields, found on the first call.
     mutating func fields(of event: Event) -> EventFields {
-        lentFields(of: event).object
-    }
-
-    /// The event's fields, found on the first call, lent without a retain: the
-    /// encoders' way, each event (`Unretained.with`). Valid until `reset`, which
-    /// only the fan-out calls, between events.
-    mutating func lentFields(of event: Event) -> Unretained<EventFields> {
-        if let fieldsLent { return fieldsLent }
-        let fields = EventFields(event, memo: contextMemoLent)
-        let lent = Unretained(fields)
-        fieldsLent = lent
-        fieldsMemo = consume fields
-        return lent
+        if let fieldsMemo { return fieldsMemo }
+        let fields = EventFields(event, memo: contextMemo)
+        fieldsMemo = fields
+        return fields
     }
 
     /// Appends the event's insert id for the provider event `name`, quoted (see `InsertID`).
@@ -67,7 +45,7 @@ public struct EncodingContext {
         let hash = insertID.hash(messageId: messageId, name: name, document: document)
         insertIDHash = hash
         insertIDMessageId = messageId
-        name.withUnsafeBufferPointer { insertIDName.replaceSubrange(insertIDName.indices, with: $0) }
+        insertIDName.replaceAll(with: name.span)
         InsertID.appendQuoted(hash, to: &out)
     }
 
@@ -75,10 +53,6 @@ public struct EncodingContext {
     /// destinations that send an event under its own name).
     @inline(__always)
     private mutating func sameName(_ name: [UInt8]) -> Bool {
-        insertIDName.withUnsafeBufferPointer { last in
-            name.withUnsafeBufferPointer { name in
-                last.count == name.count && (name.count == 0 || memcmp(last.baseAddress!, name.baseAddress!, name.count) == 0)
-            }
-        }
+        ByteSpans.equal(insertIDName.span, name.span)
     }
 }

@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SluiceJSON
 
 /// The fields provider adapters read from an event, found in one pass over the
@@ -59,8 +52,8 @@ final class EventFields {
     @exclusivity(unchecked) private var contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil, nil, nil, nil, nil)
 
     /// `memo`: what the last event's `context` held, reused when this one's is the same text
-    /// (lent by its holder, the encoding context, for the fields' first reading).
-    init(_ event: borrowing Event, memo: Unretained<ContextMemo>? = nil) {
+    /// (kept by its holder, the encoding context, for the fields' first reading).
+    init(_ event: borrowing Event, memo: ContextMemo? = nil) {
         let document = event.document
         self.document = document
         time = event.time
@@ -102,7 +95,7 @@ final class EventFields {
         if let timedNode { timed = EventFields.timedState(document, timedNode, properties: properties) }
         if let context {
             if let memo, !document.isModified {
-                memo.with { readContext(context, memo: $0) }
+                readContext(context, memo: memo)
             } else {
                 readContext(context)
             }
@@ -123,7 +116,7 @@ final class EventFields {
             trailingSession = EventFields.trailingSession(document, context)
             compared = trailingSession.map { document.start($0) - document.start(context) }
         }
-        let found = document.withRawBytes(context) { memo.matches($0, prefix: compared) }
+        let found = document.withSpan(of: context) { memo.matches($0, prefix: compared) }
         if !found && !memo.isPrefix {
             trailingSession = EventFields.trailingSession(document, context)
             compared = trailingSession.map { document.start($0) - document.start(context) }
@@ -144,7 +137,7 @@ final class EventFields {
             return
         }
         readContext(context)
-        document.withRawBytes(context) { text in
+        document.withSpan(of: context) { text in
             memo.store(text, prefix: compared, context: context, contextNodes: contextNodes, contextTraits: contextTraits,
                        session: session, mapped: mapped)
         }
@@ -283,8 +276,8 @@ final class EventFields {
 
     /// Calls `body` with the decoded UTF-8 of a string node.
     @inline(__always)
-    func withBytes<R>(_ node: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        document.withString(node, body)!
+    func withBytes<R>(_ node: Int, _ body: (Span<UInt8>) -> R) -> R {
+        document.withStringSpan(node, body)!
     }
 
     var userId: [UInt8]? { userIdNode.map { MessageIdentity.text(document, $0) } }
@@ -293,27 +286,27 @@ final class EventFields {
 
     /// Calls `body` with the text of an id node (`userIdNode`, `anonymousIdNode`, `messageIdNode`).
     @inline(__always)
-    func withID<R>(_ node: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        MessageIdentity.withText(document, node, body)
+    func withID<R>(_ node: Int, _ body: (Span<UInt8>) -> R) -> R {
+        MessageIdentity.withTextSpan(document, node, body)
     }
 
     /// The value of a JSON integer node (no fraction, no exponent, fits 64 bits), parsed from its bytes.
     static func integer(_ document: JSONDocument, _ node: Int) -> Int64? {
         guard document.kind(node) == .number else { return nil }
-        return document.withRawBytes(node) { raw in integer(raw) }
+        return document.withSpan(of: node) { raw in integer(raw) }
     }
 
     /// The value of a JSON integer's text (no fraction, no exponent, fits 64 bits).
-    private static func integer(_ raw: UnsafeRawBufferPointer) -> Int64? {
-        var index = raw.startIndex
+    private static func integer(_ raw: Span<UInt8>) -> Int64? {
+        var index = 0
         var negative = false
-        if index < raw.endIndex && raw[index] == UInt8(ascii: "-") {
+        if index < raw.count && raw[index] == UInt8(ascii: "-") {
             negative = true
             index += 1
         }
-        guard index < raw.endIndex else { return nil }
+        guard index < raw.count else { return nil }
         var value: Int64 = 0
-        while index < raw.endIndex {
+        while index < raw.count {
             let digit = raw[index] &- UInt8(ascii: "0")
             guard digit < 10 else { return nil }
             let (scaled, overflow1) = value.multipliedReportingOverflow(by: 10)
@@ -341,14 +334,14 @@ final class EventFields {
 final class ContextMemo {
     /// Objects larger than this are read each time (comparing costs more than it saves there).
     static let maxBytes = 4096
-    private let text = UnsafeMutableRawPointer.allocate(byteCount: ContextMemo.maxBytes, alignment: 8)
+    @exclusivity(unchecked) private var text: [UInt8] = []
     @exclusivity(unchecked) private var count = -1
     @exclusivity(unchecked) private(set) var context = 0
     @exclusivity(unchecked) private(set) var contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil, nil, nil, nil, nil)
     @exclusivity(unchecked) private(set) var contextTraits: Int?
     @exclusivity(unchecked) private(set) var session: EventFields.Session?
     @exclusivity(unchecked) private(set) var mapped = MappedContext()
-    deinit { text.deallocate() }
+    init() { text.reserveCapacity(ContextMemo.maxBytes) }
 
     /// Whether the object's text was stored only up to its last member (a `session`).
     @exclusivity(unchecked) private(set) var isPrefix = false
@@ -356,12 +349,12 @@ final class ContextMemo {
     /// Whether `bytes` is the text of the object stored last; `prefix`: compare
     /// only its first `prefix` bytes, up to a trailing `session` member, and
     /// only with an object stored so too.
-    func matches(_ bytes: UnsafeRawBufferPointer, prefix: Int?) -> Bool {
+    func matches(_ bytes: Span<UInt8>, prefix: Int?) -> Bool {
         let length = prefix ?? bytes.count
-        return length == count && (prefix != nil) == isPrefix && (count == 0 || memcmp(bytes.baseAddress!, text, count) == 0)
+        return length == count && (prefix != nil) == isPrefix && text.withSpan { ByteSpans.equal(bytes.extracting(0..<length), $0) }
     }
 
-    func store(_ bytes: UnsafeRawBufferPointer, prefix: Int?, context: Int,
+    func store(_ bytes: Span<UInt8>, prefix: Int?, context: Int,
                contextNodes: (Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?, Int?),
                contextTraits: Int?, session: EventFields.Session?, mapped: MappedContext) {
         let length = prefix ?? bytes.count
@@ -369,7 +362,7 @@ final class ContextMemo {
             count = -1
             return
         }
-        if length > 0 { text.copyMemory(from: bytes.baseAddress!, byteCount: length) }
+        text.replaceAll(with: bytes.extracting(0..<length))
         count = length
         isPrefix = prefix != nil
         self.context = context

@@ -28,15 +28,12 @@ struct InsertID {
     /// The id's 128 bits for a message with `messageId` and provider event `name`.
     mutating func hash(messageId: Int?, name: [UInt8], document: JSONDocument) -> (UInt64, UInt64) {
         if let messageId {
-            material.removeAll(keepingCapacity: true)
-            MessageIdentity.withText(document, messageId) { material.append(contentsOf: $0) }
+            MessageIdentity.withTextSpan(document, messageId) { material.replaceAll(with: $0) }
             material.append(0)
-            name.withUnsafeBufferPointer { material.append(contentsOf: $0) }
-            return material.withUnsafeBytes {
-                (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
-            }
+            material.append(contentsOf: name)
+            return (StableHash.hash(material, seed: StableHash.seedA), StableHash.hash(material, seed: StableHash.seedB))
         }
-        return document.withLineBytes {
+        return document.withLineSpan {
             (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
         }
     }
@@ -56,9 +53,7 @@ struct InsertID {
         } else {
             material = document.bytes
         }
-        let (high, low) = material.withUnsafeBytes {
-            (StableHash.hash($0, seed: StableHash.seedA), StableHash.hash($0, seed: StableHash.seedB))
-        }
+        let (high, low) = (StableHash.hash(material, seed: StableHash.seedA), StableHash.hash(material, seed: StableHash.seedB))
         var out: [UInt8] = []
         appendUUIDShaped(high, low, dashes: true, to: &out)
         return out
@@ -66,31 +61,32 @@ struct InsertID {
 
     /// 128 bits of `StableHash` of `bytes` as 32 lowercase hex digits, or
     /// UUID-shaped with `dashes` (a device id derived from another id).
-    static func appendHex32<Out: ByteSink>(of bytes: UnsafeRawBufferPointer, dashes: Bool, to out: inout Out) {
+    static func appendHex32<Out: ByteSink>(of bytes: Span<UInt8>, dashes: Bool, to out: inout Out) {
         appendUUIDShaped(StableHash.hash(bytes, seed: StableHash.seedA), StableHash.hash(bytes, seed: StableHash.seedB),
                          dashes: dashes, to: &out)
     }
 
     /// A stable version-4-shaped UUID (RFC 9562 version and variant bits set) from 128 bits of `StableHash` of `bytes`.
-    static func appendUUIDv4<Out: ByteSink>(of bytes: UnsafeRawBufferPointer, to out: inout Out) {
+    static func appendUUIDv4<Out: ByteSink>(of bytes: Span<UInt8>, to out: inout Out) {
         let high = StableHash.hash(bytes, seed: StableHash.seedA) & ~(0xF << 12) | (0x4 << 12)
         let low = StableHash.hash(bytes, seed: StableHash.seedB) & ~(0xC << 60) | (0x8 << 60)
         appendUUIDShaped(high, low, dashes: true, to: &out)
     }
 
     /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (or the 32 digits alone) from 128 bits,
-    /// in quotes with `quoted`: made on the stack, eight digits at a time, and
+    /// in quotes with `quoted`: made in place, eight digits at a time, and
     /// appended at once (one id per record per destination).
     @inline(__always)
     static func appendUUIDShaped<Out: ByteSink>(_ high: UInt64, _ low: UInt64, dashes: Bool, quoted: Bool = false, to out: inout Out) {
         let digits = (HexText.eightDigits(UInt32(truncatingIfNeeded: high >> 32)), HexText.eightDigits(UInt32(truncatingIfNeeded: high)),
                       HexText.eightDigits(UInt32(truncatingIfNeeded: low >> 32)), HexText.eightDigits(UInt32(truncatingIfNeeded: low)))
-        withUnsafeTemporaryAllocation(byteCount: 40, alignment: 8) { text in
+        var text = InlineArray<40, UInt8>(repeating: 0)
+        do {
             var length = 0
+            // A word's digits are its bytes in memory order.
             func put(_ word: UInt64, _ bytes: Int, from offset: Int = 0) {
-                withUnsafeBytes(of: word) { source in
-                    for index in 0..<bytes { text[length + index] = source[offset + index] }
-                }
+                let ordered = word.littleEndian
+                for index in 0..<bytes { text[length + index] = UInt8(truncatingIfNeeded: ordered >> UInt64(8 * (offset + index))) }
                 length += bytes
             }
             func dash() {
@@ -108,7 +104,7 @@ struct InsertID {
             put(digits.2, 4, from: 4)
             put(digits.3, 8)
             if quoted { text[length] = UInt8(ascii: "\""); length += 1 }
-            out.append(raw: UnsafeRawBufferPointer(rebasing: text[0..<length]))
+            out.append(span: text.span.extracting(0..<length))
         }
     }
 }

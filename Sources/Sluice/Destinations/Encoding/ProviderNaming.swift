@@ -24,10 +24,10 @@ struct ScreenNaming {
         }
 
         func apply(_ name: [UInt8], into out: inout [UInt8]) {
-            prefix.withUnsafeBufferPointer { out.append(contentsOf: $0) }
+            out.append(span: prefix.span)
             if hasName {
-                name.withUnsafeBufferPointer { out.append(contentsOf: $0) }
-                suffix.withUnsafeBufferPointer { out.append(contentsOf: $0) }
+                out.append(span: name.span)
+                out.append(span: suffix.span)
             }
         }
     }
@@ -66,7 +66,7 @@ struct ScreenNaming {
         default:
             // The event's own name, copied into the caller's buffer: sharing the event's array
             // instead costs a retain now and a release at the next event, both atomic.
-            event.name.withUnsafeBufferPointer { name.replaceSubrange(name.indices, with: $0) }
+            name.replaceAll(with: event.name.span)
             return false
         }
     }
@@ -78,12 +78,12 @@ struct ScreenNaming {
             template.apply([], into: &name)
             return false
         }
-        template.prefix.withUnsafeBufferPointer { name.append(contentsOf: $0) }
+        name.append(span: template.prefix.span)
         let source = UnnamedNames.withName(event, fields, fallback: fallback) { text, source in
-            name.append(contentsOf: text)
+            name.append(span: text)
             return source
         }
-        template.suffix.withUnsafeBufferPointer { name.append(contentsOf: $0) }
+        name.append(span: template.suffix.span)
         return source == .fallback
     }
 }
@@ -132,24 +132,34 @@ struct UnnamedNames {
     /// no copy: the bytes are the event's, the document's or `fallback`.
     @inline(__always)
     static func withName<R>(_ event: Event, _ fields: EventFields, fallback: [UInt8],
-                            _ body: (UnsafeRawBufferPointer, Source) -> R) -> R {
+                            _ body: (Span<UInt8>, Source) -> R) -> R {
         let own = trimmed(event.name)
         if !own.isEmpty {
-            return event.name.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[own]), .message) }
+            return body(event.name.span.extracting(own), .message)
         }
         let document = fields.document
         if let properties = fields.properties, let node = document.member("name", of: properties),
-           let result = document.withString(node, { text -> R? in
+           let result = document.withStringSpan(node, { text -> R? in
                let kept = trimmed(text)
-               return kept.isEmpty ? nil : body(UnsafeRawBufferPointer(rebasing: text[kept]), .properties)
+               return kept.isEmpty ? nil : body(text.extracting(kept), .properties)
            }) ?? nil {
             return result
         }
-        return fallback.withUnsafeBytes { body($0, .fallback) }
+        return body(fallback.span, .fallback)
     }
 
     /// The range of `bytes` without the ASCII white space (space, tab, line feed,
     /// vertical tab, form feed, carriage return) at either end; empty if that is all there is.
+    @inline(__always)
+    static func trimmed(_ bytes: Span<UInt8>) -> Range<Int> {
+        @inline(__always) func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
+        var start = 0, end = bytes.count
+        while start < end && isSpace(bytes[start]) { start += 1 }
+        while end > start && isSpace(bytes[end - 1]) { end -= 1 }
+        return start..<end
+    }
+
+    /// `trimmed` of an array.
     @inline(__always)
     static func trimmed<Bytes: RandomAccessCollection>(_ bytes: Bytes) -> Range<Bytes.Index> where Bytes.Element == UInt8 {
         @inline(__always) func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }

@@ -153,7 +153,8 @@ public struct GA4Destination: Destination {
     }
 
     public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
-        context.lentFields(of: event).with { encode(event, $0, context: &context, into: &out) }
+        let fields = context.fields(of: event)
+        return encode(event, fields, context: &context, into: &out)
     }
 
     private mutating func encode(_ event: Event, _ fields: EventFields, context: inout EncodingContext,
@@ -204,7 +205,7 @@ public struct GA4Destination: Destination {
             }
             let start = out.count
             request.key("app_instance_id", &out)
-            guard MessageIdentity.withText(document, id, { GA4Destination.appendAppInstanceID($0, &out) }) else {
+            guard MessageIdentity.withTextSpan(document, id, { GA4Destination.appendAppInstanceID($0, &out) }) else {
                 out.removeSubrange(start...)
                 return .refused(Rejection(.invalidAppInstanceID, "the app instance id at \(appInstanceIDField) is not 32 hexadecimal digits"))
             }
@@ -293,20 +294,23 @@ public struct GA4Destination: Destination {
     /// [mp-ref] "app_instance_id ... expected to be a 32 digit hexadecimal number":
     /// appends the id in quotes, lowercased (a UUID's dashes left out, as Firebase
     /// writes it without them), or returns false when it is not 32 hex digits.
-    static func appendAppInstanceID<Out: ByteSink>(_ id: UnsafeRawBufferPointer, _ out: inout Out) -> Bool {
+    static func appendAppInstanceID<Out: ByteSink>(_ id: Span<UInt8>, _ out: inout Out) -> Bool {
         // Most ids are written as GA4 wants them already: checked, then copied in one piece.
-        if id.count == 32 && id.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 || $0 &- UInt8(ascii: "a") < 6 }) {
-            out.append(UInt8(ascii: "\""), id, quoted: false, UInt8(ascii: "\""))
+        if id.count == 32 && !id.indices.contains(where: { !(id[$0] &- UInt8(ascii: "0") < 10 || id[$0] &- UInt8(ascii: "a") < 6) }) {
+            out.append(UInt8(ascii: "\""), span: id, quoted: false, UInt8(ascii: "\""))
             return true
         }
         var digits = 0
-        for byte in id where byte != UInt8(ascii: "-") {
-            guard JSONString.hexValue(byte) != nil else { return false }
+        for index in id.indices where id[index] != UInt8(ascii: "-") {
+            guard JSONString.hexValue(id[index]) != nil else { return false }
             digits += 1
         }
         guard digits == 32 else { return false }
         out.append(UInt8(ascii: "\""))
-        for byte in id where byte != UInt8(ascii: "-") { out.append(byte >= 0x41 && byte <= 0x46 ? byte + 32 : byte) }
+        for index in id.indices where id[index] != UInt8(ascii: "-") {
+            let byte = id[index]
+            out.append(byte >= 0x41 && byte <= 0x46 ? byte + 32 : byte)
+        }
         out.append(UInt8(ascii: "\""))
         return true
     }

@@ -94,15 +94,16 @@ struct GA4EcommerceMapping {
 
     /// Whether the property `key` of a `spec` event is read by this mapping: a param's source,
     /// an amount of `revenue_from`, `products`, or a single-product event's product fields.
-    func consumes(_ key: UnsafeRawBufferPointer, of spec: EcommerceEvent, revenueFrom settings: EcommerceSettings) -> Bool {
-        @inline(__always) func equal(_ name: StaticString) -> Bool {
-            name.utf8CodeUnitCount == key.count && ShortBytes.equal(name.utf8Start, key.baseAddress!, key.count)
-        }
+    func consumes(_ key: Span<UInt8>, of spec: EcommerceEvent, revenueFrom settings: EcommerceSettings) -> Bool {
         for param in params {
-            if param.kind == .value ? settings.isRevenueProperty(key) : param.sources.contains(where: equal) { return true }
+            if param.kind == .value {
+                if settings.isRevenueProperty(key) { return true }
+            } else {
+                for source in param.sources where ByteSpans.equal(key, source) { return true }
+            }
         }
         guard items else { return false }
-        if equal("products") { return true }
+        if ByteSpans.equal(key, "products") { return true }
         return spec.products == .single && EcommerceEvent.isProductField(key)
     }
 }
@@ -119,13 +120,13 @@ extension GA4Destination {
             return false
         }
         ecommerceEvent = (spec, mapping)
-        name.append(raw: UnsafeRawBufferPointer(start: mapping.name.utf8Start, count: mapping.name.utf8CodeUnitCount))
+        name.append(utf8: mapping.name)
         counts.add("ecommerce_name_mapped")
         return true
     }
 
     /// Whether a property of the mapped event is read by its mapping (not sent again as a custom param).
-    func ecommerceConsumes(_ key: UnsafeRawBufferPointer) -> Bool {
+    func ecommerceConsumes(_ key: Span<UInt8>) -> Bool {
         guard let (spec, mapping) = ecommerceEvent else { return false }
         return mapping.consumes(key, of: spec, revenueFrom: ecommerce)
     }

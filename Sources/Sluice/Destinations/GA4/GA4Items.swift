@@ -119,14 +119,14 @@ extension GA4Destination {
         // `sku` is the item's id only without a `product_id`.
         let hasProductID = document.member("product_id", of: object).map { GA4Value.check(document, $0, .string) == .ok } ?? false
         document.forEachMember(of: object) { member, value in
-            document.withString(member) { keyBytes in
+            document.withStringSpan(member) { keyBytes in
                 if onlyProductFields && !EcommerceEvent.isProductField(keyBytes) { return }
                 var name: StaticString?
                 var kind = GA4EcommerceMapping.Kind.string
-                if !hasProductID && keyBytes.elementsEqual("sku".utf8) {
+                if !hasProductID && ByteSpans.equal(keyBytes, "sku") {
                     name = "item_id"
                 } else if let known = GA4Destination.itemParams.first(where: {
-                    $0.source.utf8CodeUnitCount == keyBytes.count && ShortBytes.equal($0.source.utf8Start, keyBytes.baseAddress!, keyBytes.count)
+                    ByteSpans.equal(keyBytes, $0.source)
                 }) {
                     name = known.name
                     kind = known.kind
@@ -140,10 +140,10 @@ extension GA4Destination {
                 }
                 if let name {
                     key.removeAll(keepingCapacity: true)
-                    key.append(raw: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+                    key.append(utf8: name)
                 } else {
                     key.removeAll(keepingCapacity: true)
-                    key.append(contentsOf: keyBytes)
+                    key.append(span: keyBytes)
                     if fixKey(maxLength: GA4Names.maxNameLength, kind: .parameter) {
                         counts.add("param_name_changed")
                     }

@@ -31,7 +31,7 @@ extension GA4Destination {
         var params = used.count + (message.type == .track ? 0 : 1)  // screen_name / page_title
         for property in message.properties {
             if let (spec, mapping) = mapped,
-               Array(property.name.utf8).withUnsafeBytes({ mapping.consumes($0, of: spec, revenueFrom: ecommerce) }) { continue }
+               Array(property.name.utf8).withSpan({ mapping.consumes($0, of: spec, revenueFrom: ecommerce) }) { continue }
             switch property.type.base {
             case .array:
                 findings.append(LintFinding(.warning, property: property.name, "property '\(property.name)' is an array; GA4 params cannot hold arrays, so it would be left out"))

@@ -44,10 +44,10 @@ extension GA4Destination {
         if ecommerce { appendEcommerceParams(fields, &params, &out) }
         if let properties = fields.properties {
             document.forEachMember(of: properties) { key, value in
-                document.withString(key) { keyBytes in
-                    if !includeDuration && keyBytes.elementsEqual("duration_ms".utf8) { return }
+                document.withStringSpan(key) { keyBytes in
+                    if !includeDuration && ByteSpans.equal(keyBytes, "duration_ms") { return }
                     if ecommerce && ecommerceConsumes(keyBytes) { return }
-                    appendParam(document, keyBytes, value, parent: nil, &params, &out)
+                    appendParam(document, keyBytes, value, parent: Span<UInt8>(), hasParent: false, &params, &out)
                 }
             }
         }
@@ -55,8 +55,8 @@ extension GA4Destination {
         params.close(&out)
     }
 
-    private mutating func appendParam<Out: ByteSink>(_ document: JSONDocument, _ rawKey: UnsafeRawBufferPointer, _ value: Int,
-                                      parent: UnsafeRawBufferPointer?, _ params: inout JSONObjectEncoder, _ out: inout Out) {
+    private mutating func appendParam<Out: ByteSink>(_ document: JSONDocument, _ rawKey: Span<UInt8>, _ value: Int,
+                                      parent: Span<UInt8>, hasParent: Bool, _ params: inout JSONObjectEncoder, _ out: inout Out) {
         let kind = document.kind(value)
         switch kind {
         case .null:
@@ -67,14 +67,14 @@ extension GA4Destination {
             counts.add("array_param_dropped")
             return
         case .object:
-            guard parent == nil else {
+            guard !hasParent else {
                 counts.add("nested_param_dropped")
                 return
             }
             counts.add("object_param_flattened")
             document.forEachMember(of: value) { childKey, childValue in
-                document.withString(childKey) { child in
-                    appendParam(document, child, childValue, parent: rawKey, &params, &out)
+                document.withStringSpan(childKey) { child in
+                    appendParam(document, child, childValue, parent: rawKey, hasParent: true, &params, &out)
                 }
             }
             return
@@ -83,11 +83,11 @@ extension GA4Destination {
         }
         // The name: `parent_child` for a flattened member; normalized like event names when invalid.
         key.removeAll(keepingCapacity: true)
-        if let parent {
-            key.append(contentsOf: parent)
+        if hasParent {
+            key.append(span: parent)
             key.append(UInt8(ascii: "_"))
         }
-        key.append(contentsOf: rawKey)
+        key.append(span: rawKey)
         let changed = fixKey(maxLength: GA4Names.maxNameLength, kind: .parameter)
         if isWritten(key, in: out) {
             counts.add("duplicate_param_dropped")
@@ -104,7 +104,7 @@ extension GA4Destination {
         case .string:
             var limit = GA4Destination.maxParamValue
             for (special, longer) in GA4Destination.longerParamValues
-            where key.elementsEqual(UnsafeBufferPointer(start: special.utf8Start, count: special.utf8CodeUnitCount)) {
+            where ByteSpans.equal(key.span, special) {
                 limit = longer
             }
             if TextLimit.appendString(document, value, maxScalars: limit, to: &out) { counts.add("param_value_cut") }

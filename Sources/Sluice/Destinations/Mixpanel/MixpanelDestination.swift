@@ -57,11 +57,10 @@ public struct MixpanelDestination: Destination {
     ].map { Array($0.utf8) }
 
     /// Whether `id` is one of the placeholders (at most 9 bytes, or the 36-byte zero UUID).
-    static func isPlaceholder(_ id: UnsafeRawBufferPointer) -> Bool {
+    static func isPlaceholder(_ id: Span<UInt8>) -> Bool {
         guard id.count <= 9 || id.count == 36 else { return false }
-        return placeholderIDs.contains { placeholder in
-            placeholder.count == id.count && zip(placeholder, id).allSatisfy { $0 == ($1 >= 65 && $1 <= 90 ? $1 + 32 : $1) }
-        }
+        for placeholder in placeholderIDs where ByteSpans.equalFoldingASCII(placeholder, id) { return true }
+        return false
     }
 
     /// [types] "String properties have a limit of 255 bytes" (longer ones are
@@ -129,7 +128,8 @@ public struct MixpanelDestination: Destination {
     }
 
     public mutating func encode(_ event: Event, context: inout EncodingContext, into out: inout ByteBuffer) -> EncodeOutcome {
-        context.lentFields(of: event).with { encode(event, $0, context: &context, into: &out) }
+        let fields = context.fields(of: event)
+        return encode(event, fields, context: &context, into: &out)
     }
 
     private mutating func encode(_ event: Event, _ fields: EventFields, context: inout EncodingContext,

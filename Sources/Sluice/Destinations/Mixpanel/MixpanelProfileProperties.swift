@@ -28,13 +28,13 @@ extension MixpanelDestination {
     /// special traits renamed, reserved names left out, at most 2000, names and
     /// strings at any depth cut at 255 bytes, as events' properties are. Returns how many it wrote.
     mutating func appendProfileProperties(_ document: JSONDocument, _ traits: Int, to out: inout ByteBuffer,
-                                          select: (UnsafeRawBufferPointer) -> Bool) -> Int {
+                                          select: (Span<UInt8>) -> Bool) -> Int {
         var object = JSONObjectEncoder()
         var names: [[UInt8]] = []
         document.forEachMember(of: traits) { key, value in
-            guard let written = document.withString(key, { raw -> [UInt8]? in
+            guard let written = document.withStringSpan(key, { raw -> [UInt8]? in
                 guard select(raw) else { return nil }
-                return MixpanelDestination.specialTraits.first { $0.trait.elementsEqual(raw) }?.property ?? Array(raw)
+                return MixpanelDestination.specialTraits.first { ByteSpans.equal(raw, $0.trait) }?.property ?? Array(copying: raw)
             }) ?? nil else { return }
             var name = written
             if MixpanelDestination.reservedProfileProperties.contains(name) {
@@ -117,7 +117,7 @@ extension MixpanelDestination {
         let document = fields.document
         var written = 0
         DeviceMemory.Pairs.forEach(remembered) { key, json in
-            if let own = fields.properties, Array(key).withUnsafeBytes({ document.member($0, of: own) }) != nil {
+            if let own = fields.properties, document.member(Array(key), of: own) != nil {
                 counts.add("group_property_overridden")
                 return
             }

@@ -104,7 +104,7 @@ extension MixpanelDestination {
                     updateHead(fields, token, distinct, &record, &buffer)
                     record.key(operation, &buffer)
                     let written = appendProfileProperties(document, traits, to: &buffer) { name in
-                        setOnce.contains { $0.elementsEqual(name) } == once
+                        setOnce.contains { ByteSpans.equal(name, $0) } == once
                     }
                     record.close(&buffer)
                     return written > 0
@@ -165,7 +165,7 @@ extension MixpanelDestination {
     private mutating func writeIdentityEvent(_ name: StaticString, _ fields: EventFields, token: [UInt8], context: inout EncodingContext,
                                              into out: inout ByteBuffer,
                                              _ body: (inout JSONObjectEncoder, inout ByteBuffer) -> Void) {
-        let nameBytes = Array(UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        let nameBytes = ByteSpans.array(name)
         var record = JSONObjectEncoder()
         record.string("event", bytes: nameBytes, &out)
         record.key("properties", &out)
@@ -235,7 +235,7 @@ extension MixpanelDestination {
             if key.elementsEqual("groupId".utf8) {
                 node = document.member("groupId" as StaticString, of: 0)
             } else {
-                node = fields.traits.flatMap { traits in key.withUnsafeBytes { document.member($0, of: traits) } }
+                node = fields.traits.flatMap { traits in document.member(key, of: traits) }
             }
             guard let node else { continue }
             var ids: [Int] = []

@@ -40,7 +40,7 @@ extension MixpanelDestination {
             counts.add("revenue_invalid")
             return 0
         }
-        if let own = fields.properties, revenueProperty.withUnsafeBytes({ document.member($0, of: own) }) != nil {
+        if let own = fields.properties, document.member(revenueProperty, of: own) != nil {
             counts.add("revenue_property_present")
             return 0
         }

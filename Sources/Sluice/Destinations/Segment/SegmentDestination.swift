@@ -53,8 +53,7 @@ public struct SegmentDestination: Destination {
     private static func hasIDToMend(_ document: JSONDocument) -> Bool {
         // A loop, not `contains` with a closure: the closure's captured document was retained at every read.
         for field in idFields {
-            guard let node = document.member(UnsafeRawBufferPointer(start: field.key.utf8Start, count: field.key.utf8CodeUnitCount))
-            else { continue }
+            guard let node = document.member(field.key, of: 0) else { continue }
             let kind = document.kind(node)
             if kind == .number || (kind == .string && MessageIdentity.id(document, node) == nil) { return true }
         }
@@ -64,8 +63,7 @@ public struct SegmentDestination: Destination {
     /// Leaves out blank ids (counted `blank_id_left_out`) and writes numeric ids as strings (`numeric_id_quoted`).
     private static func mendIDs(_ document: inout JSONDocument, _ counts: inout ChangeCounts) {
         for field in idFields {
-            guard let node = document.member(UnsafeRawBufferPointer(start: field.key.utf8Start, count: field.key.utf8CodeUnitCount))
-            else { continue }
+            guard let node = document.member(field.key, of: 0) else { continue }
             switch document.kind(node) {
             case .number:
                 var json: [UInt8] = []

@@ -18,10 +18,13 @@ import SluiceJSON
 struct MessageFingerprint {
     private static let messageID = Array("messageId".utf8)
     private let ignored: [[UInt8]]
+    /// Bit `count % 64` set for each ignored name's length: most keys are told apart by it.
+    private let ignoredLengths: UInt64
     private var scratch: [UInt8] = []
 
     init(ignoreFields: [String]) {
         ignored = [Self.messageID] + ignoreFields.map { Array($0.utf8) }
+        ignoredLengths = ignored.reduce(0) { $0 | 1 << UInt64($1.count & 63) }
         scratch.reserveCapacity(1024)
     }
 
@@ -49,18 +52,22 @@ struct MessageFingerprint {
     mutating func payloadHash(_ document: JSONDocument) -> UInt64 {
         if document.isModified || document.hasInsignificantWhitespace { return canonicalPayloadHash(document) }
         // The common case: hash each member's bytes where they are.
-        return document.withUnsafeView { view in
-            let bytes = UnsafeRawBufferPointer(view.bytes)
+        // The names read into a local: the closure then reads no field of `self`, which would copy them per member.
+        let ignored = self.ignored, ignoredLengths = self.ignoredLengths
+        return document.withView { view in
             var sum: UInt64 = 0
             let end = view.after(0)
             var index = 1
             while index < end {
                 let key = index, value = index + 1
                 index = view.after(value)
-                let keyBytes = UnsafeRawBufferPointer(rebasing: bytes[view.start(key)..<view.end(key)])
-                if isIgnored(keyBytes, escaped: view.hasEscapes(key)) { continue }
-                let keyHash = StableHash.hash(keyBytes)
-                sum &+= StableHash.hash(UnsafeRawBufferPointer(rebasing: bytes[view.start(value)..<view.end(value)]), seed: keyHash)
+                let escaped = view.hasEscapes(key)
+                let keyHash = view.withSpan(of: key) { keyBytes -> UInt64? in
+                    (escaped || ignoredLengths & 1 << UInt64((keyBytes.count - 2) & 63) != 0)
+                        && MessageFingerprint.isIgnored(keyBytes, escaped: escaped, ignored) ? nil : StableHash.hash(keyBytes)
+                }
+                guard let keyHash else { continue }
+                sum &+= view.withSpan(of: value) { StableHash.hash($0, seed: keyHash) }
             }
             return sum
         }
@@ -76,12 +83,11 @@ struct MessageFingerprint {
             defer { index = document.after(valueIndex) }
             if document.isRemoved(key: keyIndex) { continue }
             let keyBytes = document.withRawBytes(keyIndex) { Array($0) }
-            let ignored = keyBytes.withUnsafeBytes { isIgnored($0, escaped: document.hasEscapes(keyIndex)) }
-            if ignored { continue }
+            if MessageFingerprint.isIgnored(keyBytes.span, escaped: document.hasEscapes(keyIndex), ignored) { continue }
             let keyHash = StableHash.hash(keyBytes)
             scratch.removeAll(keepingCapacity: true)
             document.write(node: valueIndex, to: &scratch)
-            sum &+= scratch.withUnsafeBytes { StableHash.hash($0, seed: keyHash) }
+            sum &+= StableHash.hash(scratch, seed: keyHash)
         }
         // Members earlier stages added at the top level.
         for addition in document.addedMembers(of: 0) {
@@ -89,20 +95,17 @@ struct MessageFingerprint {
             scratch.removeAll(keepingCapacity: true)
             JSONString.appendQuoted(addition.key, to: &scratch)
             let keyHash = StableHash.hash(scratch)
-            sum &+= addition.json.withUnsafeBytes { StableHash.hash($0, seed: keyHash) }
+            sum &+= StableHash.hash(addition.json, seed: keyHash)
         }
         return sum
     }
 
-    /// Whether a key (its raw JSON text, quotes included) names an ignored field.
-    private func isIgnored(_ raw: UnsafeRawBufferPointer, escaped: Bool) -> Bool {
-        if escaped {
-            let decoded = JSONString.unescape(ArraySlice(raw[1..<(raw.count - 1)]))
-            return ignored.contains(decoded)
-        }
-        let count = raw.count - 2
-        for name in ignored where name.count == count && count > 0 {
-            if name.withUnsafeBytes({ memcmp($0.baseAddress!, raw.baseAddress! + 1, count) == 0 }) { return true }
+    /// Whether a key (its raw JSON text, quotes included) names one of the `ignored` fields.
+    private static func isIgnored(_ raw: Span<UInt8>, escaped: Bool, _ ignored: [[UInt8]]) -> Bool {
+        let body = raw.extracting(1..<(raw.count - 1))
+        if escaped { return ignored.contains(JSONString.unescape(body)) }
+        for name in ignored where name.count == body.count && body.count > 0 {
+            if ByteSpans.equal(body, name) { return true }
         }
         return false
     }

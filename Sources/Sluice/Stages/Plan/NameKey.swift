@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// An event or screen name as a dictionary key, hashed as one block of bytes:
 /// `[UInt8]`'s own hashing feeds the hasher a byte at a time, which showed up
 /// in profiles of the plan stage (a look-up per event).
@@ -7,7 +9,7 @@ struct NameKey: Hashable {
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        ByteSpans.combine(bytes, into: &hasher)
     }
 
     static func == (lhs: NameKey, rhs: NameKey) -> Bool { lhs.bytes == rhs.bytes }

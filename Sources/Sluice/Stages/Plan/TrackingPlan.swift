@@ -178,7 +178,7 @@ public struct TrackingPlan: ReportedTextStage {
     /// Fills `violations` with what `document` breaks of `plan`.
     private mutating func collectViolations(_ document: JSONDocument, _ plan: Compiled) {
         violations.removeAll(keepingCapacity: true)
-        let container = plan.container.withUnsafeBytes { document.member($0) }
+        let container = document.member(plan.container)
         if let container, document.kind(container) != .object {
             violations.append(PlanViolation(property: plan.container, kind: .wrongType, expected: "object",
                                             got: PropertyType.describe(document, container), keyIndex: container - 1,
@@ -186,7 +186,7 @@ public struct TrackingPlan: ReportedTextStage {
             return
         }
         for property in plan.properties {
-            let node = container.flatMap { object in property.name.withUnsafeBytes { document.member($0, of: object) } }
+            let node = container.flatMap { object in document.member(property.name, of: object) }
             guard let node else {
                 if property.required {
                     violations.append(PlanViolation(property: property.name, kind: .missingRequired,

@@ -76,7 +76,7 @@ struct AuditLabels {
             for (step, child) in nodes[node].steps {
                 switch step {
                 case .key(let literal):
-                    if literal.withUnsafeBytes({ document.stringEquals(key, $0) }) {
+                    if document.stringEquals(key, literal) {
                         text.append(contentsOf: literal)
                         next = child
                     }

@@ -1,13 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-// Unsafe code: slots are read and written through the arrays' buffer
-// pointers, within `slotBytes` of the slot's start (`fits` bounds every key).
+import SluiceJSON
 
 /// The strings the redaction walk scanned and found nothing in, remembered so
 /// that the same string in the same field is not scanned again: a device's
@@ -52,48 +43,44 @@ struct CleanScanMemo {
 
     /// Whether `mode`, `field` and `text` fit one slot.
     @inline(__always)
-    static func fits(field: UnsafeBufferPointer<UInt8>, text: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func fits(field: Span<UInt8>, text: Span<UInt8>) -> Bool {
         3 + field.count + text.count <= slotBytes
     }
 
     /// The slot for the key; `probe.slot` is -1 when it is too long to remember.
     @inline(__always)
-    func probe(mode: UInt8, field: UnsafeBufferPointer<UInt8>, text: UnsafeBufferPointer<UInt8>) -> Probe {
+    static func probe(mode: UInt8, field: Span<UInt8>, text: Span<UInt8>) -> Probe {
         guard CleanScanMemo.fits(field: field, text: text) else { return Probe(slot: -1, tag: 0) }
-        let fieldHash = StableHash.hash(UnsafeRawBufferPointer(field), seed: StableHash.seedB ^ UInt64(mode))
-        let tag = StableHash.hash(UnsafeRawBufferPointer(text), seed: fieldHash) | 1
+        let fieldHash = StableHash.hash(field, seed: StableHash.seedB ^ UInt64(mode))
+        let tag = StableHash.hash(text, seed: fieldHash) | 1
         return Probe(slot: Int(truncatingIfNeeded: tag >> 52) & (CleanScanMemo.slotCount - 1), tag: tag)
     }
 
-    /// Whether the key was scanned clean. `region` gives the event's country,
-    /// asked only when the entry's scan read one.
+    /// The country the key's clean scan read (`anyRegion`: it read none), or
+    /// nil when the key was not scanned clean; the caller compares it with the
+    /// event's, so that the country is read only when an entry needs it.
+    /// (Mutating, though it changes nothing: the memo is then read in place,
+    /// where a read-only call from the walk's closures would copy its arrays.)
     @inline(__always)
-    func isClean(_ probe: Probe, mode: UInt8, field: UnsafeBufferPointer<UInt8>, text: UnsafeBufferPointer<UInt8>,
-                 region: () -> Int) -> Bool {
-        guard probe.slot >= 0, tags[probe.slot] == probe.tag else { return false }
-        let same = keys.withUnsafeBufferPointer { keys -> Bool in
-            let slot = keys.baseAddress! + probe.slot * CleanScanMemo.slotBytes
-            guard slot[0] == mode, Int(slot[1]) == field.count, Int(slot[2]) == text.count else { return false }
-            return (field.isEmpty || memcmp(slot + 3, field.baseAddress!, field.count) == 0)
-                && (text.isEmpty || memcmp(slot + 3 + field.count, text.baseAddress!, text.count) == 0)
-        }
-        guard same else { return false }
-        let stored = regions[probe.slot]
-        return stored == CleanScanMemo.anyRegion || Int(stored) == region()
+    mutating func cleanRegion(_ probe: Probe, mode: UInt8, field: Span<UInt8>, text: Span<UInt8>) -> Int32? {
+        guard probe.slot >= 0, tags[probe.slot] == probe.tag else { return nil }
+        let slot = keys.span.extracting(probe.slot * CleanScanMemo.slotBytes..<(probe.slot + 1) * CleanScanMemo.slotBytes)
+        guard slot[0] == mode, Int(slot[1]) == field.count, Int(slot[2]) == text.count,
+              ByteSpans.equal(slot.extracting(3..<3 + field.count), field),
+              ByteSpans.equal(slot.extracting(3 + field.count..<3 + field.count + text.count), text) else { return nil }
+        return regions[probe.slot]
     }
 
     /// Remembers that the key scanned clean; `region`: the country the scan read, or `anyRegion`.
-    mutating func remember(_ probe: Probe, mode: UInt8, field: UnsafeBufferPointer<UInt8>, text: UnsafeBufferPointer<UInt8>,
+    mutating func remember(_ probe: Probe, mode: UInt8, field: Span<UInt8>, text: Span<UInt8>,
                            region: Int32) {
         guard probe.slot >= 0 else { return }
-        keys.withUnsafeMutableBufferPointer { keys in
-            let slot = keys.baseAddress! + probe.slot * CleanScanMemo.slotBytes
-            slot[0] = mode
-            slot[1] = UInt8(field.count)
-            slot[2] = UInt8(text.count)
-            if !field.isEmpty { (slot + 3).update(from: field.baseAddress!, count: field.count) }
-            if !text.isEmpty { (slot + 3 + field.count).update(from: text.baseAddress!, count: text.count) }
-        }
+        let slot = probe.slot * CleanScanMemo.slotBytes
+        keys[slot] = mode
+        keys[slot + 1] = UInt8(field.count)
+        keys[slot + 2] = UInt8(text.count)
+        ByteSpans.copy(field, into: &keys, at: slot + 3)
+        ByteSpans.copy(text, into: &keys, at: slot + 3 + field.count)
         tags[probe.slot] = probe.tag
         regions[probe.slot] = region
     }

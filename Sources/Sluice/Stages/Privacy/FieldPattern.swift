@@ -1,9 +1,5 @@
 import SluiceJSON
 
-// Unsafe code: a pattern owns two buffers (a literal path's keys and where
-// each ends), allocated and written in `init`, freed in `deinit`, read by
-// `lookUp` within their bounds.
-
 /// A field path with wildcards, as the `privacy` stage's rules name fields:
 /// `context.ip`, `properties.*_email`, `**.password`.
 ///
@@ -16,8 +12,7 @@ import SluiceJSON
 /// patterns for every event, and a reference is one retain where the value
 /// was four (its components, text and look-up keys).
 ///
-/// Sendable: every field is a `let` set in `init`, the two buffers it owns
-/// through pointers too: `init` fills them, `lookUp` only reads them after.
+/// Sendable: every field is a `let` of a value type, set in `init`.
 public final class FieldPattern: @unchecked Sendable, Hashable, CustomStringConvertible {
     enum Component: Sendable, Hashable {
         case key([UInt8])
@@ -51,23 +46,15 @@ public final class FieldPattern: @unchecked Sendable, Hashable, CustomStringConv
                 keyEnds.append(keyBytes.count)
             }
         }
-        literalKeyBytes = .allocate(capacity: keyBytes.count)
-        _ = literalKeyBytes.initialize(from: keyBytes)
-        literalKeyEnds = .allocate(capacity: keyEnds.count)
-        _ = literalKeyEnds.initialize(from: keyEnds)
+        literalKeyBytes = keyBytes
+        literalKeyEnds = keyEnds
         description = text
     }
 
-    deinit {
-        literalKeyBytes.deallocate()
-        literalKeyEnds.deallocate()
-    }
-
     /// A literal path's keys, end to end, and where each ends: read in place by
-    /// `lookUp`, which runs for every event and every plain-path rule (through
-    /// pointers: an array read through the class costs a retain and a release per look-up).
-    private let literalKeyBytes: UnsafeMutableBufferPointer<UInt8>
-    private let literalKeyEnds: UnsafeMutableBufferPointer<Int>
+    /// `lookUp`, which runs for every event and every plain-path rule.
+    private let literalKeyBytes: [UInt8]
+    private let literalKeyEnds: [Int]
 
     public static func == (lhs: FieldPattern, rhs: FieldPattern) -> Bool { lhs.description == rhs.description }
     public func hash(into hasher: inout Hasher) { hasher.combine(description) }
@@ -97,7 +84,7 @@ public final class FieldPattern: @unchecked Sendable, Hashable, CustomStringConv
             return covers(from: component, keys.dropFirst(), document)
         case .key(let key):
             guard let first = keys.first,
-                  key.withUnsafeBytes({ document.stringEquals(first, $0) }) else { return false }
+                  document.stringEquals(first, key) else { return false }
             return covers(from: component + 1, keys.dropFirst(), document)
         case .glob(let glob):
             guard let first = keys.first,
@@ -119,7 +106,7 @@ public final class FieldPattern: @unchecked Sendable, Hashable, CustomStringConv
         case .anyDepth:
             return true
         case .key(let key):
-            guard key.withUnsafeBytes({ document.stringEquals(first, $0) }) else { return false }
+            guard document.stringEquals(first, key) else { return false }
         case .glob(let glob):
             guard document.withString(first, { Glob.matches(glob, Array($0)) }) == true else { return false }
         }
@@ -157,24 +144,25 @@ public final class FieldPattern: @unchecked Sendable, Hashable, CustomStringConv
     /// A plain path's field, found by looking its keys up one by one (no closure, no copy: the hot path).
     func lookUp(in document: JSONDocument) -> LookUp {
         guard isLiteral else { return .walk }
-        let keys = UnsafeRawBufferPointer(literalKeyBytes)
-        var node = 0
-        var start = 0
-        var field = Field(object: 0, key: 0, value: 0)
-        for end in literalKeyEnds {
-            switch document.kind(node) {
-            case .object: break
-            case .array: return .walk
-            default: return .absent
+        return literalKeyBytes.withSpan { keys -> LookUp in
+            var node = 0
+            var start = 0
+            var field = Field(object: 0, key: 0, value: 0)
+            for end in literalKeyEnds {
+                switch document.kind(node) {
+                case .object: break
+                case .array: return .walk
+                default: return .absent
+                }
+                guard let value = document.member(keys.extracting(start..<end), of: node) else {
+                    return .absent
+                }
+                field = Field(object: node, key: value - 1, value: value)
+                node = value
+                start = end
             }
-            guard let value = document.member(UnsafeRawBufferPointer(rebasing: keys[start..<end]), of: node) else {
-                return .absent
-            }
-            field = Field(object: node, key: value - 1, value: value)
-            node = value
-            start = end
+            return .found(field)
         }
-        return .found(field)
     }
 
     private func visit(_ node: Int, from component: Int, _ document: JSONDocument, _ body: (Field) -> Void) {
@@ -191,7 +179,7 @@ public final class FieldPattern: @unchecked Sendable, Hashable, CustomStringConv
         let isLast = component == components.count - 1
         switch components[component] {
         case .key(let key):
-            guard let value = key.withUnsafeBytes({ document.member($0, of: node) }) else { return }
+            guard let value = document.member(key, of: node) else { return }
             if isLast { body(Field(object: node, key: value - 1, value: value)) }
             else { visit(value, from: component + 1, document, body) }
         case .glob(let glob):

@@ -20,16 +20,15 @@ struct IPTruncation {
     /// The longest text `truncated` writes: an IPv6 address is at most 39 bytes, an IPv4-mapped one 22.
     static let maxTextBytes = 48
 
-    /// Writes the truncated text of the address in `text` (surrounding spaces
-    /// ignored) at `out`, which has room for `maxTextBytes`; returns its
-    /// length, or nil if `text` is not one address.
-    func truncated(_ text: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int? {
+    /// The truncated text of the address in `text` (surrounding spaces
+    /// ignored), or nil if `text` is not one address.
+    func truncated(_ text: Span<UInt8>) -> TextCursor? {
         var start = 0
         var end = text.count
         while start < end && text[start] == UInt8(ascii: " ") { start += 1 }
         while end > start && text[end - 1] == UInt8(ascii: " ") { end -= 1 }
-        let address = UnsafeBufferPointer(rebasing: text[start..<end])
-        var cursor = TextCursor(out)
+        let address = text.extracting(start..<end)
+        var cursor = TextCursor()
         if let value = IPTruncation.ipv4Value(address) {
             IPDetection.appendIPv4(value & IPTruncation.mask32(keeping: v4KeepBits), to: &cursor)
         } else if var parsed = IPDetection.parseIPv6(address) {
@@ -44,7 +43,7 @@ struct IPTruncation {
         } else {
             return nil
         }
-        return cursor.pointer - out
+        return cursor
     }
 
     /// The first `bits` of 32 set.
@@ -55,12 +54,13 @@ struct IPTruncation {
 
     /// A dotted IPv4 text that is exactly one address, as 32 bits.
     @inline(__always)
-    static func ipv4Value(_ text: UnsafeBufferPointer<UInt8>) -> UInt32? {
+    static func ipv4Value(_ text: Span<UInt8>) -> UInt32? {
         var value: UInt32 = 0
         var octet: UInt32 = 0
         var digits = 0
         var dots = 0
-        for byte in text {
+        for index in text.indices {
+            let byte = text[index]
             if TextBytes.isDigit(byte) {
                 octet = octet * 10 + UInt32(byte - 0x30)
                 digits += 1
@@ -85,32 +85,24 @@ struct IPTruncation {
 /// writing it again. A cache of one, owned by one stage on one thread.
 final class LastTruncation {
     static let maxInputBytes = 64
-    private let input = UnsafeMutablePointer<UInt8>.allocate(capacity: LastTruncation.maxInputBytes)
+    @exclusivity(unchecked) private var input: [UInt8] = []
     @exclusivity(unchecked) private var inputCount = -1
-    private let output = UnsafeMutablePointer<UInt8>.allocate(capacity: IPTruncation.maxTextBytes)
-    @exclusivity(unchecked) private var outputCount: Int?
+    @exclusivity(unchecked) private var output: TextCursor?
 
-    deinit {
-        input.deallocate()
-        output.deallocate()
-    }
+    init() { input.reserveCapacity(LastTruncation.maxInputBytes) }
 
-    /// What `truncation.truncated(text, into: out)` returns and writes, from the last call when `text` is the same.
-    func truncated(_ text: UnsafeBufferPointer<UInt8>, by truncation: IPTruncation, into out: UnsafeMutablePointer<UInt8>) -> Int? {
+    /// What `truncation.truncated(text)` returns, from the last call when `text` is the same.
+    func truncated(_ text: Span<UInt8>, by truncation: IPTruncation) -> TextCursor? {
         let count = text.count
-        if count == inputCount && (count == 0 || ShortBytes.equal(text.baseAddress!, input, count)) {
-            if let outputCount { out.update(from: output, count: outputCount) }
-            return outputCount
-        }
-        let length = truncation.truncated(text, into: out)
+        if count == inputCount && ByteSpans.equal(text, input) { return output }
+        let result = truncation.truncated(text)
         if count <= LastTruncation.maxInputBytes {
-            if count > 0 { input.update(from: text.baseAddress!, count: count) }
+            input.replaceAll(with: text)
             inputCount = count
-            outputCount = length
-            if let length { output.update(from: out, count: length) }
+            output = result
         } else {
             inputCount = -1
         }
-        return length
+        return result
     }
 }

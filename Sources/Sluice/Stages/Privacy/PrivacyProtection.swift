@@ -28,9 +28,8 @@ public struct PrivacyProtection: DestinationWithholdingStage {
     public let settings: PrivacySettings
     private var consent: ConsentRule?
     private let ipTruncation: IPTruncation?
-    /// The last address truncated (a device's events repeat it), called without a retain per event.
-    private let lastTruncation: Unretained<LastTruncation>
-    private let lastTruncationHeld = LastTruncation()
+    /// The last address truncated (a device's events repeat it).
+    private let lastTruncation = LastTruncation()
     private var pseudonymizer: Pseudonymizer?
     private var redaction: RedactionWalk?
     private var splice = JSONSplice()
@@ -44,10 +43,9 @@ public struct PrivacyProtection: DestinationWithholdingStage {
     private var dropSlots: [Int] = []
     /// Per `pseudonymize` field: its audit slot.
     private var pseudonymizeSlots: [Int] = []
-    /// `ip.fields` and `pseudonymize.fields`, kept at hand: read for every event
-    /// (without a retain of each: `settings` keeps them).
-    private let ipFields: [Unretained<FieldPattern>]
-    private let pseudonymizeFields: [Unretained<FieldPattern>]
+    /// `ip.fields` and `pseudonymize.fields`, kept at hand: read for every event.
+    private let ipFields: [FieldPattern]
+    private let pseudonymizeFields: [FieldPattern]
     /// What scrubs the run's rejected lines (`makeRejectScrubber`), for its counters.
     var rejectScrubber: PrivacyRejectScrubber?
 
@@ -69,11 +67,10 @@ public struct PrivacyProtection: DestinationWithholdingStage {
 
     public init(settings: PrivacySettings = PrivacySettings()) {
         self.settings = settings
-        ipFields = (settings.ip?.fields ?? []).map(Unretained.init)
-        pseudonymizeFields = (settings.pseudonymize?.fields ?? []).map(Unretained.init)
+        ipFields = settings.ip?.fields ?? []
+        pseudonymizeFields = settings.pseudonymize?.fields ?? []
         consent = settings.consent.map(ConsentRule.init)
         ipTruncation = settings.ip.map(IPTruncation.init)
-        lastTruncation = Unretained(lastTruncationHeld)
         pseudonymizer = settings.pseudonymize.map(Pseudonymizer.init)
         let walk = settings.redact.map { RedactionWalk(settings: $0, patterns: settings.patterns) }
         redaction = walk?.isEmpty == false ? walk : nil
@@ -206,7 +203,7 @@ public struct PrivacyProtection: DestinationWithholdingStage {
             var roots: [[UInt8]] = []
             for pattern in allow { if case .key(let key) = pattern.components[0], !roots.contains(key) { roots.append(key) } }
             for root in roots {
-                guard let node = root.withUnsafeBytes({ document.member($0, of: 0) }), document.kind(node) == .object
+                guard let node = document.member(root, of: 0), document.kind(node) == .object
                 else { continue }
                 var keys = [node - 1]
                 prune(node, keys: &keys, allow, document, &removals)
@@ -251,14 +248,14 @@ public struct PrivacyProtection: DestinationWithholdingStage {
     private mutating func truncateAddresses(_ document: JSONDocument) {
         for index in ipFields.indices {
             // A plain path is looked up directly (every event, every field): no closure to set up.
-            switch ipFields[index].with({ $0.lookUp(in: document) }) {
+            switch ipFields[index].lookUp(in: document) {
             case .absent:
                 continue
             case .found(let field):
                 if truncateAddress(field.value, document) { auditLog.count(slot: ipSlots[index]) }
             case .walk:
                 let slot = ipSlots[index]
-                ipFields[index].object.forEachField(in: document) { field in
+                ipFields[index].forEachField(in: document) { field in
                     if truncateAddress(field.value, document) { auditLog.count(slot: slot) }
                 }
             }
@@ -268,28 +265,17 @@ public struct PrivacyProtection: DestinationWithholdingStage {
     /// Truncates the address at `node`; false when it is not a string holding one address.
     private mutating func truncateAddress(_ node: Int, _ document: JSONDocument) -> Bool {
         guard document.kind(node) == .string, !handled.contains(node), let truncation = ipTruncation else { return false }
-        // The new text is written on the stack, then once into the splice.
-        let done = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: IPTruncation.maxTextBytes) { buffer -> Bool in
-            let out = buffer.baseAddress!
-            let length: Int?
-            if !document.hasEscapes(node) {
-                length = document.withRawBytes(node) { raw in
-                    raw.withMemoryRebound(to: UInt8.self) { quoted in
-                        lastTruncation.with {
-                            $0.truncated(UnsafeBufferPointer(rebasing: quoted[1..<(quoted.count - 1)]), by: truncation, into: out)
-                        }
-                    }
-                }
-            } else {
-                length = document.withString(node) { raw in
-                    raw.withMemoryRebound(to: UInt8.self) { truncation.truncated($0, into: out) }
-                } ?? nil
+        // The new text is written in place, then once into the splice.
+        let text: TextCursor?
+        if !document.hasEscapes(node) {
+            text = document.withSpan(of: node) { quoted in
+                lastTruncation.truncated(quoted.extracting(1..<(quoted.count - 1)), by: truncation)
             }
-            guard let length else { return false }
-            splice.replaceString(node, in: document) { $0.append(contentsOf: UnsafeBufferPointer(start: out, count: length)) }
-            return true
+        } else {
+            text = document.withStringSpan(node) { truncation.truncated($0) } ?? nil
         }
-        guard done else {
+        if let text { splice.replaceString(node, in: document) { text.append(to: &$0) } }
+        guard text != nil else {
             // Not one address: left to the detectors, which redact any address inside.
             stats.ipUnparsed += 1
             return false
@@ -304,11 +290,11 @@ public struct PrivacyProtection: DestinationWithholdingStage {
         let before = stats.pseudonymized
         for index in pseudonymizeFields.indices {
             var hits = 0
-            switch pseudonymizeFields[index].with({ $0.lookUp(in: document) }) {
+            switch pseudonymizeFields[index].lookUp(in: document) {
             case .absent: continue
             case .found(let field): hits = pseudonymizeValue(field.value, document)
             case .walk:
-                pseudonymizeFields[index].object.forEachField(in: document) { field in hits += pseudonymizeValue(field.value, document) }
+                pseudonymizeFields[index].forEachField(in: document) { field in hits += pseudonymizeValue(field.value, document) }
             }
             if hits > 0 { auditLog.count(slot: pseudonymizeSlots[index], hits: hits) }
         }
@@ -339,9 +325,9 @@ public struct PrivacyProtection: DestinationWithholdingStage {
         guard !handled.contains(node) else { return false }
         scratch.removeAll(keepingCapacity: true)
         if document.kind(node) == .string {
-            _ = document.withString(node) { pseudonymizer!.appendPseudonym(of: $0, to: &scratch) }
+            _ = document.withStringSpan(node) { pseudonymizer!.appendPseudonym(of: $0, to: &scratch) }
         } else {
-            document.withRawBytes(node) { pseudonymizer!.appendPseudonym(of: $0, to: &scratch) }
+            document.withSpan(of: node) { pseudonymizer!.appendPseudonym(of: $0, to: &scratch) }
         }
         let text = scratch
         splice.replaceString(node, in: document) { $0.append(contentsOf: text) }
@@ -373,7 +359,7 @@ public struct PrivacyProtection: DestinationWithholdingStage {
         case .screen, .page: key = Self.nameKey
         default: return
         }
-        guard let node = key.withUnsafeBytes({ event.document.member($0) }) else {
+        guard let node = event.document.member(key) else {
             if !event.name.isEmpty { event.name = [] }
             return
         }

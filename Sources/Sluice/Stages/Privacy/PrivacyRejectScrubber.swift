@@ -74,9 +74,7 @@ final class PrivacyRejectScrubber: RejectScrubber {
 
     private func redact(_ bytes: inout [UInt8], escaped: Bool) -> Bool {
         guard text != nil else { return false }
-        let found = bytes.withUnsafeBufferPointer { buffer in
-            text!.redact(buffer, escaped: escaped, into: &out) { textHits[$0] += 1 }
-        }
+        let found = text!.redact(bytes.span, escaped: escaped, into: &out) { textHits[$0] += 1 }
         if found { swap(&bytes, &out) }
         return found
     }

@@ -11,7 +11,7 @@ struct PrivacyTextScrubber: TextScrubber {
     }
 
     mutating func scrub(_ bytes: inout [UInt8]) -> Bool {
-        let found = bytes.withUnsafeBufferPointer { text.redact($0, escaped: false, into: &out) { _ in } }
+        let found = text.redact(bytes.span, escaped: false, into: &out) { _ in }
         if found { swap(&bytes, &out) }
         return found
     }

@@ -3,7 +3,7 @@ import SluiceJSON
 extension RedactionWalk {
     /// The node indexes of the keys from the root down to `node` (a key: down to
     /// itself; an array element: down to its array's key).
-    static func keyPath(to node: Int, isKey: Bool, _ json: UnsafeJSONView, into keys: inout [Int]) {
+    static func keyPath(to node: Int, isKey: Bool, _ json: JSONView, into keys: inout [Int]) {
         var container = 0
         while true {
             let end = json.after(container)

@@ -1,3 +1,11 @@
+// Unsafe code: the walk visits every value of every event, so it reads the
+// document's index and bytes through `UnsafeJSONView` (pointers valid inside
+// `withUnsafeView`, which keeps the document alive; the view is never stored)
+// and the handled nodes through a buffer pointer lent for the same call. The
+// same walk on the bounds-checked `JSONView` cost the privacy stage's
+// benchmark 5% more instructions (docs/performance.md). The strings found are
+// handed on as spans: the detectors, the memo and the rewriting are safe code.
+
 import SluiceJSON
 
 /// Rule 6 of the `privacy` stage: walks an event's values and replaces what the
@@ -28,8 +36,6 @@ struct RedactionWalk {
     /// `paths`, when every one is literal (the outermost ones): walk only below
     /// them; nil: walk everything.
     private let scopeKeys: ScopeKeys?
-    /// `scopeKeys`, which keeps it.
-    private let scope: Unretained<ScopeKeys>?
     private let everywhere: Bool
     private let scansKeys: Bool
     private let hasPatterns: Bool
@@ -61,7 +67,6 @@ struct RedactionWalk {
         let literalScope = !everywhere && settings.paths.allSatisfy(\.isLiteral)
             ? RedactionWalk.outermost(settings.paths.compactMap(\.literalPath)) : nil
         scopeKeys = literalScope.map(ScopeKeys.init)
-        scope = scopeKeys.map(Unretained.init)
         exemptKeys = ExemptKeys(settings.exempt.compactMap(\.literalPath))
         scansKeys = settings.keys
         hasPatterns = !patterns.isEmpty
@@ -95,51 +100,46 @@ struct RedactionWalk {
         // The event's region for national phone numbers is read once, when a string or a number first needs it.
         if phonesInNumbers { text.phoneEvent = document }
         defer { if phonesInNumbers { text.phoneEvent = nil } }
-        handled.withUnsafeBufferPointer { handled in
-            document.withUnsafeView { json in
-                let view = View(json: json, handled: handled)
-                if let scope {
-                    // The paths' keys read from one flat buffer: no array per path or key to retain, event after event.
-                    scope.with { scope in
-                        let keys = UnsafeRawBufferPointer(scope.bytes)
-                        var component = 0
-                        var start = 0
-                        for pathEnd in scope.pathEnds {
-                            var node = 0
-                            var exempt = 0
-                            while component < pathEnd {
-                                let end = scope.ends[component]
-                                let next = node >= 0 ? document.member(UnsafeRawBufferPointer(rebasing: keys[start..<end]), of: node) : nil
-                                if let next {
-                                    exempt = exemptKeys.child(of: exempt, json.rawStringBody(next - 1))
-                                    node = next
-                                } else {
-                                    node = -1
-                                }
-                                start = end
-                                component += 1
+        handled.withUnsafeBufferPointer { handled in document.withUnsafeView { json in
+            let view = View(json: json, handled: handled)
+            if let scope = scopeKeys {
+                // The paths' keys read from one flat buffer: no array per path or key to retain, event after event.
+                scope.bytes.withSpan { keys in
+                    var component = 0
+                    var start = 0
+                    for pathEnd in scope.pathEnds {
+                        var node = 0
+                        var exempt = 0
+                        while component < pathEnd {
+                            let end = scope.ends[component]
+                            let next = node >= 0 ? document.member(keys.extracting(start..<end), of: node) : nil
+                            if let next {
+                                exempt = exemptKeys.child(of: exempt, json.rawStringBody(next - 1))
+                                node = next
+                            } else {
+                                node = -1
                             }
-                            let emailOnly = exempt == ExemptKeys.skip
-                            if node >= 0 && (!emailOnly || emailScanner != nil) {
-                                walk(node, field: -1, exempt: exempt, emailOnly: emailOnly, view, document, checkScope: false, &splice)
-                            }
+                            start = end
+                            component += 1
+                        }
+                        let emailOnly = exempt == ExemptKeys.skip
+                        if node >= 0 && (!emailOnly || emailScanner != nil) {
+                            walk(node, field: -1, exempt: exempt, emailOnly: emailOnly, view, document, checkScope: false, &splice)
                         }
                     }
-                } else {
-                    walk(0, field: -1, exempt: 0, emailOnly: false, view, document, checkScope: !everywhere, &splice)
                 }
+            } else {
+                walk(0, field: -1, exempt: 0, emailOnly: false, view, document, checkScope: !everywhere, &splice)
             }
-        }
+        } }
         return !hits.isEmpty
     }
 
     /// What the walk reads, in place: one document's values and bytes, and the
-    /// nodes not to scan (through pointers: nothing to retain when it is made).
+    /// nodes not to scan.
     private struct View {
         let json: UnsafeJSONView
         let handled: UnsafeBufferPointer<Int>
-
-        var bytes: UnsafeBufferPointer<UInt8> { json.bytes }
 
         @inline(__always)
         func isHandled(_ node: Int) -> Bool { !handled.isEmpty && handled.contains(node) }
@@ -152,8 +152,7 @@ struct RedactionWalk {
     @inline(__always)
     private func mayHit(_ node: Int, _ view: View) -> Bool {
         if hasPatterns || view.json.hasEscapes(node) { return true }
-        return PIIScanner.mayHoldPII(UnsafeRawPointer(view.bytes.baseAddress!), from: view.json.start(node) + 1, to: view.json.end(node) - 1,
-                                     available: view.bytes.count)
+        return PIIScanner.mayHoldPII(view.json.bytes.span, from: view.json.start(node) + 1, to: view.json.end(node) - 1)
     }
 
     /// Walks the value at `node`; `field`: the key whose value it is (or holds
@@ -225,8 +224,7 @@ struct RedactionWalk {
     @inline(__always)
     private func mayHoldEmail(_ node: Int, _ view: View) -> Bool {
         if view.json.hasEscapes(node) { return true }
-        return PIIScanner.mayHoldEmail(UnsafeRawPointer(view.bytes.baseAddress!), from: view.json.start(node) + 1,
-                                       to: view.json.end(node) - 1, available: view.bytes.count)
+        return PIIScanner.mayHoldEmail(view.json.bytes.span, from: view.json.start(node) + 1, to: view.json.end(node) - 1)
     }
 
     /// Whether the number at `node` is long enough to be a phone or a card (7 characters), and not handled.
@@ -248,18 +246,20 @@ struct RedactionWalk {
     private mutating func scanNumber(_ node: Int, field: Int, _ view: View, _ document: JSONDocument, checkScope: Bool,
                                      _ splice: inout JSONSplice) {
         RedactionWalk.withFieldName(field, view) { fieldName in
-            scanNumber(node, fieldName: fieldName, view, document, checkScope: checkScope, &splice)
+            scanNumber(node, fieldName: fieldName, hasField: field >= 0,
+                       numberText: UnsafeBufferPointer(rebasing: view.json.bytes[view.json.start(node)..<view.json.end(node)]).span,
+                       view, document, checkScope: checkScope, &splice)
         }
     }
 
     /// `scanNumber` with the field's name read (`withFieldName`).
-    private mutating func scanNumber(_ node: Int, fieldName: UnsafeBufferPointer<UInt8>, _ view: View, _ document: JSONDocument,
-                                     checkScope: Bool, _ splice: inout JSONSplice) {
+    private mutating func scanNumber(_ node: Int, fieldName: Span<UInt8>, hasField: Bool, numberText: Span<UInt8>, _ view: View,
+                                     _ document: JSONDocument, checkScope: Bool, _ splice: inout JSONSplice) {
         let start = view.json.start(node), end = view.json.end(node)
         // A number read clean before, in a field of the same name, is clean again (`CleanScanMemo`).
-        let numberText = UnsafeBufferPointer(rebasing: view.bytes[start..<end])
-        let probe = memo.probe(mode: CleanScanMemo.numberMode, field: fieldName, text: numberText)
-        if memo.isClean(probe, mode: CleanScanMemo.numberMode, field: fieldName, text: numberText, region: { text.eventRegion() }) { return }
+        let probe = CleanScanMemo.probe(mode: CleanScanMemo.numberMode, field: fieldName, text: numberText)
+        if let clean = memo.cleanRegion(probe, mode: CleanScanMemo.numberMode, field: fieldName, text: numberText),
+           clean == CleanScanMemo.anyRegion || Int(clean) == text.eventRegion() { return }
         text.regionRead = false
         var detector: PIIDetector?
         defer {
@@ -274,11 +274,12 @@ struct RedactionWalk {
         var numberDigits: [UInt8] = []
         swap(&numberDigits, &self.numberDigits)
         defer { swap(&numberDigits, &self.numberDigits) }
-        numberDigits.withUnsafeBufferPointer { digits in
+        do {
+            let digits = numberDigits.span
             // The field's name is read only for a number that may be a card or a phone (most are neither).
             let isCard = cardsInNumbers && digits.count >= 12 && NumberDetection.isCard(digits, 0, digits.count)
             guard isCard || (phonesInNumbers && digits.count <= 15) else { return }
-            let hint = fieldName.baseAddress != nil ? numberFieldHints.hint(forKey: fieldName) : .none
+            let hint = hasField ? numberFieldHints.hint(forKey: fieldName) : .none
             // A count, an id or a time that passes Luhn in an issuer's range is still a count (`"request_count": 30010575493922`).
             if isCard && (hint != .notPhone || PhoneContext.namesCard(fieldName)) {
                 detector = .card
@@ -291,7 +292,7 @@ struct RedactionWalk {
         }
         guard let detector else { return }
         keys.removeAll(keepingCapacity: true)
-        RedactionWalk.keyPath(to: node, isKey: false, view.json, into: &keys)
+        document.withView { RedactionWalk.keyPath(to: node, isKey: false, $0, into: &keys) }
         let path = keys[...]
         if checkScope && !settings.paths.contains(where: { $0.covers(path, in: document) }) { return }
         if exemptPatterns.contains(where: { $0.covers(path, in: document) }) { return }
@@ -302,7 +303,7 @@ struct RedactionWalk {
     /// Whether the digits are the event's country's calling code and a number of
     /// it (`PhoneRegion.isInternational`): `8222125341` in a Korean event.
     /// (The region is the one the detectors read, `TextRedaction.eventRegion`, marked read for `CleanScanMemo`.)
-    private mutating func isInternationalInRegion(_ digits: UnsafeBufferPointer<UInt8>) -> Bool {
+    private mutating func isInternationalInRegion(_ digits: Span<UInt8>) -> Bool {
         guard digits.count >= 8 else { return false }
         text.regionRead = true
         let region = text.eventRegion()
@@ -313,7 +314,7 @@ struct RedactionWalk {
     /// The decimal digits of the JSON number `text` when its value is an
     /// integer of 7-19 digits (`4.111111111111111e15` and `4111111111111111.0`
     /// give the 16 digits; the sign is ignored); false otherwise.
-    static func integerDigits(_ text: UnsafeBufferPointer<UInt8>, into digits: inout [UInt8]) -> Bool {
+    static func integerDigits(_ text: Span<UInt8>, into digits: inout [UInt8]) -> Bool {
         digits.removeAll(keepingCapacity: true)
         var index = 0
         let count = text.count
@@ -372,22 +373,20 @@ struct RedactionWalk {
     /// detectors read it: decoded when written with escapes, so `"ph\u006fne"`
     /// names a phone as `"phone"` does.
     private static func withFieldName<Result>(_ field: Int, _ view: View,
-                                              _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        guard field >= 0 else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
-        guard view.json.hasEscapes(field) else { return body(view.json.rawStringBody(field)) }
-        return JSONString.unescape(view.json.rawStringBody(field)).withUnsafeBufferPointer(body)
+                                              _ body: (Span<UInt8>) -> Result) -> Result {
+        guard field >= 0 else { return body(Span<UInt8>()) }
+        guard view.json.hasEscapes(field) else { return body(view.json.rawStringBody(field).span) }
+        let decoded = JSONString.unescape(view.json.rawStringBody(field))
+        return body(decoded.span)
     }
 
     /// `scan` with the field's name read (`withFieldName`).
-    private mutating func scan(_ node: Int, fieldName: UnsafeBufferPointer<UInt8>, _ view: View, _ document: JSONDocument, isKey: Bool,
+    private mutating func scan(_ node: Int, fieldName: Span<UInt8>, _ view: View, _ document: JSONDocument, isKey: Bool,
                                emailOnly: Bool, checkScope: Bool, _ splice: inout JSONSplice, object: Int) {
         let start = view.json.start(node), end = view.json.end(node)
         let escaped = view.json.hasEscapes(node)
         if !matches.isEmpty { matches.removeAll(keepingCapacity: true) }
-        if escaped {
-            decoded = JSONString.unescape(UnsafeBufferPointer(rebasing: view.bytes[(start + 1)..<(end - 1)]))
-        }
-        func run(_ string: UnsafeBufferPointer<UInt8>) {
+        func run(_ string: Span<UInt8>) {
             if emailOnly {
                 emailScanner!.scan(string, into: &matches)
             } else {
@@ -395,13 +394,16 @@ struct RedactionWalk {
             }
         }
         if escaped {
-            decoded.withUnsafeBufferPointer { run($0) }
+            decoded = JSONString.unescape(view.json.rawStringBody(node))
+            let decoded = self.decoded
+            run(decoded.span)
         } else {
             // A string scanned clean before, in a field of the same name, is clean again (`CleanScanMemo`).
-            let string = UnsafeBufferPointer(rebasing: view.bytes[(start + 1)..<(end - 1)])
+            let string = view.json.rawStringBody(node).span
             let mode = UInt8(isKey ? 1 : 0) | UInt8(emailOnly ? 2 : 0)
-            let probe = memo.probe(mode: mode, field: fieldName, text: string)
-            if memo.isClean(probe, mode: mode, field: fieldName, text: string, region: { text.eventRegion() }) { return }
+            let probe = CleanScanMemo.probe(mode: mode, field: fieldName, text: string)
+            if let clean = memo.cleanRegion(probe, mode: mode, field: fieldName, text: string),
+               clean == CleanScanMemo.anyRegion || Int(clean) == text.eventRegion() { return }
             text.regionRead = false
             run(string)
             if matches.isEmpty {
@@ -413,7 +415,7 @@ struct RedactionWalk {
         guard !matches.isEmpty else { return }
         // The keys down to this string, found again from the root (only on a hit; the walk keeps no stack).
         keys.removeAll(keepingCapacity: true)
-        RedactionWalk.keyPath(to: node, isKey: isKey, view.json, into: &keys)
+        document.withView { RedactionWalk.keyPath(to: node, isKey: isKey, $0, into: &keys) }
         let path = keys[...]
         if checkScope && !settings.paths.contains(where: { $0.covers(path, in: document) }) { return }
         if !emailOnly && exemptPatterns.contains(where: { $0.covers(path, in: document) }) {
@@ -425,12 +427,12 @@ struct RedactionWalk {
         if escaped {
             // The decoded text takes the plain tokens: quoting it escapes them once.
             var plain: [UInt8] = []
-            decoded.withUnsafeBufferPointer { text.append($0, replacing: matches, escaped: false, to: &plain) }
+            text.append(decoded.span, replacing: matches, escaped: false, to: &plain)
             var quoted: [UInt8] = []
             JSONString.appendQuoted(plain, to: &quoted)
             body.append(contentsOf: quoted[1..<(quoted.count - 1)])
         } else {
-            text.append(UnsafeBufferPointer(rebasing: view.bytes[(start + 1)..<(end - 1)]), replacing: matches, escaped: true, to: &body)
+            TextRedaction.append(view.json.rawStringBody(node).span, replacing: matches, tokens: text.escapedTokens, to: &body)
         }
         if isKey { keyNames.makeUnique(&body, object: object, in: document) }
         splice.replaceString(node: node, start: start, end: end, body: body)

@@ -32,25 +32,29 @@ struct SessionContext {
     }
 
     static func idString(keyA: UInt64, keyB: UInt64, start: Int64, number: UInt32) -> String {
-        withUnsafeBytes(of: idDigits(keyA: keyA, keyB: keyB, start: start, number: number)) { String(decoding: $0, as: UTF8.self) }
+        let digits = idDigits(keyA: keyA, keyB: keyB, start: start, number: number)
+        var text: [UInt8] = []
+        text.reserveCapacity(32)
+        for word in digits.indices {
+            let bytes = digits[word].littleEndian
+            for index in 0..<8 { text.append(UInt8(truncatingIfNeeded: bytes >> UInt64(8 * index))) }
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// The id's 32 hex digits, as four words in memory order.
-    private static func idDigits(keyA: UInt64, keyB: UInt64, start: Int64, number: UInt32) -> (UInt64, UInt64, UInt64, UInt64) {
+    private static func idDigits(keyA: UInt64, keyB: UInt64, start: Int64, number: UInt32) -> InlineArray<4, UInt64> {
         let (high, low) = id(keyA: keyA, keyB: keyB, start: start, number: number)
-        return (HexText.eightDigits(UInt32(truncatingIfNeeded: high >> 32)), HexText.eightDigits(UInt32(truncatingIfNeeded: high)),
-                HexText.eightDigits(UInt32(truncatingIfNeeded: low >> 32)), HexText.eightDigits(UInt32(truncatingIfNeeded: low)))
+        return [HexText.eightDigits(UInt32(truncatingIfNeeded: high >> 32)), HexText.eightDigits(UInt32(truncatingIfNeeded: high)),
+                HexText.eightDigits(UInt32(truncatingIfNeeded: low >> 32)), HexText.eightDigits(UInt32(truncatingIfNeeded: low))]
     }
 
     /// Writes the JSON object (text and index), settings and traits taken from their pools.
     func write(into out: JSONBuilder, settingsPool: InternedJSON, traitsPool: InternedJSON) {
         out.beginObject()
         out.key("id")
-        out.string(count: 32) { target in
-            withUnsafeBytes(of: Self.idDigits(keyA: keyA, keyB: keyB, start: start, number: number)) {
-                UnsafeMutableRawPointer(target).copyMemory(from: $0.baseAddress!, byteCount: 32)
-            }
-        }
+        let digits = Self.idDigits(keyA: keyA, keyB: keyB, start: start, number: number)
+        out.string(unescaped: digits.span.bytes)
         out.key("start_ms")
         out.integer(EventTime(microseconds: start).milliseconds)
         out.key("number")

@@ -37,7 +37,7 @@ extension SessionTracking {
 
     /// Whether a `session` message says `action: start`.
     static func isStart(_ document: JSONDocument) -> Bool {
-        guard let node = action.withUnsafeBytes({ document.member($0) }) else { return false }
+        guard let node = document.member(action) else { return false }
         return document.withString(node) { $0.elementsEqual(start) } ?? false
     }
 
@@ -47,7 +47,7 @@ extension SessionTracking {
         let document = event.document
         switch event.type {
         case .session where settings.attachSettings:
-            guard let node = Self.settingsField.withUnsafeBytes({ document.member($0) }),
+            guard let node = document.member(Self.settingsField),
                   document.kind(node) == .object
             else { return }
             var text: [UInt8] = []
@@ -64,7 +64,7 @@ extension SessionTracking {
             settingsPool.release(record.settings)
             record.settings = id
         case .identify where !traitNames.isEmpty:
-            guard let node = Self.traitsField.withUnsafeBytes({ document.member($0) }),
+            guard let node = document.member(Self.traitsField),
                   document.kind(node) == .object
             else { return }
             mergeTraits(document, node, into: &record)
@@ -82,7 +82,7 @@ extension SessionTracking {
         var cleared = [Bool](repeating: false, count: traitNames.count)
         var changed = false
         for (index, name) in traitNames.enumerated() {
-            guard let node = name.withUnsafeBytes({ document.member($0, of: traits) }) else { continue }
+            guard let node = document.member(name, of: traits) else { continue }
             var text: [UInt8] = []
             document.write(node: node, to: &text)
             changed = true
@@ -96,7 +96,7 @@ extension SessionTracking {
         guard changed else { return }
         if record.traits != 0, let known = try? JSONDocument.parse(traitsPool[record.traits]) {
             for (index, name) in traitNames.enumerated() where values[index] == nil && !cleared[index] {
-                guard let node = name.withUnsafeBytes({ known.member($0) }) else { continue }
+                guard let node = known.member(name) else { continue }
                 values[index] = known.rawBytes(node)
             }
         }

@@ -150,7 +150,7 @@ public struct SessionTracking: EventTimeStage {
     /// earlier session than its stop: `started_session` says which, so a provider
     /// that writes the start on its own (GA4 `timed: split`) files it there.
     private mutating func attachStartedSession(_ slot: Int32, current: SessionContext, to document: inout JSONDocument) {
-        guard let node = Self.startedAtKey.withUnsafeBytes({ document.member($0) }),
+        guard let node = document.member(Self.startedAtKey),
               let started = document.withString(node, { EventTime.parseISO8601($0) }) ?? nil,
               started.microseconds < current.start
         else { return }
@@ -181,11 +181,11 @@ public struct SessionTracking: EventTimeStage {
     /// writer copies the line whole; false when `context` is not an object.
     private mutating func attach(_ session: SessionContext, to document: inout JSONDocument) -> Bool {
         builder.reset()
-        let context = Self.contextKey.withUnsafeBytes { document.member($0) }
+        let context = document.member(Self.contextKey)
         if !document.isModified {
             if let context {
                 if document.kind(context) == .object,
-                   Self.sessionKey.withUnsafeBytes({ document.member($0, of: context) }) == nil {
+                   document.member(Self.sessionKey, of: context) == nil {
                     builder.key(Self.sessionKey)
                     session.write(into: builder, settingsPool: settingsPool, traitsPool: traitsPool)
                     if let updated = document.insertingMember(builder, into: context) {

@@ -100,7 +100,7 @@ struct OpenTimerTable {
     // MARK: - Look-up
 
     /// Calls `body` with every live slot whose key is `key` (hash `hash`), in probe order.
-    func forEach(key: UnsafeRawBufferPointer, hash: UInt32, _ body: (Int32) -> Void) {
+    func forEach(key: Span<UInt8>, hash: UInt32, _ body: (Int32) -> Void) {
         index.forEach(hash: UInt64(hash)) { value in
             if UInt32(truncatingIfNeeded: value >> 32) == hash {
                 let slot = Int32(truncatingIfNeeded: value & 0xFFFF_FFFF) - 1
@@ -109,12 +109,10 @@ struct OpenTimerTable {
         }
     }
 
-    private func keyEquals(_ slot: Int32, _ key: UnsafeRawBufferPointer) -> Bool {
+    private func keyEquals(_ slot: Int32, _ key: Span<UInt8>) -> Bool {
         let entry = entries[Int(slot)]
         guard Int(entry.keyLength) == key.count else { return false }
-        return entry.bytes.withUnsafeBytes { stored in
-            key.count == 0 || memcmp(stored.baseAddress!, key.baseAddress!, key.count) == 0
-        }
+        return ByteSpans.equal(entry.bytes.span.extracting(0..<key.count), key)
     }
 
     // MARK: - Insert and remove
@@ -241,10 +239,4 @@ extension OpenTimerTable.Entry {
         withheld: nil)
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SluiceJSON

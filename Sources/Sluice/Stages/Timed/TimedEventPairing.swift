@@ -172,7 +172,7 @@ public struct TimedEventPairing: EventTimeStage {
     private func role(of document: JSONDocument) -> Role? {
         let node: Int?
         if let markerKey {
-            node = markerKey.withUnsafeBytes { document.member($0) }
+            node = document.member(markerKey)
         } else {
             node = document.find(settings.marker)
         }
@@ -188,7 +188,7 @@ public struct TimedEventPairing: EventTimeStage {
         let time = event.time.microseconds
         var open: Int32?
         var held: Int32?
-        keys.bytes.withUnsafeBytes { key in
+        keys.bytes.withSpan { key in
             table.forEach(key: key, hash: hash) { slot in
                 let entry = table[slot]
                 switch entry.kind {
@@ -236,7 +236,7 @@ public struct TimedEventPairing: EventTimeStage {
 
     private mutating func stop(_ event: Event, hash: UInt32, into output: inout StageOutput) {
         var open: Int32?
-        keys.bytes.withUnsafeBytes { key in
+        keys.bytes.withSpan { key in
             table.forEach(key: key, hash: hash) { slot in
                 if table[slot].kind == .start { open = slot }
             }
@@ -349,7 +349,7 @@ public struct TimedEventPairing: EventTimeStage {
 
     /// The byte range of the marker's value in a document whose role was read from it.
     func markerValue(in document: JSONDocument) -> Range<Int> {
-        let node = markerKey.map { key in key.withUnsafeBytes { document.member($0) } } ?? document.find(settings.marker)
+        let node = markerKey.map { key in document.member(key) } ?? document.find(settings.marker)
         guard let node else { preconditionFailure("a timed message without its marker") }
         return Int(document.start(node))..<Int(document.end(node))
     }

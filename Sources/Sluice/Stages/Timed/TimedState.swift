@@ -95,7 +95,7 @@ extension TimedEventPairing: StatefulStage {
                 for _ in 0..<words { bits.append(try reader.varint()) }
                 withheld = WithheldDestinations(reason: reason, words: bits)
             }
-            let hash = bytes.withUnsafeBytes { TimerKeyBuilder.hash(UnsafeRawBufferPointer(rebasing: $0[..<Int(keyLength)])) }
+            let hash = TimerKeyBuilder.hash(bytes.span.extracting(0..<Int(keyLength)))
             let entry = OpenTimerTable.Entry(
                 bytes: bytes, time: EventTime(microseconds: time), seq: seq, line: origin.line, source: origin.source,
                 hash: hash, keyLength: UInt32(keyLength), heapIndex: -1, newer: -1, older: -1,

@@ -25,7 +25,7 @@ struct TimerKeyBuilder {
         guard appendIdentity(document, MessageIdentity.anonymousID, tag: 1) || appendIdentity(document, MessageIdentity.userID, tag: 2) else {
             return nil
         }
-        name.withUnsafeBytes { append($0) }
+        append(name.span)
         for path in correlate {
             guard let node = document.find(path) else {
                 bytes.append(0)
@@ -33,20 +33,20 @@ struct TimerKeyBuilder {
             }
             if document.kind(node) == .string {
                 bytes.append(1)
-                document.withString(node) { append($0) }
+                document.withStringSpan(node) { append($0) }
             } else {
                 bytes.append(2)
-                document.withRawBytes(node) { append($0) }
+                document.withSpan(of: node) { append($0) }
             }
         }
-        return bytes.withUnsafeBytes { Self.hash($0) }
+        return Self.hash(bytes.span)
     }
 
     /// The table hash of a built key. Swift's `Hasher` is seeded per process, so
     /// it is never saved: a restored entry's hash is computed again from its key.
-    static func hash(_ key: UnsafeRawBufferPointer) -> UInt32 {
+    static func hash(_ key: Span<UInt8>) -> UInt32 {
         var hasher = Hasher()
-        hasher.combine(bytes: key)
+        ByteSpans.combine(key, into: &hasher)
         return UInt32(truncatingIfNeeded: hasher.finalize())
     }
 
@@ -54,16 +54,16 @@ struct TimerKeyBuilder {
     private mutating func appendIdentity(_ document: JSONDocument, _ field: StaticString, tag: UInt8) -> Bool {
         guard let node = MessageIdentity.member(document, field) else { return false }
         bytes.append(tag)
-        MessageIdentity.withText(document, node) { append($0) }
+        MessageIdentity.withTextSpan(document, node) { append($0) }
         return true
     }
 
-    private mutating func append(_ part: UnsafeRawBufferPointer) {
+    private mutating func append(_ part: Span<UInt8>) {
         let length = UInt32(part.count)
         bytes.append(UInt8(truncatingIfNeeded: length))
         bytes.append(UInt8(truncatingIfNeeded: length >> 8))
         bytes.append(UInt8(truncatingIfNeeded: length >> 16))
         bytes.append(UInt8(truncatingIfNeeded: length >> 24))
-        bytes.append(contentsOf: part)
+        bytes.append(span: part)
     }
 }

@@ -1,10 +1,11 @@
 import Testing
 @testable import Sluice
+import SluiceJSON
 
 extension DeviceMemory {
     @discardableResult
-    func setID(_ value: [UInt8], for id: [UInt8]) -> Bool { id.withUnsafeBytes { set(value, isUser: false, $0) } }
-    func valueID(_ id: [UInt8]) -> [UInt8]? { id.withUnsafeBytes { value(isUser: false, $0) } }
+    func setID(_ value: [UInt8], for id: [UInt8]) -> Bool { id.withSpan { set(value, isUser: false, $0) } }
+    func valueID(_ id: [UInt8]) -> [UInt8]? { id.withSpan { value(isUser: false, $0) } }
 }
 
 @Suite struct DeviceMemoryTests {
@@ -55,9 +56,9 @@ extension DeviceMemory {
     @Test func anAnonymousIdAndAUserIdOfTheSameTextAreTwoDevices() {
         let memory = DeviceMemory(maxBytes: 1 << 20)
         let id = Self.key(7)
-        id.withUnsafeBytes { memory.set([1], isUser: false, $0) }
-        #expect(id.withUnsafeBytes { memory.value(isUser: true, $0) } == nil)
-        #expect(id.withUnsafeBytes { memory.value(isUser: false, $0) } == [1])
+        id.withSpan { memory.set([1], isUser: false, $0) }
+        #expect(id.withSpan { memory.value(isUser: true, $0) } == nil)
+        #expect(id.withSpan { memory.value(isUser: false, $0) } == [1])
     }
 
     @Test func pairsComeBackAsTheyWereWritten() {

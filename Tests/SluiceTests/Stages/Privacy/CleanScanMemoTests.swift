@@ -7,22 +7,17 @@ struct CleanScanMemoTests {
     private typealias P = PrivacyCase
 
     private static func lookUp(_ memo: CleanScanMemo, mode: UInt8 = 0, field: String, text: String, region: Int = -1) -> Bool {
+        var memo = memo
         let field = Array(field.utf8), text = Array(text.utf8)
-        return field.withUnsafeBufferPointer { field in
-            text.withUnsafeBufferPointer { text in
-                memo.isClean(memo.probe(mode: mode, field: field, text: text), mode: mode, field: field, text: text, region: { region })
-            }
-        }
+        guard let clean = memo.cleanRegion(CleanScanMemo.probe(mode: mode, field: field.span, text: text.span), mode: mode,
+                                           field: field.span, text: text.span) else { return false }
+        return clean == CleanScanMemo.anyRegion || Int(clean) == region
     }
 
     private static func remember(_ memo: inout CleanScanMemo, mode: UInt8 = 0, field: String, text: String,
                                  region: Int32 = CleanScanMemo.anyRegion) {
         let field = Array(field.utf8), text = Array(text.utf8)
-        field.withUnsafeBufferPointer { field in
-            text.withUnsafeBufferPointer { text in
-                memo.remember(memo.probe(mode: mode, field: field, text: text), mode: mode, field: field, text: text, region: region)
-            }
-        }
+        memo.remember(CleanScanMemo.probe(mode: mode, field: field.span, text: text.span), mode: mode, field: field.span, text: text.span, region: region)
     }
 
     @Test func aRememberedStringIsCleanInTheSameFieldAndModeOnly() {

@@ -7,7 +7,7 @@ import Testing
         var scanner = PIIScanner(enabled: [.ip], patterns: [])
         var matches: [PIIMatch] = []
         let bytes = Array(text.utf8)
-        bytes.withUnsafeBufferPointer { scanner.scan($0, into: &matches) }
+        scanner.scan(bytes.span, into: &matches)
         var out: [UInt8] = []
         var copied = 0
         for match in matches {

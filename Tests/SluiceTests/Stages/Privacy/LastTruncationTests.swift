@@ -6,12 +6,11 @@ import Testing
 @Suite struct LastTruncationTests {
     private func truncate(_ text: String, _ truncation: IPTruncation, _ last: LastTruncation?) -> String? {
         let bytes = Array(text.utf8)
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: IPTruncation.maxTextBytes) { out in
-            let length = bytes.withUnsafeBufferPointer { text in
-                last.map { $0.truncated(text, by: truncation, into: out.baseAddress!) } ?? truncation.truncated(text, into: out.baseAddress!)
-            }
-            return length.map { String(decoding: UnsafeBufferPointer(rebasing: out[..<$0]), as: UTF8.self) }
-        }
+        let text = last.map { $0.truncated(bytes.span, by: truncation) } ?? truncation.truncated(bytes.span)
+        guard let text else { return nil }
+        var out: [UInt8] = []
+        text.append(to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     @Test func runsOfAddressesGetWhatTruncatingEachOneGives() {

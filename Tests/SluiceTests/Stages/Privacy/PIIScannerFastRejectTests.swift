@@ -19,9 +19,10 @@ import Testing
             buffer[start + count] = UInt8(ascii: "@")
             let expected = buffer[start..<(start + count)].contains { interesting.contains($0) }
             let available = random.below(2) == 0 ? buffer.count : start + count
-            let fast = buffer.withUnsafeBytes { PIIScanner.mayHoldPII($0.baseAddress!, from: start, to: start + count, available: available) }
+            let fast = PIIScanner.mayHoldPII(buffer.span.extracting(0..<available), from: start, to: start + count)
             #expect(fast == expected, "\(buffer[start..<(start + count)].map { $0 })")
-            let whole = buffer[start..<(start + count)].withUnsafeBufferPointer { PIIScanner.mayHoldPII($0) }
+            let range = Array(buffer[start..<(start + count)])
+            let whole = PIIScanner.mayHoldPII(range.span)
             #expect(whole == expected)
         }
     }
@@ -40,7 +41,7 @@ import Testing
             buffer[start + count] = UInt8(ascii: "@")
             let expected = buffer[start..<(start + count)].contains { interesting.contains($0) }
             let available = random.below(2) == 0 ? buffer.count : start + count
-            let fast = buffer.withUnsafeBytes { PIIScanner.mayHoldEmail($0.baseAddress!, from: start, to: start + count, available: available) }
+            let fast = PIIScanner.mayHoldEmail(buffer.span.extracting(0..<available), from: start, to: start + count)
             #expect(fast == expected, "\(buffer[start..<(start + count)].map { $0 })")
         }
     }

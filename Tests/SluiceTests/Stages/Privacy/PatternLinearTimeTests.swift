@@ -12,9 +12,7 @@ import Testing
         let program = try PatternProgram(try PatternParser.parse(pattern))
         var scratch = PatternProgram.Scratch()
         var found: [Range<Int>] = []
-        text.withUnsafeBufferPointer { buffer in
-            program.forEachMatch(buffer, scratch: &scratch) { found.append($0..<$1) }
-        }
+        program.forEachMatch(text.span, scratch: &scratch) { found.append($0..<$1) }
         return (found, scratch.steps, program.ops.count)
     }
 
@@ -61,7 +59,7 @@ import Testing
         let program = try PatternProgram(try PatternParser.parse("[^a]"))
         var scanner = PIIScanner(enabled: [.ip], patterns: [program])
         var matches: [PIIMatch] = []
-        text.withUnsafeBufferPointer { scanner.scan($0, into: &matches) }
+        scanner.scan(text.span, into: &matches)
         #expect(matches.count == text.count / 2)
         #expect(zip(matches, matches.dropFirst()).allSatisfy { $0.end <= $1.start })
         // A few passes over the matches per detector; quadratic settling reads 10^11 here.

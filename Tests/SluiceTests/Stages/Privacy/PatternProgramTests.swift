@@ -9,10 +9,8 @@ import Testing
         var scratch = PatternProgram.Scratch()
         let bytes = Array(text.utf8)
         var found: [String] = []
-        bytes.withUnsafeBufferPointer { buffer in
-            program.forEachMatch(buffer, scratch: &scratch) { start, end in
-                found.append(String(decoding: bytes[start..<end], as: UTF8.self))
-            }
+        program.forEachMatch(bytes.span, scratch: &scratch) { start, end in
+            found.append(String(decoding: bytes[start..<end], as: UTF8.self))
         }
         return found
     }

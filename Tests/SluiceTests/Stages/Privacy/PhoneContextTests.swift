@@ -15,7 +15,7 @@ import Testing
     ])
     func aFieldsNameSaysPhoneOrSomethingElse(key: String, expected: PhoneContext.Hint) {
         let bytes = Array(key.utf8)
-        #expect(bytes.withUnsafeBufferPointer { PhoneContext.hint(forKey: $0) } == expected)
+        #expect(PhoneContext.hint(forKey: bytes.span) == expected)
     }
 
     @Test func anAmbiguousRunIsAPhoneOnlyWhereTheFieldNameSaysSo() throws {
@@ -47,7 +47,7 @@ import Testing
                       ("request_count", false), ("order_id", false), ("ccount", false), ("discard_count", false),
                       ("cardinality", false), ("", false)])
     func aFieldsNameSaysCard(key: String, expected: Bool) {
-        #expect(Array(key.utf8).withUnsafeBufferPointer { PhoneContext.namesCard($0) } == expected)
+        #expect(Array(key.utf8).withUnsafeBufferPointer { PhoneContext.namesCard($0.span) } == expected)
     }
 
     @Test func aVersionInAFieldNamedForOneIsNotAnAddress() throws {

@@ -20,7 +20,7 @@ import Testing
         ("en", nil), ("es-419", nil), ("xx-ZZ", nil), ("", nil),
     ] as [(String, String?)])
     func aLocaleNamesItsRegion(locale: String, region: String?) {
-        let found = Array(locale.utf8).withUnsafeBufferPointer { PhoneRegion.named(byLocale: $0) }
+        let found = Array(locale.utf8).withUnsafeBufferPointer { PhoneRegion.named(byLocale: $0.span) }
         #expect(found.map { PhoneNumberingPlan.regionTable[$0].region } == region)
     }
 

@@ -48,7 +48,7 @@ import Testing
     static func scan(_ text: [UInt8]) -> [PIIMatch] {
         var scanner = PIIScanner(enabled: Set(PIIDetector.allCases), patterns: [])
         var matches: [PIIMatch] = []
-        text.withUnsafeBufferPointer { scanner.scan($0, into: &matches) }
+        scanner.scan(text.span, into: &matches)
         return matches
     }
 

@@ -52,7 +52,7 @@ import Testing
     ] as [(String, String?)])
     func integerDigitsOfANumber(text: String, expected: String?) {
         var digits: [UInt8] = []
-        let ok = Array(text.utf8).withUnsafeBufferPointer { RedactionWalk.integerDigits($0, into: &digits) }
+        let ok = Array(text.utf8).withUnsafeBufferPointer { RedactionWalk.integerDigits($0.span, into: &digits) }
         #expect((ok ? String(decoding: digits, as: UTF8.self) : nil) == expected)
     }
 }

@@ -148,7 +148,8 @@ import Testing
                                                         keySource: "test")
         var pseudonymizer = Pseudonymizer(settings: settings)
         var out: [UInt8] = []
-        Array("Hi There".utf8).withUnsafeBytes { pseudonymizer.appendPseudonym(of: $0, to: &out) }
+        let value = Array("Hi There".utf8)
+        pseudonymizer.appendPseudonym(of: value.span, to: &out)
         #expect(String(decoding: out, as: UTF8.self) == "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")
     }
 

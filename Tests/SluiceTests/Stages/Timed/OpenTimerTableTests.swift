@@ -66,9 +66,7 @@ import Testing
         for probe in 0..<40 {
             let key = [UInt8(probe)]
             var found: Set<Int32> = []
-            key.withUnsafeBytes { bytes in
-                table.forEach(key: bytes, hash: UInt32(key[0] % 5) &* 0x9E37_79B9) { found.insert($0) }
-            }
+            table.forEach(key: key.span, hash: UInt32(key[0] % 5) &* 0x9E37_79B9) { found.insert($0) }
             #expect(found == Set(live.filter { $0.value.key == key }.keys))
         }
         #expect(Set(table.liveSlots) == Set(live.keys))

@@ -7,7 +7,7 @@
 /// get here: the scanner's pre-filter sends nothing else.
 enum EmailDetection {
     /// Appends the `[start, end)` of every plain address to `found`.
-    static func scanPlain(_ text: UnsafeBufferPointer<UInt8>, _ found: (Int, Int) -> Void) {
+    static func scanPlain(_ text: Span<UInt8>, _ found: (Int, Int) -> Void) {
         var at = 0
         let count = text.count
         while at < count {
@@ -28,7 +28,7 @@ enum EmailDetection {
     /// Appends every URL-encoded address (`%40` for `@`, either case), whose local
     /// part may hold `%XX` escapes of local-part characters (`%2B` for `+`) but
     /// stops at an escaped delimiter (`email%3Djane%40x.com` keeps `email%3D`).
-    static func scanEncoded(_ text: UnsafeBufferPointer<UInt8>, _ found: (Int, Int) -> Void) {
+    static func scanEncoded(_ text: Span<UInt8>, _ found: (Int, Int) -> Void) {
         let count = text.count
         var index = 0
         while index + 3 <= count {
@@ -76,7 +76,7 @@ enum EmailDetection {
     /// (RFC 6531) belong to it only when it has no ASCII letter or digit next to
     /// the `@`: in `連絡先はjane@x.com` or `«jane@x.com»` the text or quote
     /// before the address is not part of it.
-    private static func localPartStart(_ text: UnsafeBufferPointer<UInt8>, before at: Int) -> Int {
+    private static func localPartStart(_ text: Span<UInt8>, before at: Int) -> Int {
         var start = at
         while start > 0 && TextBytes.isLocalPart(text[start - 1]) && text[start - 1] < 0x80 { start -= 1 }
         if start == at {
@@ -90,7 +90,7 @@ enum EmailDetection {
     /// out), or nil. A domain that starts in ASCII ends at its first non-ASCII
     /// character after a dot and two letters (`x.comです`, `x.com»`), so text
     /// written straight after an address is not taken for an IDN label.
-    private static func domainEnd(_ text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+    private static func domainEnd(_ text: Span<UInt8>, from start: Int) -> Int? {
         var end = start
         let asciiStart = start < text.count && text[start] < 0x80
         var sawDot = false

@@ -23,7 +23,7 @@ enum IBANDetection {
         return table
     }()
 
-    static func scan(_ text: UnsafeBufferPointer<UInt8>, _ found: (Int, Int) -> Void) {
+    static func scan(_ text: Span<UInt8>, _ found: (Int, Int) -> Void) {
         let count = text.count
         var index = 0
         while index + 4 <= count {
@@ -48,7 +48,7 @@ enum IBANDetection {
     /// country (a country outside it, or a test generator's own format): the
     /// whole token, solid or printed in groups of four, 15-34 characters with a
     /// valid checksum, or nil.
-    private static func wholeTokenEnd(_ text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+    private static func wholeTokenEnd(_ text: Span<UInt8>, from start: Int) -> Int? {
         var position = start
         var characters = 0
         var group = 0
@@ -71,7 +71,7 @@ enum IBANDetection {
     }
 
     /// The end of a valid IBAN of `length` characters at `start` (single spaces between characters allowed), or nil.
-    private static func end(_ text: UnsafeBufferPointer<UInt8>, from start: Int, length: Int) -> Int? {
+    private static func end(_ text: Span<UInt8>, from start: Int, length: Int) -> Int? {
         var characters: [UInt8] = []
         characters.reserveCapacity(length)
         var position = start

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// Finds IPv4 and IPv6 addresses in free text, and parses and formats them for
 /// truncation.
 ///
@@ -17,7 +19,7 @@ enum IPDetection {
     /// another dotted part, in a field whose name says version or build, or
     /// shaped as versions are (`12.20.51.10`: small first and second parts)
     /// with nothing saying address (`ip`, `host`, a URL's `//`, a `:port`).
-    static func scanIPv4(_ text: UnsafeBufferPointer<UInt8>, fieldName: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0),
+    static func scanIPv4(_ text: Span<UInt8>, fieldName: Span<UInt8> = Span<UInt8>(),
                          _ found: (Int, Int) -> Void) {
         var index = 0
         let count = text.count
@@ -45,7 +47,7 @@ enum IPDetection {
 
     /// Whether the words right before `start` make the number a version: a
     /// version word, or `Name/` as in a user agent (a URL's `//` is not).
-    private static func followsVersionWord(_ text: UnsafeBufferPointer<UInt8>, _ start: Int) -> Bool {
+    private static func followsVersionWord(_ text: Span<UInt8>, _ start: Int) -> Bool {
         guard start > 0 else { return false }
         if text[start - 1] == UInt8(ascii: "/") {
             return start >= 2 && TextBytes.isASCIIAlnum(text[start - 2])
@@ -55,11 +57,11 @@ enum IPDetection {
         var begin = end
         while begin > 0 && TextBytes.isASCIILetter(text[begin - 1]) { begin -= 1 }
         guard end > begin else { return false }
-        return VersionWords.isVersionWord(UnsafeBufferPointer(rebasing: text[begin..<end]))
+        return VersionWords.isVersionWord(text.extracting(begin..<end))
     }
 
     /// The end of `d.d.d.d` (octets 0-255) at `start`, or nil.
-    static func ipv4End(_ text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+    static func ipv4End(_ text: Span<UInt8>, from start: Int) -> Int? {
         var index = start
         for octet in 0..<4 {
             if octet > 0 {
@@ -83,7 +85,7 @@ enum IPDetection {
     /// (`fe80::1%eth0`, masked with the address). The structure (colons, at
     /// least two groups and a decimal digit) is distinctive enough that,
     /// unlike the number detectors, an address need not stand alone as a token.
-    static func scanIPv6(_ text: UnsafeBufferPointer<UInt8>, _ found: (Int, Int) -> Void) {
+    static func scanIPv6(_ text: Span<UInt8>, _ found: (Int, Int) -> Void) {
         var index = 0
         let count = text.count
         while index < count {
@@ -102,8 +104,8 @@ enum IPDetection {
             if stop - index >= 2 && text[stop - 1] == UInt8(ascii: ":") && text[stop - 2] != UInt8(ascii: ":") { stop -= 1 }
             var start = index
             while stop - start >= 2 {
-                if let address = parseIPv6(UnsafeBufferPointer(rebasing: text[start..<stop])), address.groups >= 2,
-                   text[start..<stop].contains(where: TextBytes.isDigit) {
+                if let address = parseIPv6(text.extracting(start..<stop)), address.groups >= 2,
+                   (start..<stop).contains(where: { TextBytes.isDigit(text[$0]) }) {
                     var matchEnd = stop
                     // A zone id: `%` and an interface name or number.
                     if matchEnd == end && matchEnd + 1 < count && text[matchEnd] == UInt8(ascii: "%") {
@@ -149,10 +151,11 @@ enum IPDetection {
     }
 
     /// Parses an IPv6 text form (a trailing dotted IPv4 counts as two groups); nil if it is not one.
-    static func parseIPv6(_ text: UnsafeBufferPointer<UInt8>) -> IPv6? {
+    static func parseIPv6(_ text: Span<UInt8>) -> IPv6? {
         // The groups before `::` fill `words` from the front, those after it
         // from index 8 on; nothing is allocated.
-        withUnsafeTemporaryAllocation(of: UInt16.self, capacity: 16) { words -> IPv6? in
+        var words = InlineArray<16, UInt16>(repeating: 0)
+        do {
             var headCount = 0, tailCount = 0
             func add(_ word: UInt16, tail: Bool) -> Bool {
                 guard headCount + tailCount < 8 else { return false }
@@ -178,7 +181,7 @@ enum IPDetection {
                 }
                 if end < count && text[end] == UInt8(ascii: ".") {
                     guard let v4End = ipv4End(text, from: index), v4End == count,
-                          let v4 = IPTruncation.ipv4Value(UnsafeBufferPointer(rebasing: text[index..<v4End])),
+                          let v4 = IPTruncation.ipv4Value(text.extracting(index..<v4End)),
                           add(UInt16(truncatingIfNeeded: v4 >> 16), tail: sawGap), add(UInt16(truncatingIfNeeded: v4), tail: sawGap)
                     else { return nil }
                     index = count
@@ -219,10 +222,14 @@ enum IPDetection {
 
     /// A dotted quad.
     static func appendIPv4(_ value: UInt32, to out: inout TextCursor) {
-        for shift in stride(from: UInt32(24), through: 0, by: -8) {
-            if shift != 24 { out.append(UInt8(ascii: ".")) }
-            out.appendDecimal(UInt8(truncatingIfNeeded: value >> shift))
-        }
+        // Written out, not a strided loop: one address per event on the reading thread.
+        out.appendDecimal(UInt8(truncatingIfNeeded: value >> 24))
+        out.append(UInt8(ascii: "."))
+        out.appendDecimal(UInt8(truncatingIfNeeded: value >> 16))
+        out.append(UInt8(ascii: "."))
+        out.appendDecimal(UInt8(truncatingIfNeeded: value >> 8))
+        out.append(UInt8(ascii: "."))
+        out.appendDecimal(UInt8(truncatingIfNeeded: value))
     }
 
     /// RFC 5952 text: lowercase, no leading zeros, the longest run (two or more)
@@ -266,16 +273,16 @@ enum IPDetection {
     }
 }
 
-/// Writes a short text (an address) into memory the caller holds: no array, no capacity checks.
+/// A short text (an address) written in place: no array, no allocation.
 struct TextCursor {
-    private(set) var pointer: UnsafeMutablePointer<UInt8>
-
-    init(_ pointer: UnsafeMutablePointer<UInt8>) { self.pointer = pointer }
+    private var bytes = InlineArray<48, UInt8>(repeating: 0)
+    /// The bytes written.
+    private(set) var count = 0
 
     @inline(__always)
     mutating func append(_ byte: UInt8) {
-        pointer.pointee = byte
-        pointer += 1
+        bytes[count] = byte
+        count += 1
     }
 
     /// 0-255 in decimal, without leading zeros.
@@ -284,5 +291,10 @@ struct TextCursor {
         if value >= 100 { append(0x30 + value / 100) }
         if value >= 10 { append(0x30 + value / 10 % 10) }
         append(0x30 + value % 10)
+    }
+
+    /// Appends the text written to `out`.
+    func append(to out: inout [UInt8]) {
+        out.append(span: bytes.span.extracting(0..<count))
     }
 }

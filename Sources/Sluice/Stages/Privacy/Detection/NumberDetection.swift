@@ -23,7 +23,7 @@ enum NumberDetection {
     /// is not a card. Within a run of space-separated groups
     /// (`qty 2 4111 1111 1111 1111 12 29`), a window of whole groups printed as
     /// a card is.
-    static func scanCards(_ text: UnsafeBufferPointer<UInt8>, groups: inout [Group], _ found: (Int, Int) -> Void) {
+    static func scanCards(_ text: Span<UInt8>, groups: inout [Group], _ found: (Int, Int) -> Void) {
         var index = 0
         let count = text.count
         while index < count {
@@ -72,7 +72,7 @@ enum NumberDetection {
 
     /// Reports the windows of whole groups inside a longer space-separated run
     /// that are cards printed as cards, longest first, none overlapping.
-    private static func claimWindows(_ text: UnsafeBufferPointer<UInt8>, groups: [Group], _ found: (Int, Int) -> Void) {
+    private static func claimWindows(_ text: Span<UInt8>, groups: [Group], _ found: (Int, Int) -> Void) {
         var windows: [(first: Int, last: Int, digits: Int)] = []
         for first in groups.indices {
             var digits = 0
@@ -96,7 +96,7 @@ enum NumberDetection {
 
     /// Whether the digits in `text[start..<end]` (separators skipped) are a card
     /// number: an issuer's range and length, and the Luhn check.
-    static func isCard(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+    static func isCard(_ text: Span<UInt8>, _ start: Int, _ end: Int) -> Bool {
         // The issuer first: most numbers (times, ids) fail it in a few steps, before the Luhn sum.
         var digits = 0
         var prefix = 0
@@ -136,7 +136,7 @@ enum NumberDetection {
     }
 
     /// Whether the digits in `text[start..<end]` end in a GS1 check digit (weights 3 and 1 from the right).
-    static func isGTIN(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+    static func isGTIN(_ text: Span<UInt8>, _ start: Int, _ end: Int) -> Bool {
         var sum = 0
         var weight = 1
         var position = end - 1

@@ -105,16 +105,16 @@ struct PIIScanner {
     /// Appends the matches in `text` to `matches`, in text order, none overlapping.
     /// `fieldName`: the raw bytes of the key whose value `text` is (or of the
     /// array holding it), read only when a number's reading depends on it.
-    mutating func scan(_ text: UnsafeBufferPointer<UInt8>, fieldName: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0),
+    mutating func scan(_ text: Span<UInt8>, fieldName: Span<UInt8> = Span<UInt8>(),
                        into matches: inout [PIIMatch]) {
         if patterns.isEmpty && !PIIScanner.mayHoldPII(text) { return }
         let first = matches.count
         var seen: UInt8 = 0
         var digits = 0
         var colons = 0
-        Self.classes.withUnsafeBufferPointer { table in
-            for byte in text {
-                let kind = table[Int(byte)]
+        Self.classes.withSpan { table in
+            for index in text.indices {
+                let kind = table[Int(text[index])]
                 seen |= kind
                 digits &+= Int(kind & 1)
                 colons &+= Int(kind >> 3)
@@ -159,55 +159,37 @@ struct PIIScanner {
     }
 
     /// Whether `text` holds a digit, `:`, `@` or `%` at all: eight bytes at a
-    /// time (SWAR bit tricks), so the usual word or name is rejected in a few steps.
+    /// time (SWAR bit tricks, `SpanWords.any`), so the usual word or name is rejected in a few steps.
     @inline(__always)
-    static func mayHoldPII(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = text.baseAddress else { return false }
-        return mayHoldPII(UnsafeRawPointer(base), from: 0, to: text.count, available: text.count)
+    static func mayHoldPII(_ text: Span<UInt8>) -> Bool {
+        SpanWords.any(text, from: 0, to: text.count, hit)
     }
 
-    /// The same for the bytes `start..<end` of a buffer of `available` bytes: a
-    /// string shorter than 8 bytes is read as one word (masked to its length)
-    /// when the buffer has 8 bytes from its start, as a JSON line almost always does.
+    /// The same for the bytes `start..<end` of `line` (read as one word, masked
+    /// to its length, when the range is shorter than eight bytes and `line` has eight from its start).
     @inline(__always)
-    static func mayHoldPII(_ raw: UnsafeRawPointer, from start: Int, to end: Int, available: Int) -> Bool {
-        anyWord(raw, from: start, to: end, available: available, hit)
+    static func mayHoldPII(_ line: Span<UInt8>, from start: Int, to end: Int) -> Bool {
+        SpanWords.any(line, from: start, to: end, hit)
     }
 
-    /// Whether the bytes `start..<end` hold an `@` or a `%`, eight at a time as
-    /// `mayHoldPII`: the only bytes an email (plain or URL-encoded) cannot do without.
+    /// Whether the bytes `start..<end` of `line` hold an `@` or a `%` (as `mayHoldPII`).
     @inline(__always)
-    static func mayHoldEmail(_ raw: UnsafeRawPointer, from start: Int, to end: Int, available: Int) -> Bool {
-        anyWord(raw, from: start, to: end, available: available, emailHit)
+    static func mayHoldEmail(_ line: Span<UInt8>, from start: Int, to end: Int) -> Bool {
+        SpanWords.any(line, from: start, to: end, emailHit)
     }
 
-    /// Whether `test` holds for any of the words that cover `start..<end`: whole
-    /// words, then the last eight bytes again (overlapping); a range shorter than
-    /// a word is one word masked to it (assembled byte by byte near the buffer's end).
-    /// `test` must be false for a zero byte, which stands for the bytes masked off.
+    /// The same for the body of the string at `node` (read as one word, masked
+    /// to its length, when it is shorter than eight bytes and the line has eight from its start).
     @inline(__always)
-    private static func anyWord(_ raw: UnsafeRawPointer, from start: Int, to end: Int, available: Int,
-                                _ test: (UInt64) -> Bool) -> Bool {
-        let count = end - start
-        if count <= 0 { return false }
-        @inline(__always) func word(_ offset: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
-        if count < 8 {
-            if start + 8 <= available { return test(word(start) & (~UInt64(0) >> UInt64(64 - 8 * count))) }
-            var assembled: UInt64 = 0
-            var offset = end
-            while offset > start {
-                offset -= 1
-                assembled = assembled << 8 | UInt64(raw.load(fromByteOffset: offset, as: UInt8.self))
-            }
-            return test(assembled)
-        }
-        var offset = start
-        while offset + 8 <= end {
-            if test(word(offset)) { return true }
-            offset += 8
-        }
-        // The last bytes: the last eight again, overlapping.
-        return offset < end && test(word(end - 8))
+    static func mayHoldPII(_ view: JSONView, stringAt node: Int) -> Bool {
+        view.anyWord(ofStringBody: node, hit)
+    }
+
+    /// Whether the body of the string at `node` holds an `@` or a `%`, eight
+    /// bytes at a time as `mayHoldPII`: the only bytes an email (plain or URL-encoded) cannot do without.
+    @inline(__always)
+    static func mayHoldEmail(_ view: JSONView, stringAt node: Int) -> Bool {
+        view.anyWord(ofStringBody: node, emailHit)
     }
 
     /// Whether a word holds a byte in 0x30...0x3A (digits and `:`), `@` or `%`

@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// What surrounds a digit run that may be a phone number: the name of the
 /// field it sits in, and the words just before it.
 ///
@@ -14,7 +16,7 @@ enum PhoneContext {
     /// `expires_at` say otherwise.
     /// Read from the key's raw bytes, ASCII case-insensitively, in words split
     /// at `_`, `-`, `.`, spaces and lower-to-upper case changes.
-    static func hint(forKey key: UnsafeBufferPointer<UInt8>) -> Hint {
+    static func hint(forKey key: Span<UInt8>) -> Hint {
         guard !key.isEmpty else { return .none }
         for stem in phoneStems where TextBytes.containsFolded(key, stem) { return .phone }
         var other = false
@@ -32,7 +34,7 @@ enum PhoneContext {
 
     /// Calls `body` with each word of a field's name, without copying, until it returns false: a word
     /// ends before a non-letter-or-digit ASCII byte or an upper-case letter after a lower-case one.
-    private static func forEachWord(_ key: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) {
+    private static func forEachWord(_ key: Span<UInt8>, _ body: (Span<UInt8>) -> Bool) {
         var wordStart = 0
         var index = 0
         while index <= key.count {
@@ -45,7 +47,7 @@ enum PhoneContext {
                     || (byte &- UInt8(ascii: "A") < 26 && index > 0 && key[index - 1] &- UInt8(ascii: "a") < 26)
             }
             if ends {
-                if index > wordStart && !body(UnsafeBufferPointer(rebasing: key[wordStart..<index])) { return }
+                if index > wordStart && !body(key.extracting(wordStart..<index)) { return }
                 wordStart = index < key.count && !TextBytes.isASCIIAlnum(key[index]) && key[index] < 0x80 ? index + 1 : index
             }
             index += 1
@@ -55,7 +57,7 @@ enum PhoneContext {
     /// Whether a word of a field's name says payment card (`card_number`, `cardId`, `cc_code`, `pan`,
     /// `Kreditkarte`, `tarjeta`), which a word that says something else (`id`) in it does not undo;
     /// `discard_count` and `cardinality` have no such word.
-    static func namesCard(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func namesCard(_ key: Span<UInt8>) -> Bool {
         var card = false
         forEachWord(key) { word in
             card = cardWords.contains { TextBytes.equalsFolded(word, $0) }
@@ -67,7 +69,7 @@ enum PhoneContext {
     /// Whether the words before `start` in `text` (up to 32 bytes back) say
     /// phone (`call`, `tel:`, `Mobil`, `телефон`, `電話`), and whether they say
     /// something else (`order`, `invoice`, `isbn`, `#`). The later word wins.
-    static func wordsBefore(_ text: UnsafeBufferPointer<UInt8>, _ start: Int) -> Hint {
+    static func wordsBefore(_ text: Span<UInt8>, _ start: Int) -> Hint {
         let from = Swift.max(0, start - 32)
         guard start > from else { return .none }
         var best = Hint.none
@@ -138,21 +140,16 @@ struct PhoneHintCache {
     private var next = 0
     private static let capacity = 32
 
-    mutating func hint(forKey key: UnsafeBufferPointer<UInt8>) -> PhoneContext.Hint {
+    mutating func hint(forKey key: Span<UInt8>) -> PhoneContext.Hint {
         for index in keys.indices where keys[index].count == key.count {
-            let same = keys[index].withUnsafeBufferPointer { stored in
-                var offset = 0
-                while offset < stored.count && stored[offset] == key[offset] { offset += 1 }
-                return offset == stored.count
-            }
-            if same { return hints[index] }
+            if ByteSpans.equal(key, keys[index]) { return hints[index] }
         }
         let hint = PhoneContext.hint(forKey: key)
         if keys.count < Self.capacity {
-            keys.append(Array(key))
+            keys.append(Array(copying: key))
             hints.append(hint)
         } else {
-            keys[next] = Array(key)
+            keys[next] = Array(copying: key)
             hints[next] = hint
             next = (next + 1) % Self.capacity
         }

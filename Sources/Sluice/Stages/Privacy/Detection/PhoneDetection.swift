@@ -48,12 +48,15 @@ enum PhoneDetection {
         var regions = PhoneRegion.Cache()
     }
 
-    static func scan(_ text: UnsafeBufferPointer<UInt8>, fieldHint: () -> PhoneContext.Hint, scratch: inout Scratch,
+    static func scan(_ text: Span<UInt8>, fieldHint: () -> PhoneContext.Hint, scratch: inout Scratch,
                      _ found: (Int, Int) -> Void) {
         var index = 0
         let count = text.count
         while index < count {
-            guard startsCandidate(text, index) else {
+            // Most bytes start nothing: one test before the call.
+            let byte = text[index]
+            guard TextBytes.isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "("),
+                  startsCandidate(text, index) else {
                 index += 1
                 continue
             }
@@ -103,7 +106,8 @@ enum PhoneDetection {
     /// Where a candidate may begin: a digit, `+` or `(` then a digit (or `(+`),
     /// as a token of its own, not the tail of a decimal, a time, a range or a
     /// negative number, and not after a currency sign.
-    private static func startsCandidate(_ text: UnsafeBufferPointer<UInt8>, _ index: Int) -> Bool {
+    @inline(__always)
+    private static func startsCandidate(_ text: Span<UInt8>, _ index: Int) -> Bool {
         let byte = text[index]
         let count = text.count
         if byte == UInt8(ascii: "+") || byte == UInt8(ascii: "(") {
@@ -130,7 +134,7 @@ enum PhoneDetection {
     }
 
     /// Whether a currency sign (`€ £ ¥ ₹ ₽ $`) ends just before `end`.
-    private static func isCurrencyEnd(_ text: UnsafeBufferPointer<UInt8>, _ end: Int) -> Bool {
+    private static func isCurrencyEnd(_ text: Span<UInt8>, _ end: Int) -> Bool {
         guard end >= 1 else { return false }
         if text[end - 1] == UInt8(ascii: "$") { return true }
         if end >= 2 && text[end - 2] == 0xC2 && (text[end - 1] == 0xA3 || text[end - 1] == 0xA5) { return true }
@@ -141,7 +145,7 @@ enum PhoneDetection {
     }
 
     /// A decimal or a price: followed by `,` or `.` and digits, by `%`, or by a currency sign.
-    private static func looksLikeAmount(_ text: UnsafeBufferPointer<UInt8>, _ candidate: Candidate) -> Bool {
+    private static func looksLikeAmount(_ text: Span<UInt8>, _ candidate: Candidate) -> Bool {
         if candidate.hasExtension { return false }
         var end = candidate.numberEnd
         let count = text.count
@@ -160,7 +164,7 @@ enum PhoneDetection {
     }
 
     /// Reads the groups of the candidate at `index` into `groups`.
-    private static func parse(_ text: UnsafeBufferPointer<UInt8>, from index: Int, groups: inout [Group]) -> Candidate? {
+    private static func parse(_ text: Span<UInt8>, from index: Int, groups: inout [Group]) -> Candidate? {
         let count = text.count
         groups.removeAll(keepingCapacity: true)
         var international = text[index] == UInt8(ascii: "+")
@@ -219,7 +223,7 @@ enum PhoneDetection {
 
     /// The end of an extension right after a number: `x123`, ` x 123`, `ext. 123`,
     /// `extension 123`, `#123`, `доб. 123` (1-6 digits), or nil.
-    private static func extensionEnd(_ text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+    private static func extensionEnd(_ text: Span<UInt8>, from start: Int) -> Int? {
         let count = text.count
         var position = start
         if position < count && text[position] == UInt8(ascii: " ") { position += 1 }
@@ -249,7 +253,7 @@ enum PhoneDetection {
     /// Longest first, so `extension` is not read as `ext` and `ension`.
     private static let extensionMarkers: [[UInt8]] = ["extension", "ext", "x", "#", "доб"].map { Array($0.utf8) }
 
-    private static func isPhone(_ candidate: Candidate, _ text: UnsafeBufferPointer<UInt8>, fieldHint: () -> PhoneContext.Hint,
+    private static func isPhone(_ candidate: Candidate, _ text: Span<UInt8>, fieldHint: () -> PhoneContext.Hint,
                                 scratch: inout Scratch) -> Bool {
         let groups = scratch.groups
         scratch.digits.removeAll(keepingCapacity: true)
@@ -280,7 +284,8 @@ enum PhoneDetection {
         var held: [UInt8] = []
         swap(&held, &scratch.digits)
         defer { swap(&held, &scratch.digits) }
-        return held.withUnsafeBufferPointer { digits in
+        let digits = held.span
+        do {
             if candidate.international {
                 if oneDigitGroup { return false }
                 return isInternational(digits, from: 0, grouped: groups.count > 1, scratch: &scratch.pattern)

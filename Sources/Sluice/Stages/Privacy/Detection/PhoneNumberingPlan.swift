@@ -54,7 +54,7 @@ enum PhoneNumberingPlan {
     }()
 
     /// The calling code the digits `digits[from...]` start with, and its length in digits.
-    static func callingCode(_ digits: UnsafeBufferPointer<UInt8>, from: Int) -> (code: Code, length: Int)? {
+    static func callingCode(_ digits: Span<UInt8>, from: Int) -> (code: Code, length: Int)? {
         var value = 0
         for length in 1...3 where from + length <= digits.count {
             value = value * 10 + Int(digits[from + length - 1] &- 0x30)
@@ -64,7 +64,7 @@ enum PhoneNumberingPlan {
     }
 
     /// Whether `national` (digits only) is a valid national number of `code`.
-    static func isValid(_ national: UnsafeBufferPointer<UInt8>, in code: Code, scratch: inout PatternProgram.Scratch) -> Bool {
+    static func isValid(_ national: Span<UInt8>, in code: Code, scratch: inout PatternProgram.Scratch) -> Bool {
         guard code.isPossible(length: national.count) else { return false }
         var whole = false
         code.program.forEachMatch(national, scratch: &scratch) { start, end in

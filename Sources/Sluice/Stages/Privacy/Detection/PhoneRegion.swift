@@ -57,7 +57,7 @@ struct PhoneRegion: Sendable {
     }()
 
     /// The index in `PhoneNumberingPlan.regionTable` of the region a locale names (`en-US`, `cs_CZ`, `zh-Hans-CN`), or nil.
-    static func named(byLocale locale: UnsafeBufferPointer<UInt8>) -> Int? {
+    static func named(byLocale locale: Span<UInt8>) -> Int? {
         var start = 0
         var first = true
         while start <= locale.count {
@@ -80,22 +80,22 @@ struct PhoneRegion: Sendable {
         guard let context = document.member("context", of: 0), document.kind(context) == .object,
               let locale = document.member("locale", of: context), document.kind(locale) == .string,
               document.rawLength(locale) <= 40 else { return nil }
-        return document.withUnsafeView { named(byLocale: $0.rawStringBody(locale)) }
+        return document.withSpan(of: locale) { named(byLocale: $0.extracting(1..<($0.count - 1))) }
     }
 
     /// Whether `digits` are a number of a person in this region as written in
     /// it: a fixed-line or mobile number written without the trunk prefix, or
     /// the trunk prefix and one written with it (`030 1234567` in Germany).
-    func isNational(_ digits: UnsafeBufferPointer<UInt8>, scratch: inout PatternProgram.Scratch) -> Bool {
+    func isNational(_ digits: Span<UInt8>, scratch: inout PatternProgram.Scratch) -> Bool {
         if let bare, PhoneRegion.matchesWhole(bare, digits, scratch: &scratch) { return true }
-        guard let trunked, !trunk.isEmpty, digits.count > trunk.count, digits.starts(with: trunk) else { return false }
-        return PhoneRegion.matchesWhole(trunked, UnsafeBufferPointer(rebasing: digits[trunk.count...]), scratch: &scratch)
+        guard let trunked, !trunk.isEmpty, digits.count > trunk.count, ByteSpans.hasPrefix(digits, at: 0, trunk) else { return false }
+        return PhoneRegion.matchesWhole(trunked, digits.extracting(trunk.count...), scratch: &scratch)
     }
 
     /// Whether `digits` are this region's calling code and then a fixed-line or
     /// mobile number of it: an international number without its `+`
     /// (`420601123456` in a Czech event, `8222125341` in a Korean one).
-    func isInternational(_ digits: UnsafeBufferPointer<UInt8>, scratch: inout PatternProgram.Scratch) -> Bool {
+    func isInternational(_ digits: Span<UInt8>, scratch: inout PatternProgram.Scratch) -> Bool {
         var code = 0
         var length = 0
         while length < 3 && length < digits.count {
@@ -104,13 +104,13 @@ struct PhoneRegion: Sendable {
             if code == self.code { break }
         }
         guard code == self.code, digits.count - length >= 6 else { return false }
-        let national = UnsafeBufferPointer(rebasing: digits[length...])
+        let national = digits.extracting(length...)
         if let bare, PhoneRegion.matchesWhole(bare, national, scratch: &scratch) { return true }
         if let trunked, PhoneRegion.matchesWhole(trunked, national, scratch: &scratch) { return true }
         return false
     }
 
-    private static func matchesWhole(_ program: PatternProgram, _ digits: UnsafeBufferPointer<UInt8>,
+    private static func matchesWhole(_ program: PatternProgram, _ digits: Span<UInt8>,
                                      scratch: inout PatternProgram.Scratch) -> Bool {
         var whole = false
         program.forEachMatch(digits, scratch: &scratch) { start, end in

@@ -27,14 +27,14 @@ enum TextBytes {
 
     /// Whether `text` is `lowered` (lower case), ASCII letters compared without case.
     @inline(__always)
-    static func equalsFolded(_ text: UnsafeBufferPointer<UInt8>, _ lowered: [UInt8]) -> Bool {
+    static func equalsFolded(_ text: Span<UInt8>, _ lowered: [UInt8]) -> Bool {
         guard text.count == lowered.count else { return false }
         for index in 0..<text.count where fold(text[index]) != lowered[index] { return false }
         return true
     }
 
     /// Whether `text` holds `lowered` (lower case, not empty), ASCII letters compared without case.
-    static func containsFolded(_ text: UnsafeBufferPointer<UInt8>, _ lowered: [UInt8]) -> Bool {
+    static func containsFolded(_ text: Span<UInt8>, _ lowered: [UInt8]) -> Bool {
         guard text.count >= lowered.count else { return false }
         for position in 0...(text.count - lowered.count) where fold(text[position]) == lowered[0] {
             var offset = 1
@@ -51,7 +51,7 @@ enum TextBytes {
     /// Whether a number-like match may start at `index`: not after a word byte,
     /// and not after a `-` or `.` that follows one (`dev-000123`, `a716-4466…`, `1.5`).
     @inline(__always)
-    static func startsToken(_ text: UnsafeBufferPointer<UInt8>, _ index: Int) -> Bool {
+    static func startsToken(_ text: Span<UInt8>, _ index: Int) -> Bool {
         guard index > 0 else { return true }
         let previous = text[index - 1]
         if isWord(previous) { return false }
@@ -64,7 +64,7 @@ enum TextBytes {
     /// Whether a number-like match may end just before `end`: not before a word
     /// byte, and not before a `-` or `.` that leads to one (`…20T08`, `1.2.3.4-beta`, `12.50`).
     @inline(__always)
-    static func endsToken(_ text: UnsafeBufferPointer<UInt8>, _ end: Int) -> Bool {
+    static func endsToken(_ text: Span<UInt8>, _ end: Int) -> Bool {
         guard end < text.count else { return true }
         let following = text[end]
         if isWord(following) { return false }
@@ -99,7 +99,7 @@ enum TextBytes {
     /// (`xn--p1ai`); `localhost`, `x.c` and `1.2.3.4` are not, and neither is a
     /// file name (`icon@3x.png`: a scale suffix, or an image or document
     /// extension as the last label).
-    static func isEmailDomain(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+    static func isEmailDomain(_ text: Span<UInt8>, _ start: Int, _ end: Int) -> Bool {
         guard end > start else { return false }
         var labelStart = start
         var labels = 0
@@ -115,9 +115,9 @@ enum TextBytes {
                 }
                 if index == end {
                     guard labels >= 2, index - labelStart >= 2 else { return false }
-                    let top = UnsafeBufferPointer(rebasing: text[labelStart..<index])
+                    let top = text.extracting(labelStart..<index)
                     if isPunycodeLabel(top) { return true }
-                    for byte in top where !(isASCIILetter(byte) || byte >= 0x80) { return false }
+                    for index in top.indices where !(isASCIILetter(top[index]) || top[index] >= 0x80) { return false }
                     return !isFileExtension(top)
                 }
                 labelStart = index + 1
@@ -128,10 +128,11 @@ enum TextBytes {
     }
 
     /// `xn--` and letters, digits or dashes.
-    private static func isPunycodeLabel(_ label: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func isPunycodeLabel(_ label: Span<UInt8>) -> Bool {
         guard label.count > 4, label[0] | 0x20 == UInt8(ascii: "x"), label[1] | 0x20 == UInt8(ascii: "n"),
               label[2] == UInt8(ascii: "-"), label[3] == UInt8(ascii: "-") else { return false }
-        return label.dropFirst(4).allSatisfy { isASCIIAlnum($0) || $0 == UInt8(ascii: "-") }
+        for index in 4..<label.count where !(isASCIIAlnum(label[index]) || label[index] == UInt8(ascii: "-")) { return false }
+        return true
     }
 
     /// File extensions that are not top-level domains (IANA's list has none of them).
@@ -140,7 +141,7 @@ enum TextBytes {
         "json", "txt", "mp3", "mp4", "wav", "md", "yml", "yaml", "xml", "html", "htm",
     ].map { Array($0.utf8) }
 
-    private static func isFileExtension(_ label: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func isFileExtension(_ label: Span<UInt8>) -> Bool {
         fileExtensions.contains { equalsFolded(label, $0) }
     }
 }

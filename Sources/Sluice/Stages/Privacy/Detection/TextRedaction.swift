@@ -51,29 +51,34 @@ struct TextRedaction {
     mutating func eventRegion() -> Int { scanner.eventRegion() }
 
     /// Appends the matches in `text` to `matches` (`PIIScanner.scan`).
-    mutating func scan(_ text: UnsafeBufferPointer<UInt8>, fieldName: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0),
+    mutating func scan(_ text: Span<UInt8>, fieldName: Span<UInt8> = Span<UInt8>(),
                        into matches: inout [PIIMatch]) {
         scanner.scan(text, fieldName: fieldName, into: &matches)
     }
 
     /// Appends `text` to `out` with each of `matches` (in text order, none
     /// overlapping) replaced by its token; `escaped`: the token as written inside a JSON string.
-    func append(_ text: UnsafeBufferPointer<UInt8>, replacing matches: [PIIMatch], escaped: Bool, to out: inout [UInt8]) {
-        let tokens = escaped ? escapedTokens : plainTokens
+    func append(_ text: Span<UInt8>, replacing matches: [PIIMatch], escaped: Bool, to out: inout [UInt8]) {
+        TextRedaction.append(text, replacing: matches, tokens: escaped ? escapedTokens : plainTokens, to: &out)
+    }
+
+    /// `append(_:replacing:escaped:to:)` with the tokens given: what a caller
+    /// holding the redaction in a closure calls, so that it is not copied.
+    static func append(_ text: Span<UInt8>, replacing matches: [PIIMatch], tokens: [[UInt8]], to out: inout [UInt8]) {
         var copied = 0
         for match in matches {
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[copied..<match.start]))
+            out.append(span: text.extracting(copied..<match.start))
             out.append(contentsOf: tokens[match.detector])
             copied = match.end
         }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: text[copied...]))
+        out.append(span: text.extracting(copied...))
     }
 
     /// Scans the whole of `text` as one string, whatever it holds (JSON or
     /// not): when something is found, `out` becomes the text with each match
     /// replaced by its token, `hit` is told each match's detector index, and
     /// the result is true; otherwise `out` is left as it was.
-    mutating func redact(_ text: UnsafeBufferPointer<UInt8>, escaped: Bool, into out: inout [UInt8],
+    mutating func redact(_ text: Span<UInt8>, escaped: Bool, into out: inout [UInt8],
                          hit: (Int) -> Void) -> Bool {
         if !matches.isEmpty { matches.removeAll(keepingCapacity: true) }
         scanner.scan(text, into: &matches)

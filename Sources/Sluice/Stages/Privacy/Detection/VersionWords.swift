@@ -8,12 +8,12 @@ enum VersionWords {
     ].map { Array($0.utf8) }
 
     /// Whether `word` (ASCII letters, any case) is a version word.
-    static func isVersionWord(_ word: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func isVersionWord(_ word: Span<UInt8>) -> Bool {
         words.contains { TextBytes.equalsFolded(word, $0) }
     }
 
     /// Whether a field's name holds `version`, `build`, `firmware`, `release` or `agent`, or is `ver`, `os` or `fw`.
-    static func fieldSaysVersion(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func fieldSaysVersion(_ key: Span<UInt8>) -> Bool {
         guard key.count >= 2 else { return false }
         if stems.contains(where: { TextBytes.containsFolded(key, $0) }) { return true }
         return isVersionWord(key) && key.count <= 3  // `ver`, `os`, `v`
@@ -25,7 +25,7 @@ enum VersionWords {
     /// a first part of at most 30, a second of at most 20 and a third of at
     /// most 99 (`16.4.27.43`, `12.20.51.10`), but not in 10.0.0.0/8; about one
     /// address in 250 is too.
-    static func hasVersionShape(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+    static func hasVersionShape(_ text: Span<UInt8>, _ start: Int, _ end: Int) -> Bool {
         var first = 0, second = 0, third = 0
         var part = 0
         for position in start..<end {
@@ -49,8 +49,8 @@ enum VersionWords {
     /// Whether what surrounds a dotted quad says it is an address: a word such
     /// as `ip`, `host` or `server` just before it, a URL's `//`, a `:port`
     /// after it, or a field whose name has `ip`, `addr` or `host` as a word.
-    static func saysAddress(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int,
-                            fieldName: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func saysAddress(_ text: Span<UInt8>, _ start: Int, _ end: Int,
+                            fieldName: Span<UInt8>) -> Bool {
         if start >= 2 && text[start - 1] == UInt8(ascii: "/") && text[start - 2] == UInt8(ascii: "/") { return true }
         if end + 1 < text.count && text[end] == UInt8(ascii: ":") && TextBytes.isDigit(text[end + 1]) { return true }
         let from = Swift.max(0, start - 24)
@@ -68,7 +68,7 @@ enum VersionWords {
     }
 
     /// `word` at `position`, case folded, not inside a longer word (a lower-to-upper case change is a word's edge).
-    private static func hasWord(_ text: UnsafeBufferPointer<UInt8>, at position: Int, _ word: [UInt8]) -> Bool {
+    private static func hasWord(_ text: Span<UInt8>, at position: Int, _ word: [UInt8]) -> Bool {
         for offset in 0..<word.count where TextBytes.fold(text[position + offset]) != word[offset] { return false }
         let after = position + word.count
         if position > 0 && TextBytes.isASCIILetter(text[position - 1]) && !(text[position] &- UInt8(ascii: "A") < 26) { return false }

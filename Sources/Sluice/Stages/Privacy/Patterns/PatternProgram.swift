@@ -199,7 +199,7 @@ struct PatternProgram: Sendable {
     }
 
     /// The first position at or after `from` where a match could start, or nil.
-    func candidateStart(_ text: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+    func candidateStart(_ text: Span<UInt8>, from: Int) -> Int? {
         let count = text.count
         guard count - from >= minLength else { return nil }
         if let first = prefix.first {
@@ -233,7 +233,7 @@ struct PatternProgram: Sendable {
     /// O(text × pattern), whatever either holds. (Searching again after each
     /// match, as a leftmost-longest iteration does, can read the rest of the
     /// text once per match: quadratic.)
-    func forEachMatch(_ text: UnsafeBufferPointer<UInt8>, scratch: inout Scratch, _ body: (Int, Int) -> Void) {
+    func forEachMatch(_ text: Span<UInt8>, scratch: inout Scratch, _ body: (Int, Int) -> Void) {
         if scratch.marks.count < ops.count { scratch.marks = [UInt32](repeating: 0, count: ops.count) }
         scratch.current.removeAll(keepingCapacity: true)
         scratch.next.removeAll(keepingCapacity: true)
@@ -310,7 +310,7 @@ struct PatternProgram: Sendable {
 
     /// Adds the thread at `pc` and everything reachable from it without reading a byte.
     private func add(_ list: inout [(pc: Int32, start: Int32)], pc: Int, start: Int, at position: Int,
-                     _ text: UnsafeBufferPointer<UInt8>, _ marks: inout [UInt32], _ stamp: UInt32) {
+                     _ text: Span<UInt8>, _ marks: inout [UInt32], _ stamp: UInt32) {
         if marks[pc] == stamp { return }
         marks[pc] = stamp
         switch ops[pc] {
@@ -328,7 +328,7 @@ struct PatternProgram: Sendable {
         }
     }
 
-    private static func holds(_ assertion: PatternAssertion, _ text: UnsafeBufferPointer<UInt8>, _ position: Int) -> Bool {
+    private static func holds(_ assertion: PatternAssertion, _ text: Span<UInt8>, _ position: Int) -> Bool {
         switch assertion {
         case .start: return position == 0
         case .end: return position == text.count
