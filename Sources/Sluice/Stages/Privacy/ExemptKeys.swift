@@ -1,9 +1,9 @@
 // Unsafe code: the redaction walk asks for every member of every object on an
 // exempt path whether its key continues one, with the key as a buffer pointer
 // into the document (`UnsafeJSONView.rawStringBody`); the look-up reads its own
-// flat arrays through pointers lent for the call. The same look-up on spans
-// and bounds-checked arrays cost the privacy stage's benchmark 3% more
-// instructions.
+// flat arrays through pointers lent for the call. The look-up and the walk on
+// spans and bounds-checked reads cost the privacy stage's benchmark 3% more
+// instructions (docs/architecture.md).
 
 import SluiceJSON
 

@@ -1,10 +1,11 @@
 // Unsafe code: the walk visits every value of every event, so it reads the
 // document's index and bytes through `UnsafeJSONView` (pointers valid inside
 // `withUnsafeView`, which keeps the document alive; the view is never stored)
-// and the handled nodes through a buffer pointer lent for the same call. The
-// same walk on the bounds-checked `JSONView` cost the privacy stage's
-// benchmark 5% more instructions (docs/performance.md). The strings found are
-// handed on as spans: the detectors, the memo and the rewriting are safe code.
+// and the handled nodes through a buffer pointer lent for the same call, and
+// hands each key to `ExemptKeys` in place. The walk and that look-up on the
+// bounds-checked `JSONView` and spans cost the privacy stage's benchmark 3%
+// more instructions (docs/architecture.md). The strings found are handed on
+// as spans: the detectors, the memo and the rewriting are safe code.
 
 import SluiceJSON
 

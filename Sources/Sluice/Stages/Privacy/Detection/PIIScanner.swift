@@ -178,20 +178,6 @@ struct PIIScanner {
         SpanWords.any(line, from: start, to: end, emailHit)
     }
 
-    /// The same for the body of the string at `node` (read as one word, masked
-    /// to its length, when it is shorter than eight bytes and the line has eight from its start).
-    @inline(__always)
-    static func mayHoldPII(_ view: JSONView, stringAt node: Int) -> Bool {
-        view.anyWord(ofStringBody: node, hit)
-    }
-
-    /// Whether the body of the string at `node` holds an `@` or a `%`, eight
-    /// bytes at a time as `mayHoldPII`: the only bytes an email (plain or URL-encoded) cannot do without.
-    @inline(__always)
-    static func mayHoldEmail(_ view: JSONView, stringAt node: Int) -> Bool {
-        view.anyWord(ofStringBody: node, emailHit)
-    }
-
     /// Whether a word holds a byte in 0x30...0x3A (digits and `:`), `@` or `%`
     /// (Warren, "Hacker's Delight": hasbetween, haszero; exact as booleans).
     @inline(__always)
