@@ -89,11 +89,8 @@ public enum SecretSource {
     public static func looksLikeKey(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard let first = bytes.first else { return false }
-        let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-        let isLetter = { (byte: UInt8) in (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
-        let isName = (isLetter(first) || first == UInt8(ascii: "_"))
-            && bytes.allSatisfy { isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "_") }
+        let isName = (ASCIIBytes.isLetter(first) || first == UInt8(ascii: "_")) && bytes.allSatisfy(ASCIIBytes.isWord)
         if !isName { return true }
-        return bytes.count >= 16 && !bytes.contains(UInt8(ascii: "_")) && bytes.contains(where: isDigit)
+        return bytes.count >= 16 && !bytes.contains(UInt8(ascii: "_")) && bytes.contains(where: ASCIIBytes.isDigit)
     }
 }
