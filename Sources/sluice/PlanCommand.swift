@@ -6,8 +6,8 @@ import Sluice
 struct PlanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
-        abstract: "Work with the tracking plan of a pipeline's plan stage: generate the app's typed event catalog.",
-        subcommands: [PlanSwiftCommand.self]
+        abstract: "Work with tracking plans: the app's typed event catalog from a plan, a draft plan from logs.",
+        subcommands: [PlanSwiftCommand.self, PlanInferCommand.self]
     )
 }
 
@@ -75,6 +75,65 @@ struct PlanSwiftCommand: ParsableCommand {
         request.access = SwiftCatalog.Access(rawValue: access)!
         let console = StderrConsole()
         let status = CatalogProgram.swift(request, logger: .sluiceStderr(console: console, quiet: false)) { text in
+            FileHandle.standardOutput.write(Data(text.utf8))
+        }
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+struct PlanInferCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "infer",
+        abstract: "Write a draft tracking plan from logs: every event and screen seen, with its properties' types.",
+        discussion: """
+        Reads NDJSON events (files, directories, gzip, or stdin) and writes a
+        pipeline file whose plan stage lists every event and screen seen and
+        identify's traits, each property with the narrowest type every value
+        seen fits (integer before number, timestamp before string), nullable when
+        null was seen, an enum when a string property takes at most --enum-max
+        distinct values over at least --enum-min-events occurrences, required
+        when every occurrence had it; counts as comments. Under it, the same
+        events pass the plan stage. A property whose values ever hold personal
+        data (an email, a phone number, an IP address, a card, an IBAN) is never
+        an enum, so no such value is written into the plan. Memory is bounded:
+        distinct values are counted only up to --enum-max.
+
+        Examples:
+          sluice plan infer /var/log/app/2026-11-20/ > plan.yaml
+          zcat day.ndjson.gz | sluice plan infer --enum-max 20 > plan.yaml
+
+        Exit codes: 0 written, 65 a gzip input is corrupt (the lines before the
+        damage were read), 66 an input cannot be opened, 73 the output cannot be
+        written, 74 a read error.
+        """
+    )
+
+    @Option(help: ArgumentHelp("Write the plan here (default: stdout).", valueName: "path"))
+    var output: String?
+
+    @Option(name: .customLong("enum-max"), help: ArgumentHelp("At most this many distinct values make a string an enum (default: 10).", valueName: "n"))
+    var enumMax = 10
+
+    @Option(name: .customLong("enum-min-events"),
+            help: ArgumentHelp("A string property becomes an enum only when seen at least this often (default: 20).", valueName: "n"))
+    var enumMinEvents = 20
+
+    @Argument(help: ArgumentHelp("NDJSON inputs (plain or gzip), or directories of them; none or - is stdin.", valueName: "input"),
+              completion: .file())
+    var inputs: [String] = []
+
+    func validate() throws {
+        if enumMax < 0 || enumMax > 1000 { throw ValidationError("--enum-max must be 0 to 1000, not \(enumMax)") }
+        if enumMinEvents < 1 { throw ValidationError("--enum-min-events must be positive, not \(enumMinEvents)") }
+    }
+
+    func run() throws {
+        var options = PlanInference.Options()
+        options.enumMax = enumMax
+        options.enumMinEvents = enumMinEvents
+        let console = StderrConsole()
+        let status = CatalogProgram.infer(inputs: inputs, output: output, options: options,
+                                          logger: .sluiceStderr(console: console, quiet: false)) { text in
             FileHandle.standardOutput.write(Data(text.utf8))
         }
         if status != 0 { throw ExitCode(status) }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SluiceJSON
 
 /// `sluice plan swift` as one library call: the pipeline's plan read, the
 /// catalog written (or checked against a file), mapped to an exit status.
@@ -74,4 +75,50 @@ public enum CatalogProgram {
         }
         return ExitStatus.ok
     }
+
+    /// `sluice plan infer`: reads every input line (files, directories, gzip, `-` for stdin),
+    /// writes the draft plan; 0, 65 a corrupt gzip input (its lines up to the damage are
+    /// read), 66 an input cannot be opened, 73 the output cannot be written, 74 a read error.
+    public static func infer(inputs given: [String], output: String?, options: PlanInference.Options,
+                             logger: Logger, stdout: (String) -> Void) -> Int32 {
+        let inputs: [String]
+        do {
+            inputs = try InputList.resolve(given)
+        } catch {
+            logger.error("\(error)")
+            return ExitStatus.noInput
+        }
+        var inference = PlanInference(options: options)
+        let scratch = JSONParseScratch()
+        var status = ExitStatus.ok
+        for path in inputs {
+            do {
+                let reader = try LineReader.open(path, maxLineBytes: InputSettings().maxLineBytes)
+                while let line = try reader.next() {
+                    if case let .line(bytes, _) = line, !LineReader.isBlank(bytes) {
+                        inference.add(line: bytes, scratch: scratch)
+                    }
+                }
+            } catch let error as InputError {
+                logger.error("\(error)")
+                status = max(status, ExitStatus.forInputError(error))
+                if case .cannotOpen = error { return status }
+            } catch {
+                logger.error("\(error)")
+                return ExitStatus.ioError
+            }
+        }
+        let source = given.isEmpty ? "stdin" : given.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")
+        let text = inference.yaml(source: source)
+        if let output {
+            do { try AtomicFile.write(text, to: output) } catch {
+                logger.error("\(error)")
+                return ExitStatus.cannotCreate
+            }
+        } else {
+            stdout(text)
+        }
+        return status
+    }
 }
+
