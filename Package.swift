@@ -79,11 +79,26 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // `sluice serve`: Segment's HTTP Tracking API on SwiftNIO's HTTP/1.1
+        // server, the journal, and the pipeline run over it in epochs.
+        .target(
+            name: "SluiceServe",
+            dependencies: [
+                "Sluice",
+                "SluiceJSON",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "sluice",
             dependencies: [
                 "Sluice",
                 "SluiceSend",
+                "SluiceServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -120,6 +135,10 @@ let package = Package(
         .testTarget(
             name: "SluiceCLITests",
             dependencies: ["Sluice", "SluiceJSON", "SluiceTestSupport", "ProviderEmulator", "sluice"]
+        ),
+        .testTarget(
+            name: "SluiceServeTests",
+            dependencies: ["SluiceServe", "Sluice", "SluiceJSON", "SluiceTestSupport"]
         ),
         .testTarget(
             name: "SluiceSendTests",

@@ -1,0 +1,216 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Sluice
+import SluiceJSON
+
+/// What every connection's handler shares: the normalizer, the journal, and
+/// whether the server still takes messages (false once a stop came).
+package final class IngestServer: Sendable {
+    package let normalizer: MessageNormalizer
+    package let journal: Journal
+    /// The seconds a 503 asks a client to wait (`Retry-After`).
+    package let retryAfterSeconds: Int
+    private let acceptingBox = NIOLockedValueBox(true)
+
+    package init(normalizer: MessageNormalizer, journal: Journal, retryAfterSeconds: Int = 5) {
+        self.normalizer = normalizer
+        self.journal = journal
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+
+    package var accepting: Bool { acceptingBox.withLockedValue { $0 } }
+
+    /// From now on every POST is answered 503 and `/ready` 503.
+    package func stopAccepting() { acceptingBox.withLockedValue { $0 = false } }
+
+    /// `/ready`: accepting, and the journal's backlog under its limit.
+    package var ready: Bool { accepting && !journal.isBacklogged }
+}
+
+/// The listening socket, on SwiftNIO's HTTP/1.1 server (keep-alive, pipelined
+/// requests answered in order): one event loop thread, since the pipeline's
+/// epochs and the deflate pool share the same cores.
+package final class IngestListener {
+    private let group: MultiThreadedEventLoopGroup
+    private let channel: Channel
+    /// The address bound, with the port the system gave for port 0.
+    package let host: String
+    package let port: Int
+
+    package init(host: String, port: Int, server: IngestServer) throws {
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            channel = try ServerBootstrap(group: group)
+                .serverChannelOption(ChannelOptions.backlog, value: 256)
+                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                        try channel.pipeline.syncOperations.addHandler(IngestHandler(server: server))
+                    }
+                }
+                .bind(host: host, port: port).wait()
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw error
+        }
+        self.host = host
+        self.port = channel.localAddress?.port ?? port
+    }
+
+    /// Closes the listening socket and every connection.
+    package func shutdown() {
+        try? channel.close().wait()
+        try? group.syncShutdownGracefully()
+    }
+}
+
+/// One connection: each request's head and body collected (the body cut off
+/// at 500 KB), then answered: `/health`, `/ready`, or a message endpoint
+/// whose lines are journaled before the 200 goes out.
+final class IngestHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let server: IngestServer
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+    /// The request's body went over the limit: it was answered and the connection is closing.
+    private var cutOff = false
+
+    init(server: IngestServer) {
+        self.server = server
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case let .head(request):
+            head = request
+            body = []
+            cutOff = false
+            if let length = request.headers.first(name: "content-length").flatMap(Int.init), length > IngestLimits.batchBytes {
+                refuse(context, .badRequest("the request body is \(length) bytes; a batch may have at most \(IngestLimits.batchBytes)"))
+            }
+        case var .body(buffer):
+            guard !cutOff else { return }
+            if body.count + buffer.readableBytes > IngestLimits.batchBytes {
+                refuse(context, .badRequest("the request body is over \(IngestLimits.batchBytes) bytes, the most a batch may have"))
+                return
+            }
+            if let bytes = buffer.readBytes(length: buffer.readableBytes) { body.append(contentsOf: bytes) }
+        case .end:
+            guard !cutOff, let request = head else { return }
+            head = nil
+            let bytes = body
+            body = []
+            handle(context, request, bytes)
+        }
+    }
+
+    /// Answers a body that is too large at once and closes the connection (the rest is not read).
+    private func refuse(_ context: ChannelHandlerContext, _ refusal: IngestRefusal) {
+        cutOff = true
+        let version = head?.version ?? .http1_1
+        respond(context, version: version, keepAlive: false, status: refusal.status, body: Self.errorBody(refusal.reason))
+    }
+
+    private func handle(_ context: ChannelHandlerContext, _ request: HTTPRequestHead, _ body: [UInt8]) {
+        let path = request.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.uri
+        let keepAlive = request.isKeepAlive
+        func answer(_ status: Int, _ text: String, retryAfter: Bool = false) {
+            respond(context, version: request.version, keepAlive: keepAlive, status: status, body: text,
+                    retryAfter: retryAfter ? server.retryAfterSeconds : nil)
+        }
+        switch path {
+        case "/health":
+            return answer(200, #"{"status":"live"}"#)
+        case "/ready":
+            return server.ready ? answer(200, #"{"status":"ready"}"#)
+                : answer(503, #"{"status":"not ready"}"#, retryAfter: true)
+        default:
+            break
+        }
+        guard let endpoint = IngestEndpoint(path: path) else { return answer(404, Self.errorBody("no such endpoint: \(path)")) }
+        guard request.method == .POST else { return answer(405, Self.errorBody("\(path) takes POST")) }
+        guard server.accepting else { return answer(503, Self.errorBody("the server is stopping"), retryAfter: true) }
+        guard !server.journal.isBacklogged else {
+            return answer(503, Self.errorBody("the journal's backlog is full: try again later"), retryAfter: true)
+        }
+        let lines: [UInt8]
+        do {
+            var text = body
+            switch request.headers.first(name: "content-encoding")?.lowercased() {
+            case nil, "identity": break
+            case "gzip": text = try GzipBody.inflate(body, limit: IngestLimits.batchBytes)
+            case let other?: throw IngestRefusal.badRequest("Content-Encoding \(other) is not supported (gzip is)")
+            }
+            let peer = IngestPeer(address: context.channel.remoteAddress?.ipAddress,
+                                  forwardedFor: request.headers.first(name: "x-forwarded-for"))
+            let user = request.headers.first(name: "authorization").flatMap(WriteKeys.basicUser)
+            lines = try server.normalizer.normalize(body: text, endpoint: endpoint, basicUser: user, peer: peer,
+                                                    receivedAt: EventTime(microseconds: Self.nowMicroseconds())).lines
+        } catch let refusal as IngestRefusal {
+            return answer(refusal.status, Self.errorBody(refusal.reason))
+        } catch {
+            return answer(400, Self.errorBody("\(error)"))
+        }
+        let loop = context.eventLoop
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: loop)
+        let version = request.version
+        server.journal.append(lines) { result in
+            loop.execute {
+                let (handler, context) = bound.value
+                switch result {
+                case .durable:
+                    handler.respond(context, version: version, keepAlive: keepAlive, status: 200, body: #"{"success":true}"#)
+                case .backlogged:
+                    handler.respond(context, version: version, keepAlive: keepAlive, status: 503,
+                                    body: Self.errorBody("the journal's backlog is full: try again later"),
+                                    retryAfter: handler.server.retryAfterSeconds)
+                case let .failed(message):
+                    handler.respond(context, version: version, keepAlive: keepAlive, status: 503,
+                                    body: Self.errorBody("not journaled: \(message)"), retryAfter: handler.server.retryAfterSeconds)
+                case .closed:
+                    handler.respond(context, version: version, keepAlive: keepAlive, status: 503,
+                                    body: Self.errorBody("the server is stopping"), retryAfter: handler.server.retryAfterSeconds)
+                }
+            }
+        }
+    }
+
+    private func respond(_ context: ChannelHandlerContext, version: HTTPVersion, keepAlive: Bool, status: Int, body: String,
+                         retryAfter: Int? = nil) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Content-Length", value: String(body.utf8.count))
+        if let retryAfter { headers.add(name: "Retry-After", value: String(retryAfter)) }
+        let close = !keepAlive || cutOff
+        headers.add(name: "Connection", value: close ? "close" : "keep-alive")
+        let head = HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: status), headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        var buffer = context.channel.allocator.buffer(capacity: body.utf8.count)
+        buffer.writeString(body)
+        context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        if close {
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+        } else {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
+    }
+
+    static func errorBody(_ reason: String) -> String {
+        var out: [UInt8] = Array(#"{"success":false,"error":"#.utf8)
+        JSONString.appendQuoted(reason, to: &out)
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func nowMicroseconds() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1e6).rounded())
+    }
+}
