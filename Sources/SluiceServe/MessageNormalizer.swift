@@ -102,7 +102,7 @@ package struct MessageNormalizer: Sendable {
         do {
             document = try JSONDocument.parse(body)
         } catch {
-            throw .badRequest("the body is not valid JSON: \(error.message) at byte \(error.offset)")
+            throw .badRequest("the body is not valid JSON: \(error.message)")
         }
         guard document.kind(0) == .object else { throw .badRequest("the body is not a JSON object") }
         var bodyKey: String?

@@ -1,0 +1,175 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `sluice serve` end to end: the built binary on a loopback port, real
+/// sockets, real signals, and its files read back.
+@Suite(.serialized) struct ServeTests {
+    /// dedupe (a re-sent message is one message), an archive of the normalized
+    /// messages, and a provider's encoding of them.
+    static let pipeline = """
+        version: 1
+        stages:
+          - dedupe:
+              ignore_fields: [sentAt, receivedAt]
+        destinations:
+          archive:
+            type: ndjson
+            events: ["*"]
+            path: "{dest}/{date}/{dest}-{hour}-{seq}.ndjson.gz"
+          mixpanel:
+            type: mixpanel
+            events: ["*"]
+            token: 0123456789abcdef0123456789abcdef
+            path: "{dest}/{date}/{dest}-{hour}-{seq}.ndjson.gz"
+
+        """
+
+    /// Ends the series the server's epochs started: what the state still holds is let out (`--final`).
+    func drainState(_ directory: TemporaryDirectory) throws {
+        let empty = directory.write("empty.ndjson", [])
+        let drained = try SluiceBinary.run(["run", "--pipeline", "p.yaml", "--state", "out/.sluice-serve/state", "--final",
+                                            "--out", "out", "--quiet", empty], in: directory.path)
+        #expect(drained.status == 0, "\(drained.stderr)")
+    }
+
+    @Test func everyAcknowledgedMessageIsInTheFilesOnceAndTheFilesAreWhatRunWritesFromTheSameLines() throws {
+        let directory = TemporaryDirectory()
+        _ = directory.write("p.yaml", Array(Self.pipeline.utf8))
+        let server = try ServeProcess(["--pipeline", "p.yaml", "--out", "out", "--epoch-interval", "300ms"], in: directory)
+        var acknowledged: [Int] = []
+        for batch in 0..<12 {
+            let range = batch * 25..<(batch + 1) * 25
+            var body = trackBatch(range)
+            var headers = basicAuth(batch % 2 == 0 ? "k1" : "k2")
+            if batch % 3 == 0 {
+                body = TestGzip.compress(body)
+                headers["Content-Encoding"] = "gzip"
+            }
+            let answer = httpExchange(port: server.port, path: "/v1/batch", body: body, headers: headers)
+            #expect(answer?.status == 200, "\(String(describing: answer))")
+            if answer?.status == 200 { acknowledged += Array(range) }
+            if batch == 5 { server.process.signal(SIGHUP) }
+        }
+        // A single message through its own endpoint, the key in the body.
+        let single = httpExchange(port: server.port, path: "/v1/identify",
+                                  body: Array(#"{"userId":"u1","messageId":"single","traits":{"plan":"pro"},"writeKey":"k1","timestamp":"2026-11-20T10:30:00Z"}"#.utf8),
+                                  headers: ["Content-Type": "application/json"])
+        #expect(single?.status == 200)
+        #expect(httpExchange(port: server.port, method: "GET", path: "/health")?.status == 200)
+        #expect(httpExchange(port: server.port, method: "GET", path: "/ready")?.status == 200)
+
+        server.process.signal(SIGTERM)
+        #expect(server.process.waitForExit(timeout: 60) == 143, "\(server.process.stderr)")
+        try drainState(directory)
+
+        let archive = records(in: directory, out: "out", destination: "archive")
+        let ids = archive.compactMap { $0["messageId"] as? String }
+        #expect(ids.count == acknowledged.count + 1)
+        #expect(Set(ids) == Set(acknowledged.map { "m\($0)" } + ["single"]))
+        #expect(archive.allSatisfy { ($0["receivedAt"] as? String) != nil && ($0["context"] as? [String: Any])?["ip"] as? String == "127.0.0.1" })
+        #expect(archive.allSatisfy { $0["writeKey"] == nil })
+
+        // The same normalized lines through `sluice run` in one go give the same records.
+        let lines = gunzipFiles(directory, under: "out/archive/").flatMap(\.lines).map { $0 + [0x0A] }.joined()
+        _ = directory.write("normalized.ndjson", Array(lines))
+        let run = try SluiceBinary.run(["run", "--pipeline", "p.yaml", "--out", "again", "--quiet", "normalized.ndjson"], in: directory.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        for destination in ["archive", "mixpanel"] {
+            let served = records(in: directory, out: "out", destination: destination).map(canonical).sorted()
+            let ran = records(in: directory, out: "again", destination: destination).map(canonical).sorted()
+            #expect(served.count == ran.count && served == ran, "\(destination): \(served.count) served, \(ran.count) from run")
+        }
+    }
+
+    @Test func refusedRequestsGetTheStatusTheSDKsActOnAndReachNoFile() throws {
+        let directory = TemporaryDirectory()
+        _ = directory.write("p.yaml", Array(Self.pipeline.utf8))
+        let server = try ServeProcess(["--pipeline", "p.yaml", "--out", "out"], in: directory)
+        let port = server.port
+        #expect(httpExchange(port: port, path: "/v1/batch", body: trackBatch(0..<2), headers: basicAuth("unknown"))?.status == 401)
+        #expect(httpExchange(port: port, path: "/v1/batch", body: trackBatch(2..<4), headers: ["Content-Type": "application/json"])?.status == 401)
+        #expect(httpExchange(port: port, path: "/v1/batch", body: Array(#"{"batch":[{"type":"track","#.utf8), headers: basicAuth("k1"))?.status == 400)
+        let big = #"{"batch":[{"type":"track","event":"E","userId":"u","messageId":"big","properties":{"p":""# + String(repeating: "x", count: 40_000) + #""}}]}"#
+        let oversizedMessage = httpExchange(port: port, path: "/v1/batch", body: Array(big.utf8), headers: basicAuth("k1"))
+        #expect(oversizedMessage?.status == 400)
+        #expect(oversizedMessage?.body.contains("32768") == true)
+        // A body announced over 500 KB is answered from its head, before it is read.
+        #expect(httpExchange(port: port, path: "/v1/batch", headers: basicAuth("k1"), contentLength: 600_000)?.status == 400)
+        // A gzip bomb: 60 MB of spaces in about 60 KB.
+        var bombHeaders = basicAuth("k1")
+        bombHeaders["Content-Encoding"] = "gzip"
+        let bomb = TestGzip.compress(Array(#"{"batch":["#.utf8) + [UInt8](repeating: 0x20, count: 60 << 20) + Array("]}".utf8))
+        #expect(httpExchange(port: port, path: "/v1/batch", body: bomb, headers: bombHeaders)?.status == 400)
+        #expect(httpExchange(port: port, path: "/v1/batch", body: [1, 2, 3], headers: bombHeaders)?.status == 400)
+        #expect(httpExchange(port: port, path: "/v2/batch", body: trackBatch(4..<5), headers: basicAuth("k1"))?.status == 404)
+        #expect(httpExchange(port: port, method: "GET", path: "/v1/batch", headers: basicAuth("k1"))?.status == 405)
+        #expect(httpExchange(port: port, path: "/v1/batch", body: trackBatch(10..<12), headers: basicAuth("k1"))?.status == 200)
+
+        server.process.signal(SIGTERM)
+        #expect(server.process.waitForExit(timeout: 60) == 143, "\(server.process.stderr)")
+        try drainState(directory)
+        let ids = records(in: directory, out: "out", destination: "archive").compactMap { $0["messageId"] as? String }
+        #expect(ids.sorted() == ["m10", "m11"])
+    }
+
+    @Test func afterKill9BetweenRequestsAndMidEpochEveryAcknowledgedMessageIsInTheFilesExactlyOnce() throws {
+        let directory = TemporaryDirectory()
+        _ = directory.write("p.yaml", Array(Self.pipeline.utf8))
+        let arguments = ["--pipeline", "p.yaml", "--out", "out", "--epoch-interval", "50ms", "--commit-interval", "0"]
+        var acknowledged = Set<Int>()
+        var server = try ServeProcess(arguments, in: directory)
+        var next = 0
+        /// Sends batch `range` until it is acknowledged; a batch that got no answer is sent again (as the SDKs do).
+        func send(_ range: Range<Int>, to server: ServeProcess) -> Bool {
+            let answer = httpExchange(port: server.port, path: "/v1/batch", body: trackBatch(range), headers: basicAuth("k1"))
+            if answer?.status == 200 { acknowledged.formUnion(range) }
+            return answer?.status == 200
+        }
+        for round in 0..<4 {
+            for _ in 0..<8 {
+                #expect(send(next..<next + 20, to: server))
+                next += 20
+            }
+            // An epoch now, and the kill while it runs (or just after: the outcome must be the same).
+            server.process.signal(SIGHUP)
+            if round % 2 == 1 { usleep(UInt32(2_000 * round)) }
+            server.process.signal(SIGKILL)
+            _ = server.process.waitForExit(timeout: 30)
+            // A batch in flight at the kill: no answer, sent again to the next server.
+            let unanswered = next..<next + 20
+            next += 20
+            server = try ServeProcess(arguments, in: directory)
+            #expect(send(unanswered, to: server))
+        }
+        for _ in 0..<5 {
+            #expect(send(next..<next + 20, to: server))
+            next += 20
+        }
+        server.process.signal(SIGTERM)
+        #expect(server.process.waitForExit(timeout: 60) == 143, "\(server.process.stderr)")
+        try drainState(directory)
+
+        let ids = records(in: directory, out: "out", destination: "archive").compactMap { $0["messageId"] as? String }
+        #expect(ids.count == Set(ids).count, "a message is in the files twice")
+        #expect(Set(ids) == Set(acknowledged.map { "m\($0)" }))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("out/.sluice-serve/journal/commit")))
+    }
+
+    @Test func aHostThatIsNotLoopbackNeedsListenPublic() throws {
+        let directory = TemporaryDirectory()
+        let result = try SluiceBinary.run(["serve", "--listen", "0.0.0.0:0", "--write-key-env", "SERVE_KEYS", "--out", "out"],
+                                          in: directory.path, environment: ["SERVE_KEYS": "k1"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--listen-public"))
+    }
+}
+
+/// A record as sorted-key JSON text, `receivedAt` and all, for comparing multisets of records.
+private func canonical(_ record: [String: Any]) -> String {
+    let data = (try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])) ?? Data()
+    return String(decoding: data, as: UTF8.self)
+}
