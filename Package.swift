@@ -66,7 +66,7 @@ let package = Package(
             ]
         ),
         // `sluice send`: the finished files to each provider's API, with a ledger
-        // of what was acknowledged. The only target on NIO (through AsyncHTTPClient).
+        // of what was acknowledged. On NIO through AsyncHTTPClient.
         .target(
             name: "SluiceSend",
             dependencies: [

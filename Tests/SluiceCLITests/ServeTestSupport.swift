@@ -14,10 +14,18 @@ final class ServeProcess {
     let port: Int
 
     /// Starts `sluice serve ARGS --listen 127.0.0.1:0 --port-file F` in `directory` and waits until it listens.
-    init(_ arguments: [String], in directory: TemporaryDirectory, keys: String = "k1,k2") throws {
+    /// `fileSizeLimit`: bash's `ulimit -f` (1024-byte blocks) for the server, so its writes past it fail (EFBIG), as on a full disk.
+    init(_ arguments: [String], in directory: TemporaryDirectory, keys: String = "k1,k2", fileSizeLimit: Int? = nil) throws {
         let portFile = directory.file("port-\(UUID().uuidString)")
-        let process = try SluiceProcess(["serve", "--listen", "127.0.0.1:0", "--port-file", portFile, "--write-key-env", "SERVE_KEYS"] + arguments,
-                                    in: directory.path, environment: ["SERVE_KEYS": keys])
+        let serve = ["serve", "--listen", "127.0.0.1:0", "--port-file", portFile, "--write-key-env", "SERVE_KEYS"] + arguments
+        let process: SluiceProcess
+        if let fileSizeLimit {
+            let quoted = serve.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+            process = try SluiceProcess(["-c", "ulimit -f \(fileSizeLimit) && exec \"$SLUICE\" \(quoted)"], in: directory.path,
+                                        executable: "/bin/bash", environment: ["SERVE_KEYS": keys])
+        } else {
+            process = try SluiceProcess(serve, in: directory.path, environment: ["SERVE_KEYS": keys])
+        }
         var port = 0
         _ = waitUntil(timeout: 60) {
             if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {

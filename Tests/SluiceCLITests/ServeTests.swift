@@ -159,6 +159,69 @@ import Glibc
         #expect(!FileManager.default.fileExists(atPath: directory.file("out/.sluice-serve/journal/commit")))
     }
 
+    /// Segment's own Python SDK (`pip install segment-analytics-python`), gzip on, pointed at the server:
+    /// skipped where python3 or the package is missing (CI installs it).
+    @Test(.enabled(if: pythonSDKInstalled(), "needs python3 and segment-analytics-python"))
+    func segmentsPythonSDKSendsThroughTheServerAndEveryMessageReachesTheFilesOnce() throws {
+        let directory = TemporaryDirectory()
+        _ = directory.write("p.yaml", Array(Self.pipeline.utf8))
+        _ = directory.write("send.py", """
+            import sys
+            import segment.analytics as analytics
+            errors = []
+            def on_error(error, batch):
+                errors.append(str(error))
+            client = analytics.Client(sys.argv[1], host=sys.argv[2], gzip=True, on_error=on_error, upload_size=10, max_retries=3)
+            for i in range(50):
+                client.track(user_id=f"u{i % 5}", event="Song Played", properties={"i": i}, message_id=f"py{i}")
+            client.screen(user_id="u1", name="Home", message_id="py-screen")
+            client.identify(user_id="u1", traits={"plan": "pro"}, message_id="py-identify")
+            client.group(user_id="u1", group_id="g1", traits={"name": "Acme"}, message_id="py-group")
+            client.alias(previous_id="anon-1", user_id="u1", message_id="py-alias")
+            client.page(user_id="u1", name="Pricing", message_id="py-page")
+            client.shutdown()
+            if errors:
+                print("\\n".join(errors), file=sys.stderr)
+                sys.exit(1)
+
+            """)
+        let server = try ServeProcess(["--pipeline", "p.yaml", "--out", "out"], in: directory, keys: "wk_python")
+        let sent = try SluiceBinary.shell("python3 send.py wk_python http://127.0.0.1:\(server.port)", in: directory.path)
+        #expect(sent.status == 0, "\(sent.stderr)")
+        let refused = try SluiceBinary.shell("python3 send.py not_a_key http://127.0.0.1:\(server.port)", in: directory.path)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("401"))
+        server.process.signal(SIGTERM)
+        #expect(server.process.waitForExit(timeout: 60) == 143, "\(server.process.stderr)")
+        try drainState(directory)
+
+        let archive = records(in: directory, out: "out", destination: "archive")
+        let ids = archive.compactMap { $0["messageId"] as? String }
+        let expected = (0..<50).map { "py\($0)" } + ["py-screen", "py-identify", "py-group", "py-alias", "py-page"]
+        #expect(ids.sorted() == expected.sorted())
+        #expect(archive.allSatisfy { (($0["context"] as? [String: Any])?["library"] as? [String: Any])?["name"] as? String == "analytics-python" })
+        #expect(Set(archive.compactMap { $0["type"] as? String }) == ["track", "screen", "identify", "group", "alias", "page"])
+    }
+
+    @Test func aJournalWriteThatFailsIsAnswered503AndNothingOfItReachesTheFiles() throws {
+        let directory = TemporaryDirectory()
+        _ = directory.write("p.yaml", Array(Self.pipeline.utf8))
+        // 8 KiB per file: the journal's first segment cannot take a second batch, as on a full disk.
+        let server = try ServeProcess(["--pipeline", "p.yaml", "--out", "out"], in: directory, fileSizeLimit: 8)
+        #expect(httpExchange(port: server.port, path: "/v1/batch", body: trackBatch(0..<25), headers: basicAuth("k1"))?.status == 200)
+        let failed = httpExchange(port: server.port, path: "/v1/batch", body: trackBatch(25..<50), headers: basicAuth("k1"))
+        #expect(failed?.status == 503)
+        #expect(failed?.body.contains("not journaled") == true, "\(String(describing: failed))")
+        // Still answering: a small request fits what is left.
+        #expect(httpExchange(port: server.port, path: "/v1/batch", body: trackBatch(50..<51), headers: basicAuth("k1"))?.status == 200)
+        server.process.signal(SIGTERM)
+        #expect(server.process.waitForExit(timeout: 60) == 143, "\(server.process.stderr)")
+        try drainState(directory)
+        let ids = records(in: directory, out: "out", destination: "archive").compactMap { $0["messageId"] as? String }
+        #expect(Set(ids) == Set((0..<25).map { "m\($0)" } + ["m50"]))
+        #expect(ids.count == 26)
+    }
+
     @Test func aHostThatIsNotLoopbackNeedsListenPublic() throws {
         let directory = TemporaryDirectory()
         let result = try SluiceBinary.run(["serve", "--listen", "0.0.0.0:0", "--write-key-env", "SERVE_KEYS", "--out", "out"],
@@ -166,6 +229,18 @@ import Glibc
         #expect(result.status == 64)
         #expect(result.stderr.contains("--listen-public"))
     }
+}
+
+/// Whether `python3` can import Segment's SDK.
+private func pythonSDKInstalled() -> Bool {
+    let probe = Process()
+    probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    probe.arguments = ["python3", "-c", "import segment.analytics"]
+    probe.standardOutput = FileHandle.nullDevice
+    probe.standardError = FileHandle.nullDevice
+    guard (try? probe.run()) != nil else { return false }
+    probe.waitUntilExit()
+    return probe.terminationStatus == 0
 }
 
 /// A record as sorted-key JSON text, `receivedAt` and all, for comparing multisets of records.
