@@ -159,6 +159,40 @@ import Glibc
         #expect(!FileManager.default.fileExists(atPath: directory.file("out/.sluice-serve/journal/commit")))
     }
 
+    @Test func afterKill9WhileRequestsAreInFlightEveryAcknowledgedMessageIsInTheFilesExactlyOnce() throws {
+        let directory = TemporaryDirectory()
+        _ = directory.write("p.yaml", Array(Self.pipeline.utf8))
+        let arguments = ["--pipeline", "p.yaml", "--out", "out", "--epoch-interval", "30ms", "--commit-interval", "1ms"]
+        let sender = BatchSender()
+        var server = try ServeProcess(arguments, in: directory)
+        for round in 1...3 {
+            // Two clients keep sending; the kill comes once enough is acknowledged, whatever is in flight then.
+            let done = DispatchGroup()
+            for _ in 0..<2 {
+                done.enter()
+                let port = server.port
+                Thread { sender.sendUntilCutOff(port: port); done.leave() }.start()
+            }
+            #expect(waitUntil(timeout: 60) { sender.acknowledgedCount >= round * 200 })
+            server.process.signal(SIGKILL)
+            _ = server.process.waitForExit(timeout: 30)
+            done.wait()
+            server = try ServeProcess(arguments, in: directory)
+            // What got no answer is sent again, as the SDKs do.
+            for range in sender.takeUnanswered() {
+                #expect(httpExchange(port: server.port, path: "/v1/batch", body: trackBatch(range), headers: basicAuth("k1"))?.status == 200)
+                sender.acknowledge(range)
+            }
+        }
+        server.process.signal(SIGTERM)
+        #expect(server.process.waitForExit(timeout: 60) == 143, "\(server.process.stderr)")
+        try drainState(directory)
+
+        let ids = records(in: directory, out: "out", destination: "archive").compactMap { $0["messageId"] as? String }
+        #expect(ids.count == Set(ids).count, "a message is in the files twice")
+        #expect(Set(ids) == Set(sender.acknowledged.map { "m\($0)" }))
+    }
+
     /// Segment's own Python SDK (`pip install segment-analytics-python`), gzip on, pointed at the server:
     /// skipped where python3 or the package is missing (CI installs it).
     @Test(.enabled(if: pythonSDKInstalled(), "needs python3 and segment-analytics-python"))
@@ -228,6 +262,44 @@ import Glibc
                                           in: directory.path, environment: ["SERVE_KEYS": "k1"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--listen-public"))
+    }
+}
+
+/// Clients sending batches of 10 until the server goes away, as SDKs would:
+/// what was answered 200, and the batches that got no answer (or another status).
+///
+/// Sendable: every field is read and written under `lock`.
+private final class BatchSender: @unchecked Sendable {
+    private let lock = NSLock()
+    private var next = 0
+    private var acknowledgedIDs = Set<Int>()
+    private var unanswered: [Range<Int>] = []
+
+    var acknowledgedCount: Int { lock.withLock { acknowledgedIDs.count } }
+    var acknowledged: Set<Int> { lock.withLock { acknowledgedIDs } }
+
+    func acknowledge(_ range: Range<Int>) { lock.withLock { acknowledgedIDs.formUnion(range) } }
+
+    func takeUnanswered() -> [Range<Int>] {
+        lock.withLock {
+            defer { unanswered = [] }
+            return unanswered
+        }
+    }
+
+    /// Sends until a request gets no answer (the server was killed).
+    func sendUntilCutOff(port: Int) {
+        while true {
+            let range: Range<Int> = lock.withLock {
+                defer { next += 10 }
+                return next..<next + 10
+            }
+            let answer = httpExchange(port: port, path: "/v1/batch", body: trackBatch(range), headers: basicAuth("k1"))
+            lock.withLock {
+                if answer?.status == 200 { acknowledgedIDs.formUnion(range) } else { unanswered.append(range) }
+            }
+            if answer == nil { return }
+        }
     }
 }
 
