@@ -33,10 +33,11 @@ struct ServeCommand: ParsableCommand {
         runs, exit 143/130. SIGHUP: an epoch now.
 
         Examples:
-          SEGMENT_WRITE_KEYS=key1,key2 sluice serve --pipeline app.yaml --out /data/out \\
-              --write-key-env SEGMENT_WRITE_KEYS
-          sluice serve --listen 0.0.0.0:8088 --listen-public --write-key-file /etc/sluice/keys \\
-              --trusted-proxy 10.0.0.5 --out /data/out
+          KEYS=key1,key2 sluice serve --pipeline app.yaml --out /data/out \\
+              --write-key-env KEYS
+          sluice serve --listen 0.0.0.0:8088 --listen-public \\
+              --write-key-file /etc/sluice/keys --trusted-proxy 10.0.0.5
+          sluice serve --listen 127.0.0.1:0 --port-file port --write-key-env KEYS
         """
     )
 
