@@ -13,6 +13,7 @@ package final class IngestServer: Sendable {
     package let journal: Journal
     /// The seconds a 503 asks a client to wait (`Retry-After`).
     package let retryAfterSeconds: Int
+    package let metrics = ServeMetrics()
     private let acceptingBox = NIOLockedValueBox(true)
 
     package init(normalizer: MessageNormalizer, journal: Journal, retryAfterSeconds: Int = 5) {
@@ -81,6 +82,9 @@ final class IngestHandler: ChannelInboundHandler {
     private var body: [UInt8] = []
     /// The request's body went over the limit: it was answered and the connection is closing.
     private var cutOff = false
+    /// When the current request's head arrived, and its body's size as sent.
+    private var started: UInt64 = 0
+    private var bodyBytes = 0
 
     init(server: IngestServer) {
         self.server = server
@@ -92,6 +96,8 @@ final class IngestHandler: ChannelInboundHandler {
             head = request
             body = []
             cutOff = false
+            started = Monotonic.nanoseconds()
+            bodyBytes = 0
             if let length = request.headers.first(name: "content-length").flatMap(Int.init), length > IngestLimits.batchBytes {
                 refuse(context, .badRequest("the request body is \(length) bytes; a batch may have at most \(IngestLimits.batchBytes)"))
             }
@@ -101,6 +107,7 @@ final class IngestHandler: ChannelInboundHandler {
                 refuse(context, .badRequest("the request body is over \(IngestLimits.batchBytes) bytes, the most a batch may have"))
                 return
             }
+            bodyBytes += buffer.readableBytes
             if let bytes = buffer.readBytes(length: buffer.readableBytes) { body.append(contentsOf: bytes) }
         case .end:
             guard !cutOff, let request = head else { return }
@@ -131,6 +138,10 @@ final class IngestHandler: ChannelInboundHandler {
         case "/ready":
             return server.ready ? answer(200, #"{"status":"ready"}"#)
                 : answer(503, #"{"status":"not ready"}"#, retryAfter: true)
+        case "/metrics":
+            let text = server.metrics.render(backlogBytes: server.journal.backlogBytes, accepting: server.accepting)
+            return respond(context, version: request.version, keepAlive: keepAlive, status: 200, body: text,
+                           contentType: "text/plain; version=0.0.4")
         default:
             break
         }
@@ -141,6 +152,7 @@ final class IngestHandler: ChannelInboundHandler {
             return answer(503, Self.errorBody("the journal's backlog is full: try again later"), retryAfter: true)
         }
         let lines: [UInt8]
+        let count: Int
         do {
             var text = body
             switch request.headers.first(name: "content-encoding")?.lowercased() {
@@ -151,8 +163,8 @@ final class IngestHandler: ChannelInboundHandler {
             let peer = IngestPeer(address: context.channel.remoteAddress?.ipAddress,
                                   forwardedFor: request.headers.first(name: "x-forwarded-for"))
             let user = request.headers.first(name: "authorization").flatMap(WriteKeys.basicUser)
-            lines = try server.normalizer.normalize(body: text, endpoint: endpoint, basicUser: user, peer: peer,
-                                                    receivedAt: EventTime(microseconds: Self.nowMicroseconds())).lines
+            (lines, count) = try server.normalizer.normalize(body: text, endpoint: endpoint, basicUser: user, peer: peer,
+                                                             receivedAt: EventTime(microseconds: Self.nowMicroseconds()))
         } catch let refusal as IngestRefusal {
             return answer(refusal.status, Self.errorBody(refusal.reason))
         } catch {
@@ -166,7 +178,8 @@ final class IngestHandler: ChannelInboundHandler {
                 let (handler, context) = bound.value
                 switch result {
                 case .durable:
-                    handler.respond(context, version: version, keepAlive: keepAlive, status: 200, body: #"{"success":true}"#)
+                    handler.respond(context, version: version, keepAlive: keepAlive, status: 200, body: #"{"success":true}"#,
+                                    messages: count)
                 case .backlogged:
                     handler.respond(context, version: version, keepAlive: keepAlive, status: 503,
                                     body: Self.errorBody("the journal's backlog is full: try again later"),
@@ -182,10 +195,13 @@ final class IngestHandler: ChannelInboundHandler {
         }
     }
 
+    /// Writes the answer and counts it (`messages`: how many it journaled).
     private func respond(_ context: ChannelHandlerContext, version: HTTPVersion, keepAlive: Bool, status: Int, body: String,
-                         retryAfter: Int? = nil) {
+                         retryAfter: Int? = nil, contentType: String = "application/json", messages: Int = 0) {
+        let seconds = Double(Monotonic.nanoseconds() &- started) / 1e9
+        server.metrics.answered(status: status, seconds: seconds, bytes: bodyBytes, messages: messages)
         var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Content-Type", value: contentType)
         headers.add(name: "Content-Length", value: String(body.utf8.count))
         if let retryAfter { headers.add(name: "Retry-After", value: String(retryAfter)) }
         let close = !keepAlive || cutOff

@@ -154,7 +154,7 @@ package enum ServeProgram {
             let requests = control.take()
             stop = requests.stop
             if stop == nil && (requests.rotations > 0 || Monotonic.nanoseconds() >= nextEpoch) {
-                let epochStatus = runEpoch(epochs, journal: journal, layout: layout, logger: logger)
+                let epochStatus = runEpoch(epochs, journal: journal, layout: layout, logger: logger, metrics: server.metrics)
                 if epochStatus != ExitStatus.ok {
                     logger.error("the epoch failed (exit \(epochStatus)); its segments stay in the journal for the next epoch")
                 }
@@ -165,7 +165,7 @@ package enum ServeProgram {
         logger.info("\(stop.signalName): answering 503 to new requests, running a last epoch")
         server.stopAccepting()
         journal.closeForShutdown()
-        let last = runEpoch(epochs, journal: journal, layout: layout, logger: logger)
+        let last = runEpoch(epochs, journal: journal, layout: layout, logger: logger, metrics: server.metrics)
         socket.shutdown()
         status = last == ExitStatus.ok ? stop.exitStatus : last
         control.markFinished()
@@ -220,7 +220,7 @@ package enum ServeProgram {
 
     /// One epoch over every sealed segment; 0 when there was none, or once
     /// its files are in place, its state saved and its segments deleted.
-    static func runEpoch(_ epochs: EpochRun, journal: Journal, layout: Layout, logger: Logger) -> Int32 {
+    static func runEpoch(_ epochs: EpochRun, journal: Journal, layout: Layout, logger: Logger, metrics: ServeMetrics) -> Int32 {
         let segments = journal.sealForEpoch()
         guard !segments.isEmpty else { return ExitStatus.ok }
         let recordPath = layout.commitRecord
@@ -235,6 +235,7 @@ package enum ServeProgram {
             record = nil
         })
         let status = epochs.run(inputs: segments.map(\.path), commit: hooks)
+        metrics.epoch(committed: status == ExitStatus.ok)
         if status == ExitStatus.ok {
             journal.consumed(segments)
             CommitRecord.remove(recordPath)

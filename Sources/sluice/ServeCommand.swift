@@ -24,7 +24,8 @@ struct ServeCommand: ParsableCommand {
         the files exactly once.
 
         GET /health: 200 while the process lives. GET /ready: 200 while accepting,
-        503 when stopping or backlogged. Status codes: 200 journaled; 400 never
+        503 when stopping or backlogged. GET /metrics: Prometheus text (requests by
+        status, messages, latency, backlog, epochs). Status codes: 200 journaled; 400 never
         accepted (bad JSON, over a limit, a gzip body that is not gzip or inflates
         past 500 KB); 401 unknown or missing write key; 503 with Retry-After: try
         again (stopping, backlog over --max-backlog, the journal cannot be written).

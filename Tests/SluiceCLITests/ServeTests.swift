@@ -256,6 +256,43 @@ import Glibc
         #expect(ids.count == 26)
     }
 
+    @Test func metricsCountRequestsByStatusMessagesLatencyAndTheBacklog() throws {
+        let directory = TemporaryDirectory()
+        _ = directory.write("p.yaml", Array(Self.pipeline.utf8))
+        let server = try ServeProcess(["--pipeline", "p.yaml", "--out", "out"], in: directory)
+        for batch in 0..<3 {
+            #expect(httpExchange(port: server.port, path: "/v1/batch", body: trackBatch(batch * 10..<batch * 10 + 10), headers: basicAuth("k1"))?.status == 200)
+        }
+        #expect(httpExchange(port: server.port, path: "/v1/batch", body: trackBatch(0..<1), headers: basicAuth("nope"))?.status == 401)
+        let scraped = httpExchange(port: server.port, method: "GET", path: "/metrics")
+        #expect(scraped?.status == 200)
+        let text = scraped?.body ?? ""
+        var samples: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            samples[String(line[..<space])] = value
+        }
+        #expect(samples["sluice_serve_requests_total{status=\"200\"}"] == 3)
+        #expect(samples["sluice_serve_requests_total{status=\"401\"}"] == 1)
+        #expect(samples["sluice_serve_messages_total"] == 30)
+        #expect(samples["sluice_serve_request_duration_seconds_count"] == 4)
+        #expect(samples["sluice_serve_request_duration_seconds_bucket{le=\"+Inf\"}"] == 4)
+        #expect((samples["sluice_serve_journal_backlog_bytes"] ?? 0) > 0)
+        #expect(samples["sluice_serve_accepting"] == 1)
+        // Prometheus's own parser (prometheus_client), where it is installed.
+        if (try? SluiceBinary.shell("python3 -c 'import prometheus_client'", in: directory.path).status) == 0 {
+            _ = directory.write("metrics.txt", Array(text.utf8))
+            let parsed = try SluiceBinary.shell("""
+                python3 -c 'import sys; from prometheus_client.parser import text_string_to_metric_families as f
+                print(sorted(m.name for m in f(open("metrics.txt").read())))'
+                """, in: directory.path)
+            #expect(parsed.status == 0, "\(parsed.stderr)")
+            #expect(parsed.stdoutText.contains("sluice_serve_request_duration_seconds"))
+        }
+        server.process.signal(SIGTERM)
+        #expect(server.process.waitForExit(timeout: 60) == 143, "\(server.process.stderr)")
+    }
+
     @Test func aHostThatIsNotLoopbackNeedsListenPublic() throws {
         let directory = TemporaryDirectory()
         let result = try SluiceBinary.run(["serve", "--listen", "0.0.0.0:0", "--write-key-env", "SERVE_KEYS", "--out", "out"],
