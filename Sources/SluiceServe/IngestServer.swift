@@ -14,13 +14,35 @@ package final class IngestServer: Sendable {
     /// The seconds a 503 asks a client to wait (`Retry-After`).
     package let retryAfterSeconds: Int
     package let metrics = ServeMetrics()
+    /// How long a request may take to arrive whole (head and body), and a
+    /// kept-alive connection may sit idle, before it is answered 408 and closed.
+    package let requestTimeout: TimeAmount
+    /// Connections open at once; one more is answered 503 and closed.
+    package let maxConnections: Int
     private let acceptingBox = NIOLockedValueBox(true)
+    private let connections = NIOLockedValueBox(0)
 
-    package init(normalizer: MessageNormalizer, journal: Journal, retryAfterSeconds: Int = 5) {
+    package init(normalizer: MessageNormalizer, journal: Journal, retryAfterSeconds: Int = 5,
+                 requestTimeout: TimeAmount = .seconds(30), maxConnections: Int = 1024) {
         self.normalizer = normalizer
         self.journal = journal
         self.retryAfterSeconds = retryAfterSeconds
+        self.requestTimeout = requestTimeout
+        self.maxConnections = maxConnections
     }
+
+    /// Counts a new connection in; false (not counted) when `maxConnections` are open.
+    func admit() -> Bool {
+        connections.withLockedValue { open in
+            guard open < maxConnections else { return false }
+            open += 1
+            return true
+        }
+    }
+
+    func release() { connections.withLockedValue { $0 -= 1 } }
+
+    package var openConnections: Int { connections.withLockedValue { $0 } }
 
     package var accepting: Bool { acceptingBox.withLockedValue { $0 } }
 
@@ -50,6 +72,7 @@ package final class IngestListener {
                 .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(ConnectionGuard(server: server))
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                         try channel.pipeline.syncOperations.addHandler(IngestHandler(server: server))
                     }
@@ -70,6 +93,80 @@ package final class IngestListener {
     }
 }
 
+/// An answer written as bytes under the HTTP handlers, then the connection
+/// closed: for a connection there is no request to answer through them.
+struct RawAnswer {
+    var status: Int
+    var reason: String
+    var body: String
+    var retryAfter: Int?
+
+    var bytes: String {
+        var text = "HTTP/1.1 \(status) \(reason)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+        if let retryAfter { text += "Retry-After: \(retryAfter)\r\n" }
+        return text + "Connection: close\r\n\r\n" + body
+    }
+}
+
+/// First in each connection's pipeline, on its bytes: counts the connection
+/// in (one over `--max-connections` is answered 503 and closed, read no
+/// further), and writes a `RawAnswer` the handler above asks for.
+final class ConnectionGuard: ChannelDuplexHandler {
+    typealias InboundIn = NIOCore.ByteBuffer
+    typealias InboundOut = NIOCore.ByteBuffer
+    typealias OutboundIn = NIOCore.ByteBuffer
+    typealias OutboundOut = NIOCore.ByteBuffer
+
+    private let server: IngestServer
+    private var admitted = false
+
+    init(server: IngestServer) {
+        self.server = server
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        admitted = server.admit()
+        if !admitted {
+            server.metrics.refusedConnection()
+            server.metrics.answered(status: 503, seconds: 0, bytes: 0, messages: 0)
+            answer(context, RawAnswer(status: 503, reason: "Service Unavailable",
+                                      body: IngestHandler.errorBody("too many connections (--max-connections \(server.maxConnections))"),
+                                      retryAfter: server.retryAfterSeconds))
+            return
+        }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if admitted {
+            admitted = false
+            server.release()
+            context.fireChannelInactive()
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // A refused connection's bytes go nowhere.
+        if admitted { context.fireChannelRead(data) }
+    }
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard let raw = event as? RawAnswer else {
+            context.triggerUserOutboundEvent(event, promise: promise)
+            return
+        }
+        answer(context, raw)
+        promise?.succeed(())
+    }
+
+    private func answer(_ context: ChannelHandlerContext, _ raw: RawAnswer) {
+        var buffer = context.channel.allocator.buffer(capacity: 256)
+        buffer.writeString(raw.bytes)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in channel.close(promise: nil) }
+    }
+}
+
 /// One connection: each request's head and body collected (the body cut off
 /// at 500 KB), then answered: `/health`, `/ready`, or a message endpoint
 /// whose lines are journaled before the 200 goes out.
@@ -85,9 +182,43 @@ final class IngestHandler: ChannelInboundHandler {
     /// When the current request's head arrived, and its body's size as sent.
     private var started: UInt64 = 0
     private var bodyBytes = 0
+    /// 408 and close when it fires: armed while a connection waits for a
+    /// request (idle, or a head arriving slowly) and while a body arrives.
+    private var timeout: Scheduled<Void>?
 
     init(server: IngestServer) {
         self.server = server
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        started = Monotonic.nanoseconds()
+        armTimeout(context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        timeout?.cancel()
+        timeout = nil
+        context.fireChannelInactive()
+    }
+
+    /// Arms (again) the timer that answers 408 to a request that does not arrive whole in time.
+    private func armTimeout(_ context: ChannelHandlerContext) {
+        timeout?.cancel()
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        timeout = context.eventLoop.scheduleTask(in: server.requestTimeout) {
+            let (handler, context) = bound.value
+            handler.timeout = nil
+            guard !handler.cutOff, context.channel.isActive else { return }
+            handler.cutOff = true
+            handler.server.metrics.timedOut()
+            handler.server.metrics.answered(status: 408, seconds: Double(Monotonic.nanoseconds() &- handler.started) / 1e9,
+                                            bytes: handler.bodyBytes, messages: 0)
+            // Answered under the HTTP handlers: there may be no request (a head still arriving) to answer through them.
+            context.triggerUserOutboundEvent(RawAnswer(status: 408, reason: "Request Timeout",
+                                                       body: Self.errorBody("the request did not arrive whole within the request timeout")),
+                                             promise: nil)
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -111,6 +242,8 @@ final class IngestHandler: ChannelInboundHandler {
             if let bytes = buffer.readBytes(length: buffer.readableBytes) { body.append(contentsOf: bytes) }
         case .end:
             guard !cutOff, let request = head else { return }
+            timeout?.cancel()
+            timeout = nil
             head = nil
             let bytes = body
             body = []
@@ -139,7 +272,8 @@ final class IngestHandler: ChannelInboundHandler {
             return server.ready ? answer(200, #"{"status":"ready"}"#)
                 : answer(503, #"{"status":"not ready"}"#, retryAfter: true)
         case "/metrics":
-            let text = server.metrics.render(backlogBytes: server.journal.backlogBytes, accepting: server.accepting)
+            let text = server.metrics.render(backlogBytes: server.journal.backlogBytes, accepting: server.accepting,
+                                             connections: server.openConnections)
             return respond(context, version: request.version, keepAlive: keepAlive, status: 200, body: text,
                            contentType: "text/plain; version=0.0.4")
         default:
@@ -216,6 +350,7 @@ final class IngestHandler: ChannelInboundHandler {
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
         } else {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            armTimeout(context)
         }
     }
 

@@ -19,6 +19,8 @@ package final class ServeMetrics: Sendable {
         var latencySum = 0.0
         var epochsCommitted = 0
         var epochsFailed = 0
+        var refusedConnections = 0
+        var timeouts = 0
     }
 
     private let counts = NIOLockedValueBox(Counts())
@@ -37,6 +39,12 @@ package final class ServeMetrics: Sendable {
         }
     }
 
+    /// A connection over `--max-connections`, answered 503.
+    package func refusedConnection() { counts.withLockedValue { $0.refusedConnections += 1 } }
+
+    /// A request that did not arrive whole within `--request-timeout`, answered 408.
+    package func timedOut() { counts.withLockedValue { $0.timeouts += 1 } }
+
     package func epoch(committed: Bool) {
         counts.withLockedValue { counts in
             if committed { counts.epochsCommitted += 1 } else { counts.epochsFailed += 1 }
@@ -44,7 +52,7 @@ package final class ServeMetrics: Sendable {
     }
 
     /// The text of `GET /metrics`.
-    package func render(backlogBytes: Int, accepting: Bool) -> String {
+    package func render(backlogBytes: Int, accepting: Bool, connections: Int) -> String {
         let counts = counts.withLockedValue { $0 }
         var lines: [String] = []
         func family(_ name: String, _ type: String, _ help: String) {
@@ -70,6 +78,12 @@ package final class ServeMetrics: Sendable {
         lines.append("sluice_serve_journal_backlog_bytes \(backlogBytes)")
         family("sluice_serve_accepting", "gauge", "1 while messages are taken, 0 once stopping.")
         lines.append("sluice_serve_accepting \(accepting ? 1 : 0)")
+        family("sluice_serve_connections", "gauge", "Connections open.")
+        lines.append("sluice_serve_connections \(connections)")
+        family("sluice_serve_connections_refused_total", "counter", "Connections over --max-connections, answered 503 and closed.")
+        lines.append("sluice_serve_connections_refused_total \(counts.refusedConnections)")
+        family("sluice_serve_request_timeouts_total", "counter", "Requests not whole within --request-timeout (slow clients), answered 408.")
+        lines.append("sluice_serve_request_timeouts_total \(counts.timeouts)")
         family("sluice_serve_epochs_total", "counter", "Epochs run over the journal, by result.")
         lines.append("sluice_serve_epochs_total{result=\"committed\"} \(counts.epochsCommitted)")
         lines.append("sluice_serve_epochs_total{result=\"failed\"} \(counts.epochsFailed)")

@@ -30,6 +30,10 @@ package struct ServeRequest: Sendable {
     package var segmentBytes = 64 << 20
     package var maxBacklog = 1 << 30
     package var epochInterval: Duration = .seconds(60)
+    /// `--request-timeout`: a request must arrive whole within it (and an idle connection is closed after it).
+    package var requestTimeout: Duration = .seconds(30)
+    /// `--max-connections`: connections open at once.
+    package var maxConnections = 1024
 
     package init() {}
 }
@@ -122,7 +126,9 @@ package enum ServeProgram {
             return error.status
         }
 
-        let server = IngestServer(normalizer: MessageNormalizer(keys: keys, trustedProxies: Set(request.trustedProxies)), journal: journal)
+        let server = IngestServer(normalizer: MessageNormalizer(keys: keys, trustedProxies: Set(request.trustedProxies)), journal: journal,
+                                  requestTimeout: .nanoseconds(max(request.requestTimeout.nanoseconds, 1_000_000)),
+                                  maxConnections: request.maxConnections)
         let socket: IngestListener
         do {
             socket = try IngestListener(host: request.host, port: request.port, server: server)

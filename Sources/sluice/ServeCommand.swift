@@ -24,11 +24,14 @@ struct ServeCommand: ParsableCommand {
         the files exactly once.
 
         GET /health: 200 while the process lives. GET /ready: 200 while accepting,
-        503 when stopping or backlogged. GET /metrics: Prometheus text (requests by
-        status, messages, latency, backlog, epochs). Status codes: 200 journaled; 400 never
-        accepted (bad JSON, over a limit, a gzip body that is not gzip or inflates
-        past 500 KB); 401 unknown or missing write key; 503 with Retry-After: try
-        again (stopping, backlog over --max-backlog, the journal cannot be written).
+        503 when stopping or backlogged. GET /metrics: Prometheus text (requests
+        by status, messages, latency, backlog, connections, epochs).
+
+        Status codes: 200 journaled; 400 never accepted (bad JSON, over a limit, a
+        gzip body that is not gzip or inflates past 500 KB); 401 unknown or
+        missing write key; 408 not whole within --request-timeout (slow clients);
+        503 with Retry-After: try again (stopping, backlog over --max-backlog,
+        the journal cannot be written, over --max-connections).
 
         SIGTERM/SIGINT: new requests get 503, the journal is sealed, a last epoch
         runs, exit 143/130. SIGHUP: an epoch now.
@@ -99,6 +102,17 @@ struct ServeCommand: ParsableCommand {
                                                                  valueName: "size"))
     var maxBacklog: String = "1GiB"
 
+    @Option(name: .customLong("request-timeout"), parsing: .unconditional,
+            help: ArgumentHelp("A request must arrive whole (head and body) within this, else 408 and the connection closed; "
+                               + "an idle connection is closed after it too (default: 30s).", valueName: "duration"),
+            transform: { try DurationArgument.parse($0) })
+    var requestTimeout: DurationArgument = DurationArgument(.seconds(30))
+
+    @Option(name: .customLong("max-connections"), parsing: .unconditional,
+            help: ArgumentHelp("Connections open at once; one more is answered 503 and closed (default: 1024).", valueName: "n"),
+            transform: { try CountArgument.parse($0) })
+    var maxConnections: Int = 1024
+
     @Option(help: ArgumentHelp("Write the last epoch's accounting as JSON to this file after every epoch.", valueName: "file"),
             completion: .file())
     var stats: String?
@@ -165,6 +179,8 @@ struct ServeCommand: ParsableCommand {
         request.epochInterval = epochInterval.value
         request.segmentBytes = ConfigReader.parseSize(segmentSize) ?? (64 << 20)
         request.maxBacklog = ConfigReader.parseSize(maxBacklog) ?? (1 << 30)
+        request.requestTimeout = requestTimeout.value
+        request.maxConnections = maxConnections
         request.run.pipelinePath = pipeline
         request.run.options.outDirectory = out ?? "out"
         request.run.options.statePath = state

@@ -44,13 +44,10 @@ enum ServeTestError: Error {
     case didNotListen(String)
 }
 
-/// One HTTP/1.1 exchange over a fresh loopback connection (`Connection: close`):
-/// the status and body, or nil when the connection failed or closed with no answer.
-func httpExchange(port: Int, method: String = "POST", path: String, body: [UInt8] = [], headers: [String: String] = [:],
-                  contentLength: Int? = nil) -> (status: Int, body: String)? {
+/// A connected TCP socket to 127.0.0.1:`port` (reads time out after 30 s), or nil.
+func connectLoopback(port: Int) -> Int32? {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { return nil }
-    defer { close(fd) }
     var timeout = timeval(tv_sec: 30, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     var address = sockaddr_in()
@@ -60,17 +57,25 @@ func httpExchange(port: Int, method: String = "POST", path: String, body: [UInt8
     let connected = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    guard connected == 0 else { return nil }
-    var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-    for (name, value) in headers { head += "\(name): \(value)\r\n" }
-    head += "Content-Length: \(contentLength ?? body.count)\r\n\r\n"
-    let request = Array(head.utf8) + body
+    guard connected == 0 else {
+        close(fd)
+        return nil
+    }
+    return fd
+}
+
+/// Sends all of `bytes` (stopping at an error: the server may close first).
+func sendAll(_ fd: Int32, _ bytes: [UInt8]) {
     var sent = 0
-    while sent < request.count {
-        let n = request.withUnsafeBytes { send(fd, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL)) }
+    while sent < bytes.count {
+        let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
         if n <= 0 { break }
         sent += n
     }
+}
+
+/// What the server sends until it closes (or 30 s pass), as status and body; nil when nothing came.
+func readAnswer(_ fd: Int32) -> (status: Int, body: String)? {
     var answer: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
@@ -82,6 +87,19 @@ func httpExchange(port: Int, method: String = "POST", path: String, body: [UInt8
     guard text.hasPrefix("HTTP/1.1 "), let status = Int(text.dropFirst(9).prefix(3)) else { return nil }
     let bodyText = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
     return (status, bodyText)
+}
+
+/// One HTTP/1.1 exchange over a fresh loopback connection (`Connection: close`):
+/// the status and body, or nil when the connection failed or closed with no answer.
+func httpExchange(port: Int, method: String = "POST", path: String, body: [UInt8] = [], headers: [String: String] = [:],
+                  contentLength: Int? = nil) -> (status: Int, body: String)? {
+    guard let fd = connectLoopback(port: port) else { return nil }
+    defer { close(fd) }
+    var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+    for (name, value) in headers { head += "\(name): \(value)\r\n" }
+    head += "Content-Length: \(contentLength ?? body.count)\r\n\r\n"
+    sendAll(fd, Array(head.utf8) + body)
+    return readAnswer(fd)
 }
 
 /// `Authorization: Basic` with `key` as the user name and no password, as the SDKs send it.

@@ -293,6 +293,39 @@ import Glibc
         #expect(server.process.waitForExit(timeout: 60) == 143, "\(server.process.stderr)")
     }
 
+    @Test func aSlowClientIsAnswered408AndAConnectionOverTheCap503() throws {
+        let directory = TemporaryDirectory()
+        _ = directory.write("p.yaml", Array(Self.pipeline.utf8))
+        // Slowloris: half a head, never finished; then a body that never ends.
+        let slow = try ServeProcess(["--pipeline", "p.yaml", "--out", "out", "--request-timeout", "300ms"], in: directory)
+        for partial in ["POST /v1/batch HTTP/1.1\r\nHost: x\r\n", "POST /v1/batch HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"ba"] {
+            let fd = try #require(connectLoopback(port: slow.port))
+            sendAll(fd, Array(partial.utf8))
+            #expect(readAnswer(fd)?.status == 408)
+            close(fd)
+        }
+        #expect(httpExchange(port: slow.port, path: "/v1/batch", body: trackBatch(0..<1), headers: basicAuth("k1"))?.status == 200)
+        let metrics = httpExchange(port: slow.port, method: "GET", path: "/metrics")?.body ?? ""
+        #expect(metrics.contains("sluice_serve_request_timeouts_total 2"))
+        slow.process.signal(SIGTERM)
+        #expect(slow.process.waitForExit(timeout: 60) == 143)
+
+        let capped = try ServeProcess(["--pipeline", "p.yaml", "--out", "out2", "--max-connections", "2"], in: directory)
+        let first = try #require(connectLoopback(port: capped.port))
+        let second = try #require(connectLoopback(port: capped.port))
+        let third = try #require(connectLoopback(port: capped.port))
+        let refused = readAnswer(third)
+        #expect(refused?.status == 503)
+        #expect(refused?.body.contains("too many connections") == true)
+        close(third)
+        close(first)
+        // Once one is closed, a new connection is taken again.
+        #expect(waitUntil(timeout: 30) { httpExchange(port: capped.port, method: "GET", path: "/health")?.status == 200 })
+        close(second)
+        capped.process.signal(SIGTERM)
+        #expect(capped.process.waitForExit(timeout: 60) == 143)
+    }
+
     @Test func aHostThatIsNotLoopbackNeedsListenPublic() throws {
         let directory = TemporaryDirectory()
         let result = try SluiceBinary.run(["serve", "--listen", "0.0.0.0:0", "--write-key-env", "SERVE_KEYS", "--out", "out"],
