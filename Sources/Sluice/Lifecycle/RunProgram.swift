@@ -138,10 +138,8 @@ public enum RunProgram {
             let text = "\(refused.file):\(refused.line):\(refused.column): \(refused.message)"
             return reports.failed(ExitStatus.config, error: text, logger: logger)
         }
-        let status = execute(request, configuration: configuration, control: control, openParts: openParts, reports: reports,
-                             console: console, logger: logger)
-        control.markFinished()
-        return status
+        return execute(request, configuration: configuration, control: control, openParts: openParts, reports: reports,
+                       console: console, logger: logger)
     }
 
     /// The run itself, shared by `sluice run` (once) and `sluice serve` (each
@@ -237,6 +235,7 @@ public enum RunProgram {
         }
         warnOfEvictions(summary, logger: logger)
         logger.info("\(summary.summaryLine)")
+        control.markFinished()
         return status
     }
 
