@@ -12,7 +12,7 @@
 /// lets go is reused. Id 0 is "none" and is never counted.
 public struct InternedJSON {
     private var texts: [[UInt8]] = [[]]
-    private var fragments: [JSONFragment] = [JSONFragment(text: [], nodes: [])]
+    @usableFromInline private(set) var fragments: [JSONFragment] = [JSONFragment(text: [], nodes: [])]
     private var references: [UInt32] = [0]
     private var ids: [Text: UInt32] = [:]
     private var freeIDs: [UInt32] = []
@@ -38,6 +38,7 @@ public struct InternedJSON {
     public func fragment(_ id: UInt32) -> JSONFragment { fragments[Int(id)] }
 
     /// Appends the value `id` to `builder`, read where it is kept (`fragment` hands out a copy: two retains).
+    @inlinable
     public func append(_ id: UInt32, to builder: JSONBuilder) {
         precondition(Int(id) < fragments.count, "InternedJSON.append: unknown id")
         fragments.withUnsafeBufferPointer { builder.value($0[Int(id)]) }

@@ -152,7 +152,7 @@ public struct JSONDocument: @unchecked Sendable {
     }
 
     /// Follows a dotted path of object keys from the root.
-    public func find(_ path: JSONPath) -> Int? {
+    @inlinable public func find(_ path: JSONPath) -> Int? {
         find(path, keys: 0..<path.components.count, from: 0)
     }
 

@@ -35,7 +35,7 @@ struct JSONEdits: Sendable {
     @usableFromInline var storage: Storage?
 
     /// The box to change, made (or copied, when shared) first.
-    private mutating func unique() -> Storage {
+    @usableFromInline mutating func unique() -> Storage {
         if isKnownUniquelyReferenced(&storage) { return storage! }
         let made = storage.map(Storage.init(copying:)) ?? Storage()
         storage = made
@@ -55,7 +55,7 @@ struct JSONEdits: Sendable {
     }
 
     /// Members appended to an object (tape index), with an unescaped key and raw JSON value.
-    var added: [(object: Int32, key: [UInt8], json: [UInt8])] {
+    @usableFromInline var added: [(object: Int32, key: [UInt8], json: [UInt8])] {
         get { storage?.added ?? [] }
         _modify { yield &unique().added }
     }
@@ -73,7 +73,7 @@ struct JSONEdits: Sendable {
         return storage.removed.contains(Int32(keyIndex))
     }
 
-    func replacement(for node: Int) -> [UInt8]? {
+    @inlinable func replacement(for node: Int) -> [UInt8]? {
         guard let storage, !storage.replaced.isEmpty else { return nil }
         for entry in storage.replaced.reversed() where entry.node == Int32(node) {
             return entry.json
@@ -81,7 +81,7 @@ struct JSONEdits: Sendable {
         return nil
     }
 
-    func hasAdditions(_ object: Int) -> Bool {
+    @inlinable func hasAdditions(_ object: Int) -> Bool {
         guard let storage, !storage.added.isEmpty else { return false }
         return storage.added.contains { $0.object == Int32(object) }
     }

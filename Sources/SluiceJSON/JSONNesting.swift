@@ -8,6 +8,7 @@
 public enum JSONNesting {
     /// The deepest level of objects and arrays in `json`, one JSON value that
     /// parsed before (brackets inside strings do not count): 0 for a scalar, 1 for `{}`.
+    @inlinable
     public static func depth(of json: some Sequence<UInt8>) -> Int {
         var depth = 0
         var deepest = 0

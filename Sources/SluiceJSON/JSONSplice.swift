@@ -16,6 +16,7 @@
 /// Invariants the caller keeps: changes do not overlap (a replaced value is not
 /// inside a removed member), and the document has no pending edits.
 public struct JSONSplice {
+    @usableFromInline
     struct Change {
         /// The byte range of the original text that goes.
         var start: Int
@@ -30,18 +31,31 @@ public struct JSONSplice {
         /// The tape indexes that go (a removed member's key and value subtree).
         var removedStart: Int
         var removedEnd: Int
+
+        @usableFromInline
+        init(start: Int, end: Int, textStart: Int, textEnd: Int, node: Int, kind: JSONKind, flags: UInt8, removedStart: Int, removedEnd: Int) {
+            self.start = start
+            self.end = end
+            self.textStart = textStart
+            self.textEnd = textEnd
+            self.node = node
+            self.kind = kind
+            self.flags = flags
+            self.removedStart = removedStart
+            self.removedEnd = removedEnd
+        }
     }
 
-    private(set) var changes: [Change] = []
+    @usableFromInline private(set) var changes: [Change] = []
     /// Replacement texts, back to back.
-    private(set) var text: [UInt8] = []
+    @usableFromInline private(set) var text: [UInt8] = []
 
     public init() {
         changes.reserveCapacity(8)
         text.reserveCapacity(256)
     }
 
-    public var isEmpty: Bool { changes.isEmpty }
+    @inlinable public var isEmpty: Bool { changes.isEmpty }
 
     public mutating func reset() {
         changes.removeAll(keepingCapacity: true)
@@ -70,6 +84,7 @@ public struct JSONSplice {
 
     /// Replaces the string at tape index `node`, spanning bytes `start..<end`
     /// (quotes included), by a string with the body `body` (escaped JSON).
+    @inlinable
     public mutating func replaceString(node: Int, start: Int, end: Int, body: some Collection<UInt8>) {
         let textStart = text.count
         text.append(UInt8(ascii: "\""))

@@ -58,6 +58,7 @@ public enum JSONString {
         return out
     }
 
+    @inlinable
     public static func appendUTF8<Out: ByteSink>(_ scalar: UInt32, to out: inout Out) {
         switch scalar {
         case 0..<0x80:
@@ -77,9 +78,10 @@ public enum JSONString {
         }
     }
 
-    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    @usableFromInline static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Appends `text` (valid UTF-8) as a quoted JSON string, escaping only what RFC 8259 requires.
+    @inlinable
     public static func appendQuoted<Bytes: Collection, Out: ByteSink>(_ text: Bytes, to out: inout Out) where Bytes.Element == UInt8 {
         // Most text (event names, ids) needs no escape: then it goes in with its quotes in one append.
         let plain: Bool? = text.withContiguousStorageIfAvailable { buffer in
@@ -109,7 +111,7 @@ public enum JSONString {
 
     /// Whether any byte of `text` must be escaped in a JSON string (a control
     /// character, `"` or `\\`): eight bytes at a time, as the parser scans strings.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func needsEscape(_ text: UnsafeRawBufferPointer) -> Bool {
         let count = text.count
         var index = 0
@@ -135,6 +137,7 @@ public enum JSONString {
     }
 
     /// Appends a Swift string as a quoted JSON string.
+    @inlinable
     public static func appendQuoted<Out: ByteSink>(_ text: String, to out: inout Out) {
         appendQuoted(text.utf8, to: &out)
     }

@@ -13,11 +13,12 @@ extension JSONDocument {
     /// call for every byte appended.
     public func write(to out: inout [UInt8]) { writeCanonical(to: &out) }
     public func write(to out: inout ByteBuffer) { writeCanonical(to: &out) }
-    public func write<Out: ByteSink>(to out: inout Out) { writeCanonical(to: &out) }
+    @inlinable public func write<Out: ByteSink>(to out: inout Out) { write(node: 0, to: &out) }
 
     private func writeCanonical<Out: ByteSink>(to out: inout Out) { write(node: 0, to: &out) }
 
     /// Appends the value at `node` as canonical JSON, edits applied.
+    @inlinable
     public func write<Out: ByteSink>(node: Int, to out: inout Out) {
         // No edits and no insignificant whitespace: the text as written is canonical.
         if edits.isEmpty && !hasInsignificantWhitespace {
@@ -27,7 +28,8 @@ extension JSONDocument {
         writeEdited(node: node, to: &out)
     }
 
-    private func writeEdited<Out: ByteSink>(node: Int, to out: inout Out) {
+    @inlinable
+    func writeEdited<Out: ByteSink>(node: Int, to out: inout Out) {
         if let replacement = edits.replacement(for: node) {
             out.append(contentsOf: replacement)
             return

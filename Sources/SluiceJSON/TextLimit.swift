@@ -10,6 +10,7 @@
 public enum TextLimit {
     /// Appends the string at `node` as JSON, cut to at most `maxBytes` bytes of
     /// UTF-8 and `maxScalars` characters; returns whether it was cut.
+    @inlinable
     public static func appendString<Out: ByteSink>(_ document: JSONDocument, _ node: Int, maxBytes: Int = .max, maxScalars: Int = .max,
                              to out: inout Out) -> Bool {
         let current = document.tape[node]
@@ -25,7 +26,7 @@ public enum TextLimit {
     }
 
     /// Appends `bytes` (valid UTF-8) as a JSON string cut to the limits; returns whether it was cut.
-    @discardableResult
+    @inlinable @discardableResult
     public static func appendCut<Bytes: Collection, Out: ByteSink>(_ bytes: Bytes, maxBytes: Int = .max, maxScalars: Int = .max,
                                              to out: inout Out) -> Bool where Bytes.Element == UInt8 {
         let length = prefixLength(bytes, maxBytes: maxBytes, maxScalars: maxScalars)
@@ -35,6 +36,7 @@ public enum TextLimit {
 
     /// Appends the value at `node` as JSON with every string in it, at any
     /// depth, cut to the limits (keys are left alone); returns how many strings were cut.
+    @inlinable
     public static func appendValue<Out: ByteSink>(_ document: JSONDocument, _ node: Int, maxBytes: Int = .max, maxScalars: Int = .max,
                             to out: inout Out) -> Int {
         let current = document.tape[node]
@@ -79,7 +81,7 @@ public enum TextLimit {
     }
 
     /// Appends a value as compact JSON: its raw text when that already is.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func appendRaw<Out: ByteSink>(_ document: JSONDocument, _ node: Int, to out: inout Out) {
         let kind = document.tape[node].kind
         if (kind != .object && kind != .array) || (!document.hasInsignificantWhitespace && !document.isModified) {
@@ -90,6 +92,7 @@ public enum TextLimit {
     }
 
     /// The length of the longest prefix within both limits that ends on a character boundary.
+    @inlinable
     public static func prefixLength<Bytes: Collection>(_ bytes: Bytes, maxBytes: Int = .max, maxScalars: Int = .max) -> Int
     where Bytes.Element == UInt8 {
         if bytes.count <= maxBytes && bytes.count <= maxScalars { return bytes.count }
@@ -112,7 +115,7 @@ public enum TextLimit {
     }
 
     /// The number of characters (Unicode scalars) in valid UTF-8: bytes that do not continue a character.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func scalarCount(_ bytes: UnsafeRawBufferPointer) -> Int {
         // Bytes minus continuation bytes (10xxxxxx), counted eight at a time:
         // a byte's bit 7 set and bit 6 clear.

@@ -13,6 +13,9 @@ import Sluice
 /// - 401, 403 (or an answer the API reads as refusing the credentials, whatever its
 ///   status): the credentials are refused: sending stops (exit 77), this batch unacknowledged.
 /// - 413: the batch is split in two and each half sent; a single record is refused.
+/// - 429 naming records (`ProviderAPI.throttledRecords`: Amplitude's daily
+///   quotas and throttled events): the refused ones to the send-rejects, the
+///   rest sent again at once, the throttled ones after the `RetryPolicy`'s wait.
 /// - 408, 429, 5xx, a timeout, a connection error: tried again after the
 ///   `RetryPolicy`'s wait, until `--max-retry-time` (exit 75).
 /// - any other status: sending stops (exit 69), the batch unacknowledged.
@@ -31,9 +34,11 @@ struct BatchDelivery: Sendable {
         await deliver(batch.file, batch.range, gzipped: batch.gzipped)
     }
 
-    private func deliver(_ file: SendFile, _ range: Range<Int>, gzipped: [UInt8]?) async -> Bool {
-        let firstAttempt = ContinuousClock.now
-        var attempt = 0
+    /// - Parameter since: the first attempt at these records (a part of a batch sent again keeps its batch's deadline).
+    private func deliver(_ file: SendFile, _ range: Range<Int>, gzipped: [UInt8]?, since: ContinuousClock.Instant? = nil,
+                         attempt startingAttempt: Int = 0) async -> Bool {
+        let firstAttempt = since ?? ContinuousClock.now
+        var attempt = startingAttempt
         while true {
             if stop.isStopping { return false }
             let slot = await limiter.slot()
@@ -47,10 +52,18 @@ struct BatchDelivery: Sendable {
             var retryAfter: Duration?
             var why: String
             do {
-                let response = try await client.execute(request, timeout: .nanoseconds(requestTimeout.nanoseconds))
-                let answer = Array(buffer: try await response.body.collect(upTo: 8 << 20))
+                let response: Answer
+                switch try await exchange(request) {
+                case .answered(let answered): response = answered
+                case .timedOut: throw RequestCutOff.timedOut
+                case .cutOffByStop:
+                    // Past --shutdown-timeout after a stop: the batch stays unacknowledged, a rerun sends it.
+                    await queue.recordRequest(bytes: body.count, seconds: started.duration(to: .now).seconds)
+                    return false
+                }
+                let answer = response.body
                 await queue.recordRequest(bytes: body.count, seconds: started.duration(to: .now).seconds)
-                let code = Int(response.status.code)
+                let code = response.status
                 switch code {
                 case _ where api.refusesCredentials(status: code, body: answer), 401, 403:
                     await queue.fail(.unauthorized("\(queue.name): the provider refused the credentials (HTTP \(code): "
@@ -83,8 +96,12 @@ struct BatchDelivery: Sendable {
                     let first = await deliver(file, range.lowerBound..<middle, gzipped: nil)
                     guard first else { return false }
                     return await deliver(file, middle..<range.upperBound, gzipped: nil)
+                case 429 where api.throttledRecords(in: answer, records: file.bytes(range), count: range.count) != nil:
+                    let named = api.throttledRecords(in: answer, records: file.bytes(range), count: range.count)!
+                    return await deliverRest(file, range, named, status: code, since: firstAttempt, attempt: attempt,
+                                             retryAfter: RetryPolicy.parseRetryAfter(response.retryAfter))
                 case 408, 429, 500..<600:
-                    retryAfter = RetryPolicy.parseRetryAfter(response.headers.first(name: "Retry-After"))
+                    retryAfter = RetryPolicy.parseRetryAfter(response.retryAfter)
                     why = "HTTP \(code)"
                 default:
                     await queue.fail(.unavailable("\(queue.name): the provider answered HTTP \(code) to \(file.path) records "
@@ -108,8 +125,80 @@ struct BatchDelivery: Sendable {
         }
     }
 
+    /// After a 429 that named records: the refused ones to the send-rejects, the
+    /// ones it did not name sent again now, the throttled ones after the wait.
+    private func deliverRest(_ file: SendFile, _ range: Range<Int>, _ named: ThrottledRecords, status: Int,
+                             since: ContinuousClock.Instant, attempt: Int, retryAfter: Duration?) async -> Bool {
+        let refused = named.refused.sorted { $0.key < $1.key }.map { (index: $0.key + range.lowerBound, reason: $0.value) }
+        if !refused.isEmpty {
+            guard await queue.refuse(file, status: status, refused) else { return false }
+        }
+        let throttled = named.throttled.sorted().map { $0 + range.lowerBound }
+        let held = RangeSet.merged((refused.map(\.index) + throttled).sorted().map { $0..<($0 + 1) })
+        for rest in RangeSet.complement(of: held, in: range) {
+            guard await deliver(file, rest, gzipped: nil, since: since, attempt: attempt) else { return false }
+        }
+        guard !throttled.isEmpty else { return true }
+        let wait = policy.delay(attempt: attempt, retryAfter: retryAfter)
+        if since.duration(to: .now) + wait > policy.maxRetryTime {
+            await queue.fail(.tryAgain("\(queue.name): gave up on \(throttled.count) throttled records of \(file.path) "
+                + "after \(attempt + 1) attempts within --max-retry-time (last: HTTP 429); a rerun sends them"))
+            return false
+        }
+        await queue.recordRetry()
+        guard await stop.sleep(wait) else { return false }
+        for part in RangeSet.merged(throttled.map { $0..<($0 + 1) }) {
+            guard await deliver(file, part, gzipped: nil, since: since, attempt: attempt + 1) else { return false }
+        }
+        return true
+    }
+
+    /// A provider's answer, read to its end.
+    struct Answer: Sendable {
+        var status: Int
+        var retryAfter: String?
+        var body: [UInt8]
+    }
+
+    enum Exchange: Sendable {
+        case answered(Answer)
+        /// `--request-timeout` ran out before the answer's last byte.
+        case timedOut
+        /// A stop came and `--shutdown-timeout` ran out with the request still in flight.
+        case cutOffByStop
+    }
+
+    enum RequestCutOff: Error { case timedOut }
+
+    /// One request and its whole answer, cut off at `requestTimeout` (from connecting to the answer's
+    /// last byte: a server that drips its answer cannot hold a sender), or once a stop's shutdown
+    /// timeout runs out. Cutting off cancels the request's task, which closes its connection.
+    private func exchange(_ request: HTTPClientRequest) async throws -> Exchange {
+        let (client, timeout, stop) = (self.client, requestTimeout, self.stop)
+        return try await withThrowingTaskGroup(of: Exchange.self) { group in
+            group.addTask {
+                let response = try await client.execute(request, timeout: .nanoseconds(timeout.nanoseconds))
+                let body = Array(buffer: try await response.body.collect(upTo: 8 << 20))
+                return .answered(Answer(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"),
+                                        body: body))
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return .timedOut
+            }
+            group.addTask {
+                await stop.shutdownTimeoutPassed()
+                try Task.checkCancellation()
+                return .cutOffByStop
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+
     /// A transport error in a few words (never a request's headers).
     static func describe(_ error: any Error) -> String {
+        if error is RequestCutOff { return "timeout" }
         if let error = error as? HTTPClientError {
             switch error {
             case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout: return "timeout"

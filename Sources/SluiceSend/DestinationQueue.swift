@@ -28,6 +28,8 @@ actor DestinationQueue {
     private let ledger: SendLedger
     /// `--validate`: the answers are checked, nothing is acknowledged or moved.
     let checkOnly: Bool
+    /// The secrets, taken out of every send-rejects line (a provider's answer may quote one).
+    let redactor: Redactor
     private(set) var stats = SendStats()
     private(set) var failure: SendFailure?
     private var paths: [String] = []
@@ -36,8 +38,9 @@ actor DestinationQueue {
     private var open: [String: (file: SendFile, batches: Int)] = [:]
 
     init(name: String, dest: String, root: String, template: PathTemplate, api: any ProviderAPI, afterSend: SendSettings.AfterSend,
-         ledger: SendLedger, checkOnly: Bool = false) {
+         ledger: SendLedger, checkOnly: Bool = false, redactor: Redactor = Redactor()) {
         self.checkOnly = checkOnly
+        self.redactor = redactor
         self.name = name
         self.dest = dest
         self.root = root
@@ -120,7 +123,7 @@ actor DestinationQueue {
         do {
             if !refused.isEmpty {
                 try SendRejects.write(root: root, destination: name, file: file, first: range.lowerBound, status: status,
-                                      refused: refused)
+                                      refused: refused, redactor: redactor)
             }
             if !checkOnly { try ledger.acknowledge(file, range) }
         } catch {
@@ -137,7 +140,7 @@ actor DestinationQueue {
     func refuse(_ file: SendFile, status: Int, _ refused: [(index: Int, reason: String)]) -> Bool {
         do {
             try SendRejects.write(root: root, destination: name, file: file, first: refused.map(\.index).min() ?? 0,
-                                  status: status, refused: refused)
+                                  status: status, refused: refused, redactor: redactor)
             for range in RangeSet.merged(refused.map { $0.index..<($0.index + 1) }) where !checkOnly {
                 try ledger.acknowledge(file, range)
             }

@@ -14,6 +14,20 @@ struct Redactor: Sendable {
         needles.sort { $0.count > $1.count }
     }
 
+    /// Whether `bytes` hold any secret (then `scrub` their text): most text holds none, and is not copied.
+    func finds(in bytes: [UInt8]) -> Bool {
+        needles.contains { needle in
+            let pattern = Array(needle.utf8)
+            guard let first = pattern.first, bytes.count >= pattern.count else { return false }
+            var index = 0
+            while index <= bytes.count - pattern.count {
+                if bytes[index] == first && bytes[index..<(index + pattern.count)].elementsEqual(pattern) { return true }
+                index += 1
+            }
+            return false
+        }
+    }
+
     func scrub(_ text: String) -> String {
         needles.reduce(text) { $0.replacingOccurrences(of: $1, with: "[redacted]") }
     }

@@ -7,6 +7,8 @@ import SluiceJSON
 /// file they came from, one gzip file per refusing batch, named by the batch's
 /// first record, written whole (temporary file, fsync, rename) before the
 /// ledger acknowledges the batch. A rerun after a crash writes the same file again.
+/// Every line is scrubbed of the destinations' secrets first (a provider's 400
+/// may quote the write key it was given): `[redacted]` in their place.
 ///
 /// ```json
 /// {"destination":"mixpanel","file":"mixpanel/2026-11-20/mixpanel-08-0000.ndjson.gz","index":17,"status":400,
@@ -14,7 +16,7 @@ import SluiceJSON
 /// ```
 enum SendRejects {
     static func write(root: String, destination: String, file: SendFile, first: Int, status: Int,
-                      refused: [(index: Int, reason: String)]) throws(SendFailure) {
+                      refused: [(index: Int, reason: String)], redactor: Redactor = Redactor()) throws(SendFailure) {
         var text: [UInt8] = []
         for (index, reason) in refused.sorted(by: { $0.index < $1.index }) {
             text += Array("{\"destination\":".utf8)
@@ -33,6 +35,7 @@ enum SendRejects {
             }
             text += Array("}\n".utf8)
         }
+        if redactor.finds(in: text) { text = Array(redactor.scrub(String(decoding: text, as: UTF8.self)).utf8) }
         let stem = file.path.hasSuffix(".ndjson.gz") ? String(file.path.dropLast(10)) : file.path
         let path = root + "/send-rejects/" + destination + "/" + stem + "-from-\(first).ndjson.gz"
         let body = GzipDeflater.member(of: text[...], level: 6)

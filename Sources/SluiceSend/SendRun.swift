@@ -11,6 +11,8 @@ public enum SendRun {
         public var root = "out"
         /// `--endpoint NAME=URL`: a destination's URL instead of the provider's.
         public var endpoints: [String: String] = [:]
+        /// `--only NAME`: send only these outputs (a destination's events, `DEST.KIND` a side output); empty: all.
+        public var only: Set<String> = []
         public var dryRun = false
         /// `--validate`: GA4 destinations post to the validation endpoint; refused lines go to the send-rejects, nothing is marked sent.
         public var validate = false
@@ -22,7 +24,10 @@ public enum SendRun {
         public var progress: Bool?
         public var quiet = false
         var retry = RetryPolicy()
+        /// `--request-timeout`: a request's whole deadline, connecting to the answer's last byte.
         public var requestTimeout: Duration = .seconds(60)
+        /// `--shutdown-timeout`: after SIGTERM/SIGINT, how long requests in flight may take before they are cut off.
+        public var shutdownTimeout: Duration = .seconds(30)
         public var environment: @Sendable (String) -> String? = ConfigReader.processEnvironment
 
         public init(pipeline: String) { self.pipeline = pipeline }
@@ -69,9 +74,46 @@ public enum SendRun {
         }
         let validating = DestinationRegistry.validating
         var targets: [Target] = []
+        // Every output that could be sent, for `--only` and `--endpoint` to name.
+        var sendable: [String: String] = [:]
+        for destination in configuration.destinations where destination.send != nil {
+            sendable[destination.name] = destination.type.name
+            for side in destination.sideOutputs {
+                sendable[SideOutputKind.outputName(destination: destination.name, kind: side.kind.name)] = destination.type.name
+            }
+        }
+        for name in options.only.sorted() where sendable[name] == nil {
+            let message = "--only \(name): no destination or side output '\(name)' with a send: block in \(options.pipeline) "
+                + "(there are: \(sendable.keys.sorted().joined(separator: ", ")))"
+            logger.error("\(message)")
+            return ExitStatus.usage
+        }
+        let selected = { (name: String) in options.only.isEmpty || options.only.contains(name) }
+        // An `--endpoint` for what this command does not send is a mistake, said before any credentials are read.
+        for name in options.endpoints.keys.sorted() {
+            guard let type = sendable[name] else {
+                logger.error("--endpoint \(name)=…: no destination or side output '\(name)' with a send: block in \(options.pipeline)")
+                return ExitStatus.usage
+            }
+            let why: String
+            if options.validate && (!validating.contains(type) || name.contains(".")) {
+                why = "--validate checks only destinations with a validation endpoint (\(validating.sorted().joined(separator: ", "))), "
+                    + "and \(name) is \(name.contains(".") ? "a side output" : type)"
+            } else if !selected(name) {
+                why = "--only leaves it out"
+            } else {
+                continue
+            }
+            let message = "--endpoint \(name)=…: \(name) is not sent by this command: \(why)"
+            logger.error("\(message)")
+            return ExitStatus.usage
+        }
         for destination in configuration.destinations {
             guard let send = destination.send else { continue }
             if options.validate && !validating.contains(destination.type.name) { continue }
+            // Not sent: its credentials are not needed either.
+            let sides = destination.sideOutputs.map { SideOutputKind.outputName(destination: destination.name, kind: $0.kind.name) }
+            guard selected(destination.name) || (!options.validate && sides.contains(where: selected)) else { continue }
             // Events written to stdout leave nothing to send but the side outputs' files.
             var eventsTemplate: PathTemplate?
             if case let .files(template) = destination.target { eventsTemplate = template }
@@ -104,21 +146,28 @@ public enum SendRun {
                 return failure.exitCode
             case .success(let api):
                 if !options.dryRun { redactor.add(secret) }
-                if let eventsTemplate {
-                    targets.append(Target(name: destination.name, dest: destination.name, template: eventsTemplate, settings: send, api: api,
-                                          url: api.url(endpoint: options.endpoints[destination.name])))
+                if let eventsTemplate, selected(destination.name) {
+                    switch api.checkedURL(endpoint: options.endpoints[destination.name]) {
+                    case .failure(let failure):
+                        logger.error("destination '\(destination.name)': \(failure)")
+                        return ExitStatus.usage
+                    case .success(let url):
+                        targets.append(Target(name: destination.name, dest: destination.name, template: eventsTemplate, settings: send,
+                                              api: api, url: url))
+                    }
                 }
             }
             // The side outputs go to the provider's other endpoints, with the same `send:` block.
             for side in destination.sideOutputs where !options.validate {
-                guard let api = delivery.sideOutputs[side.kind.name]?(send, secret) else { continue }
                 let name = SideOutputKind.outputName(destination: destination.name, kind: side.kind.name)
+                guard selected(name), let api = delivery.sideOutputs[side.kind.name]?(send, secret) else { continue }
                 targets.append(Target(name: name, dest: destination.name, inOrder: true, template: side.template, settings: send,
                                       api: api, url: api.url(endpoint: options.endpoints[name])))
             }
         }
-        for name in options.endpoints.keys where !targets.contains(where: { $0.name == name }) {
-            logger.error("--endpoint \(name)=…: no destination '\(name)' with a send: block in \(options.pipeline)")
+        for name in options.endpoints.keys.sorted() where !targets.contains(where: { $0.name == name }) {
+            // A side output its provider has no API for, or a destination whose events go to stdout.
+            logger.error("--endpoint \(name)=…: \(name) has no files sluice send delivers")
             return ExitStatus.usage
         }
         if targets.isEmpty {

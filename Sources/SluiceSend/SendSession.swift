@@ -21,7 +21,7 @@ struct SendSession: Sendable {
     let redactor: Redactor
 
     func run() async -> Int32 {
-        let stop = StopSignal()
+        let stop = StopSignal(shutdownTimeout: options.shutdownTimeout)
         var queues: [DestinationQueue] = []
         for target in targets {
             do {
@@ -31,7 +31,7 @@ struct SendSession: Sendable {
                 }
                 queues.append(DestinationQueue(name: target.name, dest: target.dest, root: options.root, template: target.template,
                                                api: target.api, afterSend: target.settings.afterSend, ledger: ledger,
-                                               checkOnly: options.validate))
+                                               checkOnly: options.validate, redactor: redactor))
             } catch {
                 logger.error("destination '\(target.name)': \(error)")
                 return error.exitCode
@@ -145,7 +145,9 @@ struct SendSession: Sendable {
             all.append((queue.name, stats))
             if let failure = await queue.failure { failures.append(failure) }
             if !options.quiet {
-                let summary = "send \(queue.name): \(stats.sent) records sent, \(stats.refused) refused, "
+                // A check is not a send: its records were validated, and nothing was marked sent.
+                let done = options.validate ? "records validated (nothing marked sent)" : "records sent"
+                let summary = "send \(queue.name): \(stats.sent) \(done), \(stats.refused) refused, "
                     + "\(stats.alreadyAcknowledged) sent before, \(stats.unsent) unsent; \(stats.filesDone) files done; "
                     + "\(stats.requests) requests (\(stats.retried) retried), \(stats.bytes) bytes, "
                     + String(format: "%.1f", elapsed.seconds) + "s"

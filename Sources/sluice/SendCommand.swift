@@ -24,6 +24,7 @@ struct SendCommand: AsyncParsableCommand {
         Examples:
           MIXPANEL_SECRET=... sluice send --pipeline app.yaml /data/analytics
           sluice send --pipeline app.yaml --dry-run out
+          sluice send --pipeline app.yaml --only mixpanel --only mixpanel.profiles out
           sluice send --pipeline app.yaml \\
               --endpoint mixpanel=http://127.0.0.1:8080/import out
           sluice send --pipeline app.yaml --watch \\
@@ -49,10 +50,15 @@ struct SendCommand: AsyncParsableCommand {
                                valueName: "name=url"))
     var endpoints: [String] = []
 
+    @Option(name: .customLong("only"),
+            help: ArgumentHelp("Send only destination NAME (a side output: DEST.KIND); repeatable. The others' credentials are not needed.",
+                               valueName: "name"))
+    var only: [String] = []
+
     @Flag(name: .customLong("dry-run"), help: "Print the requests that would be made (counts and sizes, no secrets); send nothing.")
     var dryRun = false
 
-    @Flag(name: .customLong("validate"), help: "Post GA4 destinations' lines to the Measurement Protocol's validation endpoint: its messages go to the send-rejects; nothing is marked sent, moved or sent to the others.")
+    @Flag(name: .customLong("validate"), help: "Post GA4 destinations' lines to the Measurement Protocol's validation endpoint (an --endpoint's /mp/collect becomes /debug/mp/collect; any other path is refused): its messages go to the send-rejects; nothing is marked sent, moved or sent to the others.")
     var validateOnly = false
 
     @Flag(help: "Keep running: send files as `sluice run` finishes them, until SIGTERM or SIGINT.")
@@ -77,10 +83,16 @@ struct SendCommand: AsyncParsableCommand {
     var maxRetryTime = DurationArgument(.seconds(3600))
 
     @Option(name: .customLong("request-timeout"), parsing: .unconditional,
-            help: ArgumentHelp("How long one request may take before it counts as a timeout and is retried (default: 60s).",
+            help: ArgumentHelp("How long one request may take, from connecting to the answer's last byte, before it is cut off as a timeout and retried (default: 60s).",
                                valueName: "duration"),
             transform: { try DurationArgument.parse($0) })
     var requestTimeout = DurationArgument(.seconds(60))
+
+    @Option(name: .customLong("shutdown-timeout"), parsing: .unconditional,
+            help: ArgumentHelp("After SIGTERM/SIGINT, how long requests in flight may take to finish before they are cut off (their batches stay unacknowledged; a rerun sends them) (default: 30s).",
+                               valueName: "duration"),
+            transform: { try DurationArgument.parse($0) })
+    var shutdownTimeout = DurationArgument(.seconds(30))
 
     @Flag(help: "No summary line (nor progress) on stderr, only errors.")
     var quiet = false
@@ -96,7 +108,8 @@ struct SendCommand: AsyncParsableCommand {
             }
         }
         if validateOnly && (watch || dryRun) { throw ValidationError("--validate goes with neither --watch nor --dry-run") }
-        for (name, duration) in [("--max-retry-time", maxRetryTime), ("--request-timeout", requestTimeout)] where duration.value <= .zero {
+        for (name, duration) in [("--max-retry-time", maxRetryTime), ("--request-timeout", requestTimeout),
+                                 ("--shutdown-timeout", shutdownTimeout)] where duration.value <= .zero {
             throw ValidationError("\(name) must be positive: a duration such as 30s")
         }
     }
@@ -110,6 +123,7 @@ struct SendCommand: AsyncParsableCommand {
         }
         options.dryRun = dryRun
         options.validate = validateOnly
+        options.only = Set(only)
         options.watch = watch
         options.statsPath = stats
         options.metricsPath = metrics
@@ -117,6 +131,7 @@ struct SendCommand: AsyncParsableCommand {
         options.quiet = quiet
         options.maxRetryTime = maxRetryTime.value
         options.requestTimeout = requestTimeout.value
+        options.shutdownTimeout = shutdownTimeout.value
         let console = StderrConsole()
         // Every message level: --quiet leaves out the summary lines and the progress itself.
         let code = await SendRun.run(options, logger: .sluiceStderr(console: console, quiet: false), console: console)

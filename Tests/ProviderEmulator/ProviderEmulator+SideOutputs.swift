@@ -5,7 +5,7 @@ import NIOHTTP1
 /// Mixpanel `/engage` and `/groups`, Amplitude `/groupidentify` and `/usermap`.
 extension ProviderEmulator {
     func mixpanelProfiles(_ head: HTTPRequestHead, _ body: [UInt8], _ number: Int,
-                          _ reply: Reply) -> (Int, [(String, String)], String, Int) {
+                          _ reply: Reply) -> Answer {
         let params = formParameters(body)
         guard head.method == .POST, head.uri == provider.path, params["verbose"] == "1" else {
             return reply(404, "{\"error\":\"POST \(provider.path) with verbose=1 expected, got \(head.method) \(head.uri)\",\"status\":0}", [])
@@ -40,7 +40,7 @@ extension ProviderEmulator {
     }
 
     func amplitudeForm(_ head: HTTPRequestHead, _ body: [UInt8], _ number: Int,
-                       _ reply: Reply) -> (Int, [(String, String)], String, Int) {
+                       _ reply: Reply) -> Answer {
         guard head.method == .POST, head.uri == provider.path,
               head.headers.first(name: "Content-Type") == "application/x-www-form-urlencoded" else {
             return reply(404, "{\"error\":\"form POST \(provider.path) expected\"}", [])

@@ -79,6 +79,10 @@ public final class ProviderEmulator: @unchecked Sendable {
         case status(Int, retryAfter: String? = nil)
         /// Answers normally, after this long.
         case delay(milliseconds: Int)
+        /// Answers normally, but sends the body one byte at a time, this long apart (a server that drips).
+        case drip(milliseconds: Int)
+        /// This status and body, as a provider documents them (`body` may use `{SECRET}`); nothing imported.
+        case answer(Int, body: String)
     }
 
     /// A record the emulator imported, with the request it came in.
@@ -108,6 +112,12 @@ public final class ProviderEmulator: @unchecked Sendable {
         var requests = 0
         var statuses: [Int] = []
         var authorizations: [String] = []
+        /// Refusals quote the secret.
+        var quoteSecret = false
+        /// Amplitude: devices over the daily quota (their events get a 429 naming them, always).
+        var overQuotaDevices: Set<String> = []
+        /// Amplitude: devices whose events are throttled (a 429 naming them) this many more times.
+        var throttledDevices: [String: Int] = [:]
         init(secret: String = "") { self.secret = secret }
     }
 
@@ -158,6 +168,19 @@ public final class ProviderEmulator: @unchecked Sendable {
     /// Queues answers for the next requests, in order.
     public func script(_ answers: [Scripted]) { lock.withLock { state.script += answers } }
 
+    /// Refusals (Mixpanel's 400) quote the secret the request carried, as some providers' answers do.
+    public func quoteSecretInRefusals() { lock.withLock { state.quoteSecret = true } }
+
+    /// Amplitude: these devices are over their daily quota; every request with one of their events
+    /// gets a 429 with `exceeded_daily_quota_devices` (nothing of it ingested).
+    public func overDailyQuota(devices: Set<String>) { lock.withLock { state.overQuotaDevices.formUnion(devices) } }
+
+    /// Amplitude: the next `times` requests with an event of these devices get a 429 whose
+    /// `throttled_events` names those events (nothing of it ingested).
+    public func throttle(devices: Set<String>, times: Int) {
+        lock.withLock { for device in devices { state.throttledDevices[device] = times } }
+    }
+
     /// Every request answers after `milliseconds` (slow provider), until set to 0.
     public func delayEveryRequest(milliseconds: Int) { lock.withLock { state.delayEvery = milliseconds } }
 
@@ -183,16 +206,20 @@ public final class ProviderEmulator: @unchecked Sendable {
     public var authorizations: [String] { lock.withLock { state.authorizations } }
 
     /// Answers one request: status, headers and body, and how long to wait first.
-    func answer(head: HTTPRequestHead, body: [UInt8]) -> (status: Int, headers: [(String, String)], body: String, delay: Int) {
+    /// An answer: its status, headers and body, sent after `delay` ms, the body one byte every `drip` ms when not 0.
+    typealias Answer = (status: Int, headers: [(String, String)], body: String, delay: Int, drip: Int)
+
+    func answer(head: HTTPRequestHead, body: [UInt8]) -> Answer {
         lock.withLock {
             state.requests += 1
             let number = state.requests
             var delay = state.delayEvery
+            var drip = 0
             let authorization = head.headers.first(name: "Authorization") ?? ""
             state.authorizations.append(authorization)
             let reply: Reply = { status, text, headers in
                 self.state.statuses.append(status)
-                return (status, headers + [("Content-Type", "application/json")], text, delay)
+                return (status, headers + [("Content-Type", "application/json")], text, delay, drip)
             }
             if !state.script.isEmpty {
                 switch state.script.removeFirst() {
@@ -200,6 +227,10 @@ public final class ProviderEmulator: @unchecked Sendable {
                     return reply(status, "{\"error\":\"scripted \(status)\",\"status\":0}", retryAfter.map { [("Retry-After", $0)] } ?? [])
                 case let .delay(milliseconds):
                     delay = milliseconds
+                case let .drip(milliseconds):
+                    drip = milliseconds
+                case let .answer(status, text):
+                    return reply(status, text.replacingOccurrences(of: "{SECRET}", with: state.secret), [])
                 }
             }
             switch provider {
@@ -214,10 +245,10 @@ public final class ProviderEmulator: @unchecked Sendable {
         }
     }
 
-    typealias Reply = (Int, String, [(String, String)]) -> (Int, [(String, String)], String, Int)
+    typealias Reply = (Int, String, [(String, String)]) -> Answer
 
     private func mixpanel(_ head: HTTPRequestHead, _ body: [UInt8], _ authorization: String, _ number: Int,
-                          _ reply: Reply) -> (Int, [(String, String)], String, Int) {
+                          _ reply: Reply) -> Answer {
         guard head.method == .POST, head.uri.hasPrefix("/import?"), head.uri.contains("strict=1") else {
             return reply(404, "{\"error\":\"POST /import?strict=1 expected, got \(head.method) \(head.uri)\"}", [])
         }
@@ -246,7 +277,8 @@ public final class ProviderEmulator: @unchecked Sendable {
                 field = "properties.$insert_id"
             } else if properties?["emulator_refuse"] != nil { field = "properties.emulator_refuse" } else { field = nil }
             if let field {
-                failed.append("{\"index\":\(index),\"$insert_id\":\"\(insertID)\",\"field\":\"\(field)\",\"message\":\"'\(field)' is invalid\"}")
+                let quoted = state.quoteSecret ? " (project secret \(state.secret))" : ""
+                failed.append("{\"index\":\(index),\"$insert_id\":\"\(insertID)\",\"field\":\"\(field)\",\"message\":\"'\(field)' is invalid\(quoted)\"}")
             } else {
                 state.imported.append(Imported(line: line, insertID: insertID, request: number))
                 imported += 1
@@ -258,7 +290,7 @@ public final class ProviderEmulator: @unchecked Sendable {
     }
 
     private func amplitude(_ head: HTTPRequestHead, _ body: [UInt8], _ number: Int,
-                           _ reply: Reply) -> (Int, [(String, String)], String, Int) {
+                           _ reply: Reply) -> Answer {
         guard head.method == .POST, head.uri == "/2/httpapi",
               let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
               let events = object["events"] as? [[String: Any]] else {
@@ -283,6 +315,25 @@ public final class ProviderEmulator: @unchecked Sendable {
             let fields = invalid.map { "\"\($0.key)\":[\($0.value.map(String.init).joined(separator: ","))]" }.joined(separator: ",")
             return reply(400, "{\"code\":400,\"error\":\"Request has invalid fields\",\"events_with_invalid_fields\":{\(fields)}}", [])
         }
+        // Over the per-second or the daily limit, as https://amplitude.com/docs/apis/analytics/http-v2 documents the 429.
+        var quota: Set<String> = [], throttled: [Int] = [], throttledDevices: Set<String> = []
+        for (index, event) in events.enumerated() {
+            let device = event["device_id"] as? String ?? ""
+            if state.overQuotaDevices.contains(device) {
+                quota.insert(device)
+            } else if let times = state.throttledDevices[device], times > 0 {
+                throttled.append(index)
+                throttledDevices.insert(device)
+            }
+        }
+        if !quota.isEmpty || !throttled.isEmpty {
+            for device in throttledDevices { state.throttledDevices[device]! -= 1 }
+            let ids = { (devices: Set<String>, count: Int) in devices.sorted().map { "\"\($0)\":\(count)" }.joined(separator: ",") }
+            return reply(429, "{\"code\":429,\"error\":\"Too many requests for some devices and users\",\"eps_threshold\":30,"
+                + "\"throttled_devices\":{\(ids(throttledDevices, 31))},\"throttled_users\":{},"
+                + "\"exceeded_daily_quota_devices\":{\(ids(quota, 500_001))},\"exceeded_daily_quota_users\":{},"
+                + "\"throttled_events\":[\(throttled.map(String.init).joined(separator: ","))]}", [])
+        }
         for event in events {
             state.imported.append(Imported(line: canonical(event), insertID: event["insert_id"] as? String ?? "", request: number))
         }
@@ -290,7 +341,7 @@ public final class ProviderEmulator: @unchecked Sendable {
     }
 
     private func segment(_ head: HTTPRequestHead, _ body: [UInt8], _ authorization: String, _ number: Int,
-                         _ reply: Reply) -> (Int, [(String, String)], String, Int) {
+                         _ reply: Reply) -> Answer {
         guard head.method == .POST, head.uri == "/v1/batch" else { return reply(404, "{\"error\":\"not found\"}", []) }
         guard authorization == "Basic " + Data((state.secret + ":").utf8).base64EncodedString() else {
             return reply(401, "{\"error\":\"invalid write key\"}", [])
@@ -309,7 +360,7 @@ public final class ProviderEmulator: @unchecked Sendable {
     }
 
     private func ga4(_ head: HTTPRequestHead, _ body: [UInt8], _ number: Int,
-                     _ reply: Reply) -> (Int, [(String, String)], String, Int) {
+                     _ reply: Reply) -> Answer {
         let components = URLComponents(string: head.uri)
         let query = Dictionary((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { a, _ in a })
         let debug = components?.path == "/debug/mp/collect"
@@ -338,7 +389,7 @@ public final class ProviderEmulator: @unchecked Sendable {
     }
 
     private func adjust(_ head: HTTPRequestHead, _ body: [UInt8], _ authorization: String, _ number: Int,
-                        _ reply: Reply) -> (Int, [(String, String)], String, Int) {
+                        _ reply: Reply) -> Answer {
         guard head.method == .POST, head.uri == "/event" else { return reply(404, "{\"error\":\"Not found\"}", []) }
         guard authorization == "Bearer " + state.secret else { return reply(401, "{\"error\":\"Unauthorized\"}", []) }
         let params = formParameters(body)

@@ -44,19 +44,38 @@ final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
                 context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version,
                                                                      status: HTTPResponseStatus(statusCode: answer.status),
                                                                      headers: headers))), promise: nil)
-                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: answer.body)))), promise: nil)
-                // Through the weak box: a strong reference held by a delayed answer could make the event
-                // loop's thread the emulator's last owner, whose deinit waits for that loop to shut down.
-                self.emulator.emulator?.answered()
-                context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-                    if !keepAlive { context.close(promise: nil) }
+                if answer.drip > 0 {
+                    context.flush()
+                    drip(Array(answer.body.utf8)[...], every: answer.drip, context: context, keepAlive: keepAlive)
+                    return
                 }
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: answer.body)))), promise: nil)
+                finish(context: context, keepAlive: keepAlive)
             }
             if answer.delay > 0 {
                 context.eventLoop.scheduleTask(in: .milliseconds(Int64(answer.delay))) { respond() }
             } else {
                 respond()
             }
+        }
+    }
+
+    private func finish(context: ChannelHandlerContext, keepAlive: Bool) {
+        // Through the weak box: a strong reference held by a delayed answer could make the event
+        // loop's thread the emulator's last owner, whose deinit waits for that loop to shut down.
+        emulator.emulator?.answered()
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            if !keepAlive { context.close(promise: nil) }
+        }
+    }
+
+    /// The body one byte at a time, `every` ms apart, then the end; stops when the client goes.
+    private func drip(_ rest: ArraySlice<UInt8>, every: Int, context: ChannelHandlerContext, keepAlive: Bool) {
+        guard let byte = rest.first else { return finish(context: context, keepAlive: keepAlive) }
+        guard context.channel.isActive else { emulator.emulator?.answered(); return }
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: [byte])))), promise: nil)
+        context.eventLoop.scheduleTask(in: .milliseconds(Int64(every))) { [self] in
+            drip(rest.dropFirst(), every: every, context: context, keepAlive: keepAlive)
         }
     }
 }

@@ -188,4 +188,23 @@ extension CommandLineTests {
                 "\(unset.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("out2")))
     }
+
+    /// `sluice validate` refuses a key given where a variable's name goes, without printing it,
+    /// and a duplicate YAML key is one `sluice: error:` line, as every error is.
+    @Test func validateRefusesAKeyAsCredentialsEnvAndSaysADuplicateKeyInOneLine() throws {
+        let directory = TemporaryDirectory()
+        let key = "sk_live_abcdef1234567890abcdef"
+        _ = directory.write("key.yaml", "version: 1\ndestinations:\n  sg: {type: segment, send: {credentials_env: \"\(key)\"}}\n")
+        let secret = try SluiceBinary.run(["validate", "key.yaml"], in: directory.path)
+        #expect(secret.status != 0)
+        #expect(secret.stderr.contains("credentials_env looks like a secret"), "\(secret.stderr)")
+        #expect(!(secret.stdoutText + secret.stderr).contains(key))
+        _ = directory.write("dup.yaml", "version: 1\ndestinations:\n  mp: {type: mixpanel}\n  mp: {type: amplitude}\n")
+        let duplicate = try SluiceBinary.run(["validate", "dup.yaml"], in: directory.path)
+        #expect(duplicate.status != 0)
+        let errors = duplicate.stderr.split(separator: "\n").filter { $0.hasPrefix("sluice: error:") }
+        #expect(errors.count == 1, "\(duplicate.stderr)")
+        #expect(errors.first?.contains("dup.yaml:3:3: invalid YAML:") == true && errors.first?.contains("'mp'") == true, "\(duplicate.stderr)")
+    }
 }
+

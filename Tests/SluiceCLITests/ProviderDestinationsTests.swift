@@ -213,6 +213,21 @@ import Testing
         #expect((run.counts("ga4", "changes")["remembered_user_properties_added"] ?? 0) > 0)
     }
 
+    /// Every event refused by a destination (GA4's app stream without an app instance id):
+    /// the summary line says so, with the reason, instead of "0 records in 0 files" alone.
+    @Test func theSummaryLineNamesADestinationsRefusalsAndTheirReason() throws {
+        let directory = TemporaryDirectory()
+        directory.write("p.yaml", "version: 1\ndestinations:\n  ga4: {type: ga4, stream: app}\n  archive: {type: ndjson}\n")
+        let lines = (0..<4).map { i in
+            "{\"type\":\"track\",\"event\":\"Tap\",\"anonymousId\":\"a-\(i)\",\"messageId\":\"m-\(i)\",\"timestamp\":\"2026-11-20T08:00:0\(i)Z\"}"
+        }
+        directory.write("in.ndjson", lines.joined(separator: "\n") + "\n")
+        let run = try SluiceBinary.run(["run", "--pipeline", "p.yaml", "--out", "out", "in.ndjson"], in: directory.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("ga4 0 records in 0 files [4 refused: missing_app_instance_id]"), "\(run.stderr)")
+        #expect(run.stderr.contains("archive 4 records in 1 file,") || run.stderr.contains("archive 4 records in 1 file;"), "\(run.stderr)")
+    }
+
     @Test func withDedupeTimedAndSessionInFrontEveryProviderGetsSessionsAndDurations() throws {
         let directory = TemporaryDirectory()
         let run = try run("app-to-providers.yaml", events: 6000, seed: 7, in: directory)

@@ -129,6 +129,54 @@ import Glibc
         #expect(Set(imported).sorted() == fixture.records().sorted())
     }
 
+    /// `--request-timeout` is the whole request's deadline: an answer dripped a byte every
+    /// half second is cut off, and the batch retried, instead of holding the sender for minutes.
+    @Test func anAnswerDrippedByteByByteIsCutOffAtTheRequestTimeoutAndRetried() throws {
+        let fixture = try SendFixture(events: 300)
+        fixture.emulator.script([.drip(milliseconds: 500)])
+        let started = Date()
+        let result = try fixture.send(["--stats", "stats.json", "--request-timeout", "2s", "--max-retry-time", "15s"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Date().timeIntervalSince(started) < 12, "the dripped answer held the send")
+        #expect((fixture.stats()["retried"] as? Int ?? 0) >= 1)
+        #expect(Set(fixture.emulator.imported.map(\.line)).sorted() == fixture.records().sorted())
+    }
+
+    /// `--only NAME` sends that destination alone, and the others' credentials are not needed;
+    /// an unknown name, or an `--endpoint` for a destination this command does not send, says why.
+    @Test func onlySendsTheNamedDestinationWithoutTheOthersCredentials() throws {
+        let fixture = try SendFixture(events: 300)
+        fixture.directory.write("two.yaml", """
+            version: 1
+            destinations:
+              mixpanel: {type: mixpanel, send: {credentials_env: MIXPANEL_SECRET}}
+              amplitude: {type: amplitude, send: {credentials_env: AMPLITUDE_KEY_NOT_SET}}
+
+            """)
+        let environment = ["MIXPANEL_SECRET": SendFixture.secret]
+        let send = { (extra: [String]) in
+            try SluiceBinary.run(["send", "--pipeline", "two.yaml", "--endpoint", "mixpanel=\(fixture.emulator.url)"] + extra + ["out"],
+                                 in: fixture.directory.path, environment: environment)
+        }
+        let all = try send([])
+        #expect(all.status == 78, "\(all.stderr)")
+        #expect(all.stderr.contains("AMPLITUDE_KEY_NOT_SET"))
+        let unknown = try send(["--only", "mixpanl"])
+        #expect(unknown.status == 64, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("--only mixpanl: no destination or side output 'mixpanl'"))
+        let left = try send(["--only", "amplitude"])
+        #expect(left.status == 64, "\(left.stderr)")
+        #expect(left.stderr.contains("--endpoint mixpanel=…: mixpanel is not sent by this command: --only leaves it out"), "\(left.stderr)")
+        let validating = try send(["--validate"])
+        #expect(validating.status == 64, "\(validating.stderr)")
+        #expect(validating.stderr.contains("--validate checks only destinations with a validation endpoint (ga4), and mixpanel is mixpanel"),
+                "\(validating.stderr)")
+        #expect(fixture.emulator.requests == 0)
+        let only = try send(["--only", "mixpanel"])
+        #expect(only.status == 0, "\(only.stderr)")
+        #expect(fixture.emulator.imported.map(\.line).sorted() == fixture.records().sorted())
+    }
+
     @Test func retryingPastMaxRetryTimeExits75AndARerunFinishes() throws {
         let fixture = try SendFixture(events: 500)
         fixture.emulator.script(Array(repeating: .status(503, retryAfter: "1"), count: 3))

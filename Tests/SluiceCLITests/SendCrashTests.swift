@@ -63,6 +63,25 @@ import Glibc
         #expect(fixture.emulator.imported.map(\.line).sorted() == records.sorted())
     }
 
+    /// SIGTERM cuts off a request still in flight once `--shutdown-timeout` runs out (a server
+    /// dripping its answer): exit 143 within it, the batch unacknowledged, a rerun sends it.
+    @Test func sigtermCutsOffARequestStillInFlightAfterTheShutdownTimeout() throws {
+        let fixture = try SendFixture(events: 300)
+        let records = fixture.records()
+        fixture.emulator.script([.drip(milliseconds: 500)])
+        let sending = try fixture.start(["--request-timeout", "10m", "--shutdown-timeout", "1s"])
+        #expect(waitUntil(timeout: 30) { fixture.emulator.requests >= 1 })
+        let signalled = Date()
+        sending.signal(SIGTERM)
+        let status = sending.waitForExit(timeout: 30)
+        #expect(status == 143, "\(sending.stderr)")
+        #expect(Date().timeIntervalSince(signalled) < 8, "waited on the dripping request past --shutdown-timeout")
+        #expect(!fixture.ledger().contains { $0.hasPrefix("ack") })
+        let rerun = try fixture.send()
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(Set(fixture.emulator.imported.map(\.line)).sorted() == records.sorted())
+    }
+
     @Test func aSecondSendOnTheSameOutputWaitsItsTurnWithExit75() throws {
         let fixture = try SendFixture(events: 2000, maxEvents: 200)
         fixture.emulator.delayEveryRequest(milliseconds: 300)

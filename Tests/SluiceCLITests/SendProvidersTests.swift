@@ -39,6 +39,55 @@ import Testing
         #expect(fixture.stats()["sent"] as? Int == ids.count - 2)
     }
 
+    /// Amplitude's 429 names devices over their daily quota and throttled events: the
+    /// over-quota events go to the send-rejects, the throttled ones are sent after a
+    /// wait, the rest at once; every other file is acknowledged in the same run (exit 0).
+    @Test func amplitudesDailyQuotaRefusesThatDevicesEventsAndTheOtherFilesAreSentInTheSameRun() throws {
+        let fixture = try SendFixture(.amplitude, events: 1500, maxEvents: 400)
+        let records = fixture.records()
+        let files = fixture.waiting()
+        #expect(files.count >= 3)
+        func device(_ line: String) -> String {
+            ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["device_id"] as? String ?? ""
+        }
+        let devices = records.map(device)
+        // One device over its quota, another throttled twice.
+        let counts = Dictionary(devices.map { ($0, 1) }, uniquingKeysWith: +).filter { !$0.key.isEmpty }
+        let overQuota = counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }!.key
+        let throttled = counts.filter { $0.key != overQuota }.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }!.key
+        fixture.emulator.overDailyQuota(devices: [overQuota])
+        fixture.emulator.throttle(devices: [throttled], times: 2)
+        let result = try fixture.send(["--stats", "stats.json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(fixture.emulator.statuses.contains(429))
+        let refusedIDs = records.filter { device($0) == overQuota }.map(insertID)
+        let rejects = gunzipFiles(fixture.directory, under: "out/send-rejects/amplitude/").flatMap(\.lines)
+            .map { String(decoding: $0, as: UTF8.self) }
+        #expect(rejects.count == refusedIDs.count)
+        #expect(rejects.allSatisfy { $0.contains("exceeded_daily_quota_devices") && $0.contains("\"status\":429") })
+        // Everything else arrived once, the throttled device's events included.
+        let imported = fixture.emulator.imported.map(\.insertID)
+        #expect(imported.sorted() == records.map(insertID).filter { !refusedIDs.contains($0) }.sorted())
+        #expect(imported.contains { id in records.contains { insertID($0) == id && device($0) == throttled } })
+        #expect(fixture.waiting().isEmpty, "every file acknowledged: \(fixture.waiting())")
+        #expect(fixture.stats()["refused"] as? Int == refusedIDs.count)
+        #expect(fixture.stats()["sent"] as? Int == records.count - refusedIDs.count)
+    }
+
+    /// A provider's answer that quotes the write key is written to the send-rejects with the key redacted.
+    @Test func aSecretQuotedInAProvidersRefusalIsRedactedInTheSendRejects() throws {
+        let refused = ["{\"type\":\"track\",\"event\":\"Bad\",\"userId\":\"u-1\",\"messageId\":\"m-1\","
+            + "\"timestamp\":\"2026-11-20T08:30:00Z\",\"properties\":{\"emulator_refuse\":true}}"]
+        let fixture = try SendFixture(.mixpanel, events: 50, extraInput: refused)
+        fixture.emulator.quoteSecretInRefusals()
+        let result = try fixture.send()
+        #expect(result.status == 0, "\(result.stderr)")
+        let rejects = gunzipFiles(fixture.directory, under: "out/send-rejects/mixpanel/").flatMap(\.lines)
+            .map { String(decoding: $0, as: UTF8.self) }
+        #expect(rejects.count == 1)
+        #expect(rejects.allSatisfy { !$0.contains(SendFixture.secret) && $0.contains("[redacted]") }, "\(rejects)")
+    }
+
     @Test func amplitudesInvalidAPIKeyIsRefusedCredentialsAndNeverPrinted() throws {
         // Amplitude answers a wrong key with a 400 that quotes it.
         let fixture = try SendFixture(.amplitude, events: 300, emulatorSecret: "the-right-amplitude-key")
@@ -100,6 +149,27 @@ import Testing
         #expect(rejects.first?.contains("events: Event name must start with a letter (NAME_INVALID)") == true)
         #expect(fixture.stats()["refused"] as? Int == 1)
         #expect(fixture.emulator.requests == fixture.records().count)
+    }
+
+    /// `--validate` never ingests: an `--endpoint` ending in `/mp/collect` is posted to its
+    /// `/debug/mp/collect`, any other path is refused before a request, and the summary says "validated".
+    @Test func ga4ValidateGivenTheCollectionEndpointPostsToItsDebugPathOnly() throws {
+        let fixture = try SendFixture(.ga4, events: 60, send: Self.ga4Send, destinationKeys: Self.ga4Keys)
+        let lines = fixture.records()
+        let environment = ["MIXPANEL_SECRET": SendFixture.secret]
+        let result = try SluiceBinary.run(["send", "--pipeline", "p.yaml", "--validate", "--endpoint", "ga4=\(fixture.emulator.url)", "out"],
+                                          in: fixture.directory.path, environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(fixture.emulator.requests == lines.count)
+        #expect(fixture.emulator.imported.isEmpty, "a validation must never reach /mp/collect")
+        #expect(result.stderr.contains("\(lines.count) records validated"), "\(result.stderr)")
+        #expect(!result.stderr.contains("records sent"))
+        let other = fixture.emulator.url.replacingOccurrences(of: "/mp/collect", with: "/collect-elsewhere")
+        let refused = try SluiceBinary.run(["send", "--pipeline", "p.yaml", "--validate", "--endpoint", "ga4=\(other)", "out"],
+                                           in: fixture.directory.path, environment: environment)
+        #expect(refused.status == 64, "\(refused.stderr)")
+        #expect(refused.stderr.contains("/debug/mp/collect"))
+        #expect(fixture.emulator.requests == lines.count)
     }
 
     @Test func adjustGetsEachEventAsFormParametersWithTheS2SToken() throws {

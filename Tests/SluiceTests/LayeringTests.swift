@@ -22,7 +22,7 @@ import Testing
         ["FanOut"],
         ["Pipeline"],
         ["Lifecycle", "Reporting"],
-        ["Stats", "Shard", "Recovery", "TestCases", "Generate"],
+        ["Stats", "Shard", "Recovery", "TestCases", "Generate", "Catalog"],
     ]
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

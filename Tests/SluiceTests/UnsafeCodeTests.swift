@@ -5,7 +5,8 @@ import Testing
 /// lives"): every Swift file of `Sources` whose code uses an `Unsafe…` type or a
 /// `withUnsafe…` call says why in a comment at its top (`// Unsafe code:`), and
 /// the domain folders (the stages, the providers, the fan-out, the plan) keep
-/// at most ten such files: they read bytes as spans.
+/// at most ten such files: they read bytes as spans. And the package sets no
+/// `unsafeFlags`.
 @Suite struct UnsafeCodeTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
@@ -54,6 +55,16 @@ import Testing
         let domain = Self.filesWithPointerCode(try Self.readAll())
             .filter { file in Self.domainFolders.contains { file.path.hasPrefix($0) } }.map(\.path)
         #expect(domain.count <= Self.maxDomainFiles, "pointer code in the domain folders:\n\(domain.joined(separator: "\n"))")
+    }
+
+    /// `unsafeFlags` make a package unusable as a dependency: the package
+    /// builds with none (SluiceJSON's hot generics are `@inlinable` instead of
+    /// built with cross-module optimization).
+    @Test func thePackageHasNoUnsafeFlags() throws {
+        let manifest = Self.root.deletingLastPathComponent().appendingPathComponent("Package.swift")
+        let code = Layering.code(of: try String(contentsOf: manifest, encoding: .utf8))
+        #expect(code.contains(".target("), "not the manifest: \(manifest.path)")
+        #expect(!code.contains("unsafeFlags"), "Package.swift sets unsafeFlags")
     }
 
     @Test func theScanFindsPointerCodeAndTheHeaderButNotComments() {

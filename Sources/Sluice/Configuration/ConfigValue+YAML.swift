@@ -120,6 +120,7 @@ private func yamlErrorMark(_ error: Error) -> Mark? {
     guard let yamlError = error as? YamlError else { return nil }
     switch yamlError {
     case let .scanner(_, _, mark, _), let .parser(_, _, mark, _), let .composer(_, _, mark, _): return mark
+    case let .duplicatedKeysInMapping(_, context): return context.mark
     default: return nil
     }
 }
@@ -128,6 +129,11 @@ private func yamlErrorProblem(_ error: Error) -> String {
     guard let yamlError = error as? YamlError else { return "\(error)" }
     switch yamlError {
     case let .scanner(_, problem, _, _), let .parser(_, problem, _, _), let .composer(_, problem, _, _): return problem
-    default: return "\(yamlError)"
+    case let .duplicatedKeysInMapping(duplicates, _):
+        // Yams' own text runs over several lines (it quotes the document); one diagnostic is one line.
+        let keys = duplicates.sorted().map { "'\($0)'" }.joined(separator: ", ")
+        return "the mapping that starts here has the key \(keys) more than once; each key may appear once"
+    default:
+        return "\(yamlError)".split(separator: "\n").first.map(String.init) ?? "\(yamlError)"
     }
 }

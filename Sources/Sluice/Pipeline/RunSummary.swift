@@ -103,6 +103,7 @@ public struct RunSummary: Sendable {
             let sides = destination.outputs.filter { $0.records > 0 || $0.files > 0 }.map { "\($0.name) \($0.records) in \(files($0.files))" }
             return (destination.toStdout ? "\(destination.name) \(destination.records) records to stdout"
                 : "\(destination.name) \(destination.records) records in \(files(destination.files))")
+                + Self.refusals(destination.refused)
                 + (sides.isEmpty ? "" : " (" + sides.joined(separator: ", ") + ")")
         }
         if !outputs.isEmpty { parts.append(outputs.joined(separator: ", ")) }
@@ -124,6 +125,18 @@ public struct RunSummary: Sendable {
             parts.append(String(format3(elapsedSeconds)) + "s, \(Int(Double(linesIn) / max(elapsedSeconds, 1e-9))) lines/s")
         }
         return parts.joined(separator: "; ")
+    }
+
+    /// A destination's refused events for the summary line, with the reason most of them had
+    /// (` [4 refused: missing_app_instance_id]`, `…, +2 other reasons`); nothing when none was.
+    static func refusals(_ refused: [String: Int]) -> String {
+        let total = refused.values.reduce(0, +)
+        guard total > 0, let top = refused.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }) else {
+            return ""
+        }
+        let others = refused.count - 1
+        let more = others == 0 ? "" : " \(top.value), +\(others) other reason\(others == 1 ? "" : "s")"
+        return " [\(total) refused: \(top.key)\(more)]"
     }
 
     /// The accounting as JSON (`--stats FILE`), keys in a fixed order.

@@ -145,14 +145,18 @@ public struct PlanSettings: Sendable {
                     }
                     declared.append(property)
                     guard let propertyType = readType(typeNode, what: "\(what).\(entry.key).\(property)", &reader) else { continue }
-                    plan.properties.append(PlannedProperty(name: property, type: propertyType, required: false,
-                                                           line: propertyKey.line, column: propertyKey.column))
+                    var planned = PlannedProperty(name: property, type: propertyType, required: false,
+                                                  line: propertyKey.line, column: propertyKey.column)
+                    planned.description = typeNode.mapping?.first { $0.key.scalar?.text == "description" }?.value.scalar?.text
+                    plan.properties.append(planned)
                 }
             case "required":
                 guard let list = reader.strings(entry.value, what: "\(what).required") else { continue }
                 requiredNames = Array(zip(list, entry.value.sequence ?? []))
             case "additional_properties":
                 if let value = reader.boolean(entry.value, what: "\(what).additional_properties") { plan.additionalProperties = value }
+            case "description":
+                plan.description = reader.string(entry.value, what: "\(what).description")
             default:
                 break
             }
@@ -251,6 +255,8 @@ public struct MessagePlan: Sendable {
     public var properties: [PlannedProperty] = []
     /// `additional_properties` (default `true`): whether properties the plan does not list are allowed.
     public var additionalProperties = true
+    /// `description`: what the message means (doc comments of the generated catalog).
+    public var description: String?
     /// Where the name is in the pipeline file.
     public var line: Int
     public var column: Int
@@ -269,6 +275,8 @@ public struct PlannedProperty: Sendable {
     public var type: PropertyType
     /// Listed in `required:`.
     public var required: Bool
+    /// The type's `description`, when it is written as a mapping.
+    public var description: String?
     /// Where the property's name is in the pipeline file.
     public var line: Int
     public var column: Int

@@ -83,17 +83,18 @@ public enum SecretSource {
 
     /// Whether `key_env`'s value looks like a key rather than a variable's
     /// name: not a name at all (a byte other than letters, digits and `_`, such
-    /// as base64's `+/=`, or a leading digit), or 16 or more letters and digits
-    /// with a digit and no `_` (hex, base32, base64 without symbols), which
-    /// names such as `SLUICE_HMAC_KEY` are not.
+    /// as base64's `+/=`, or a leading digit); a part between `_`s of 16 or
+    /// more letters and digits with a digit in it (hex, base32, base64 without
+    /// symbols, the tail of Stripe-style `sk_live_…` keys), which the parts of
+    /// names such as `SLUICE_HMAC_KEY` or `PSEUDONYM_KEY_2026` are not; or a
+    /// key's well-known prefix (`sk_live_`, `sk_test_`, `rk_live_`, …).
     public static func looksLikeKey(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard let first = bytes.first else { return false }
-        let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-        let isLetter = { (byte: UInt8) in (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
-        let isName = (isLetter(first) || first == UInt8(ascii: "_"))
-            && bytes.allSatisfy { isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "_") }
+        let isName = (ASCIIBytes.isLetter(first) || first == UInt8(ascii: "_")) && bytes.allSatisfy(ASCIIBytes.isWord)
         if !isName { return true }
-        return bytes.count >= 16 && !bytes.contains(UInt8(ascii: "_")) && bytes.contains(where: isDigit)
+        let lowered = name.lowercased()
+        if ["sk_", "rk_", "pk_"].contains(where: { lowered.hasPrefix($0 + "live_") || lowered.hasPrefix($0 + "test_") }) { return true }
+        return bytes.split(separator: UInt8(ascii: "_")).contains { part in part.count >= 16 && part.contains(where: ASCIIBytes.isDigit) }
     }
 }

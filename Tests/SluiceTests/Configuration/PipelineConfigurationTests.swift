@@ -162,6 +162,14 @@ import SluiceTestSupport
         #expect(found[0].contains("invalid YAML"))
     }
 
+    /// Yams says it over six lines (quoting the document); an error is one line, where the mapping starts.
+    @Test func aDuplicateKeyIsOneDiagnosticNamingTheKey() {
+        let found = errors("version: 1\ndestinations:\n  mp: {type: mixpanel}\n  mp: {type: amplitude}\n")
+        #expect(found.count == 1, "\(found)")
+        #expect(found[0].hasPrefix("p.yaml:3:3: invalid YAML: the mapping that starts here has the key 'mp' more than once"), "\(found)")
+        #expect(!found[0].contains("\n"))
+    }
+
     @Test func onlyOneDestinationMayWriteToStdout() {
         let found = errors("""
         version: 1

@@ -43,6 +43,11 @@ import Testing
         let asName = errors("mp: {type: mixpanel, send: {credentials_env: \(secret)}}")
         #expect(asName.first?.contains("looks like a secret") == true)
         for message in inline + asName { #expect(!message.contains(secret)) }
+        // A Stripe-style key has `_`s, so it reads as a name unless its long, digit-bearing part gives it away.
+        let stripeStyle = "sk_live_abcdef1234567890abcdef"
+        let prefixed = errors("sg: {type: segment, send: {credentials_env: \"\(stripeStyle)\"}}")
+        #expect(prefixed.count == 1 && prefixed.first?.contains("looks like a secret") == true, "\(prefixed)")
+        #expect(!(prefixed.first ?? "").contains(stripeStyle))
     }
 
     @Test func wrongValuesAreErrorsWithTheirPlace() {

@@ -21,9 +21,11 @@ import Testing
 
     @Test func valuesThatLookLikeKeysAreToldFromVariableNames() {
         let keys = ["3f9a1c0b7d2e4f6a8b9c0d1e2f3a4b5c", "q8Jv2mN0xR7tL4wZ1yB6cD3e", "k3/9a+Qz0w==", "JBSWY3DPEHPK3PXPJBSWY3DP",
-                    "0123456789abcdef", "my key"]
+                    "0123456789abcdef", "my key", "sk_live_abcdef1234567890abcdef", "sk_test_abcdefghijklmnopqrstuvwx",
+                    "API_3f9a1c0b7d2e4f6a8b9c"]
         for key in keys { #expect(SecretSource.looksLikeKey(key), "\(key)") }
-        let names = ["SLUICE_HMAC_KEY", "TEST_KEY", "hmac", "PSEUDONYM_KEY_2026", "_KEY", "AnalyticsPseudonymKey"]
+        let names = ["SLUICE_HMAC_KEY", "TEST_KEY", "hmac", "PSEUDONYM_KEY_2026", "_KEY", "AnalyticsPseudonymKey",
+                     "MIXPANEL_SECRET_PROD_2026", "SK_LIVE", "AMPLITUDE_API_KEY_EU"]
         for name in names { #expect(!SecretSource.looksLikeKey(name), "\(name)") }
     }
 

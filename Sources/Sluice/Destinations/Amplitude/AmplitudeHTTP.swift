@@ -21,8 +21,16 @@ import SluiceJSON
 ///   events and resend the rest"
 ///   (https://amplitude.com/docs/apis/analytics/http-api-batching-retries), so
 ///   those records go to the send-rejects and the rest are sent again.
-/// - 429: too many events for a device or user; retried after the backoff
-///   ("pause sending events for that device or user for 30 seconds").
+/// - 429: too many events for a device or user, per second or per day; the
+///   request is not ingested. Its body names them: `throttled_events` (indexes
+///   over the per-second limit: "pause sending events for that device or user
+///   for 30 seconds"), `exceeded_daily_quota_users` / `_devices` (ids over the
+///   daily limit). As Amplitude's own SDKs do (amplitude-python's and
+///   analytics-node's 429 handling: an event of an over-quota user or device
+///   is dropped with "exceeded daily quota", a throttled one retried after a
+///   delay, the others retried at once), the over-quota events go to the
+///   send-rejects, the rest is sent again at once and the throttled ones after
+///   the backoff. A 429 that names none retries the whole batch.
 /// - Dedup: `insert_id` on the same `device_id`, within 7 days.
 struct AmplitudeHTTP: ProviderAPI {
     let maxRecords = 2000
@@ -65,6 +73,35 @@ struct AmplitudeHTTP: ProviderAPI {
 
     func request(records: ArraySlice<UInt8>, count: Int, gzipped: [UInt8]?) -> (headers: [(String, String)], body: [UInt8]) {
         ([("Content-Type", "application/json"), ("Accept", "*/*")], JSONEnvelope.wrap(records, prefix: prefix, suffix: suffix))
+    }
+
+    func throttledRecords(in body: [UInt8], records: ArraySlice<UInt8>, count: Int) -> ThrottledRecords? {
+        guard let document = try? JSONDocument.parse(body), document.kind(0) == .object else { return nil }
+        func keys(_ name: String) -> Set<String> {
+            guard let map = document.member(name, of: 0), document.kind(map) == .object else { return [] }
+            return Set(document.members(of: map).compactMap { document.string($0.key) })
+        }
+        let users = keys("exceeded_daily_quota_users"), devices = keys("exceeded_daily_quota_devices")
+        var result = ThrottledRecords()
+        if let throttled = document.member("throttled_events", of: 0), document.kind(throttled) == .array {
+            for node in document.elements(of: throttled) {
+                if let index = Int(String(decoding: document.rawBytes(node), as: UTF8.self)), (0..<count).contains(index) {
+                    result.throttled.insert(index)
+                }
+            }
+        }
+        if !users.isEmpty || !devices.isEmpty {
+            for (index, line) in records.split(separator: 0x0A).prefix(count).enumerated() {
+                guard let event = try? JSONDocument.parse(Array(line)), event.kind(0) == .object else { continue }
+                if let node = event.member("user_id", of: 0), let user = event.string(node), users.contains(user) {
+                    result.refused[index] = "429: exceeded_daily_quota_users (the user is over Amplitude's daily event limit)"
+                } else if let node = event.member("device_id", of: 0), let device = event.string(node), devices.contains(device) {
+                    result.refused[index] = "429: exceeded_daily_quota_devices (the device is over Amplitude's daily event limit)"
+                }
+            }
+        }
+        for index in result.refused.keys { result.throttled.remove(index) }
+        return result.refused.isEmpty && result.throttled.isEmpty ? nil : result
     }
 
     func refusedRecords(in body: [UInt8], count: Int) -> [(index: Int, reason: String)]? {

@@ -15,6 +15,8 @@ public protocol ProviderAPI: Sendable {
     var formEncoded: Bool { get }
     /// The URL of a request (a `--endpoint` replaces the default one, query included).
     func url(endpoint: String?) -> String
+    /// The same, or why `endpoint` cannot be used (`--validate` given an ingesting endpoint).
+    func checkedURL(endpoint: String?) -> Result<String, SendFailure>
     /// Headers with the credentials, and the body, for `records` (whole lines with their newlines).
     /// `gzipped` is the same records already as one gzip file (a finished file sent whole), when at hand.
     func request(records: ArraySlice<UInt8>, count: Int, gzipped: [UInt8]?) -> (headers: [(String, String)], body: [UInt8])
@@ -29,14 +31,32 @@ public protocol ProviderAPI: Sendable {
     var refusingStatuses: Set<Int> { get }
     /// Records a 2xx answer refuses all the same (GA4's validation endpoint's `validationMessages`).
     func refusedInAnswer(_ body: [UInt8], count: Int) -> [(index: Int, reason: String)]
+    /// What a 429 says of each record of the batch (`records`, whole lines), when it names them
+    /// (Amplitude): nil when it names none, and the whole batch is tried again.
+    func throttledRecords(in body: [UInt8], records: ArraySlice<UInt8>, count: Int) -> ThrottledRecords?
+}
+
+/// A 429 that names records: those refused for good (over a daily quota), those
+/// to send again after a wait (throttled), by index in the batch; the others
+/// were not taken either and are sent again at once.
+public struct ThrottledRecords: Sendable, Equatable {
+    public var refused: [Int: String]
+    public var throttled: Set<Int>
+
+    public init(refused: [Int: String] = [:], throttled: Set<Int> = []) {
+        self.refused = refused
+        self.throttled = throttled
+    }
 }
 
 extension ProviderAPI {
     public var formEncoded: Bool { false }
+    public func checkedURL(endpoint: String?) -> Result<String, SendFailure> { .success(url(endpoint: endpoint)) }
     public var acceptsPartially: Bool { true }
     public func refusesCredentials(status: Int, body: [UInt8]) -> Bool { false }
     public var refusingStatuses: Set<Int> { [] }
     public func refusedInAnswer(_ body: [UInt8], count: Int) -> [(index: Int, reason: String)] { [] }
+    public func throttledRecords(in body: [UInt8], records: ArraySlice<UInt8>, count: Int) -> ThrottledRecords? { nil }
 }
 
 /// How `sluice send` delivers a destination type's files: the API its events

@@ -48,6 +48,30 @@ struct GA4MeasurementProtocol: ProviderAPI {
         return base + (base.contains("?") ? "&" : "?") + query
     }
 
+    /// With `--validate`, only ever the validation endpoint: an `--endpoint`
+    /// ending in `/mp/collect` becomes its `/debug/mp/collect`; one ending in
+    /// neither is refused, so a check can never ingest.
+    func checkedURL(endpoint: String?) -> Result<String, SendFailure> {
+        guard validate, let endpoint else { return .success(url(endpoint: endpoint)) }
+        guard let debug = GA4MeasurementProtocol.validationEndpoint(for: endpoint) else {
+            return .failure(.configuration("--validate posts only to GA4's validation endpoint; the --endpoint must end in "
+                + "/debug/mp/collect (or /mp/collect, which becomes it), not \(endpoint)"))
+        }
+        return .success(url(endpoint: debug))
+    }
+
+    /// `…/debug/mp/collect` as it is, `…/mp/collect` as `…/debug/mp/collect` (query kept); nil for any other path.
+    static func validationEndpoint(for endpoint: String) -> String? {
+        let query = endpoint.firstIndex(of: "?")
+        let path = query.map { String(endpoint[..<$0]) } ?? endpoint
+        let rest = query.map { String(endpoint[$0...]) } ?? ""
+        var trimmed = path
+        while trimmed.hasSuffix("/") { trimmed.removeLast() }
+        if trimmed.hasSuffix("/debug/mp/collect") { return trimmed + rest }
+        if trimmed.hasSuffix("/mp/collect") { return String(trimmed.dropLast("/mp/collect".count)) + "/debug/mp/collect" + rest }
+        return nil
+    }
+
     func request(records: ArraySlice<UInt8>, count: Int, gzipped: [UInt8]?) -> (headers: [(String, String)], body: [UInt8]) {
         var body = Array(records)
         if body.last == 0x0A { body.removeLast() }

@@ -64,9 +64,9 @@ enum GA4Names {
     static let safePrefix: [UInt8] = Array("app_".utf8)
 
     @inline(__always)
-    static func isLetter(_ byte: UInt8) -> Bool { (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) }
+    static func isLetter(_ byte: UInt8) -> Bool { ASCIIBytes.isLetter(byte) }
     @inline(__always)
-    static func isNameByte(_ byte: UInt8) -> Bool { isLetter(byte) || (byte >= 48 && byte <= 57) || byte == 95 }
+    static func isNameByte(_ byte: UInt8) -> Bool { ASCIIBytes.isWord(byte) }
 
     /// Whether `name` (UTF-8) is valid as it is, at most `maxLength` characters.
     static func isValid<Bytes: Collection>(_ name: Bytes, maxLength: Int, kind: Kind) -> Bool where Bytes.Element == UInt8 {

@@ -270,4 +270,18 @@ import Testing
         let line = try ga4.encode(trackJSON(userId: String(repeating: "u", count: length))).get()
         #expect(line.contains(#""user_id":"#) == kept)
     }
+
+    /// `--validate` only ever posts to `/debug/mp/collect`: derived from `/mp/collect`, refused otherwise.
+    @Test func validationTakesTheDebugPathOfAnEndpointOrRefusesIt() throws {
+        var settings = SendSettings(credentials: .environment("X"), region: "global")
+        settings.options["measurement_id"] = "G-1"
+        let validating = try GA4MeasurementProtocol.make(settings: settings, secret: "s", validate: true).get()
+        #expect(try validating.checkedURL(endpoint: nil).get().hasPrefix("https://www.google-analytics.com/debug/mp/collect?"))
+        #expect(try validating.checkedURL(endpoint: "http://h:1/mp/collect").get().hasPrefix("http://h:1/debug/mp/collect?api_secret=s"))
+        #expect(try validating.checkedURL(endpoint: "http://h:1/debug/mp/collect/").get().hasPrefix("http://h:1/debug/mp/collect?"))
+        #expect(try validating.checkedURL(endpoint: "http://h:1/mp/collect?x=1").get() == "http://h:1/debug/mp/collect?x=1&api_secret=s&measurement_id=G-1")
+        #expect(throws: SendFailure.self) { try validating.checkedURL(endpoint: "http://h:1/collect").get() }
+        let sending = try GA4MeasurementProtocol.make(settings: settings, secret: "s", validate: false).get()
+        #expect(try sending.checkedURL(endpoint: "http://h:1/anything").get().hasPrefix("http://h:1/anything?"))
+    }
 }

@@ -7,13 +7,13 @@
 /// number detectors.
 enum TextBytes {
     @inline(__always)
-    static func isDigit(_ byte: UInt8) -> Bool { byte &- 0x30 < 10 }
+    static func isDigit(_ byte: UInt8) -> Bool { ASCIIBytes.isDigit(byte) }
 
     @inline(__always)
-    static func isASCIILetter(_ byte: UInt8) -> Bool { (byte | 0x20) &- 0x61 < 26 }
+    static func isASCIILetter(_ byte: UInt8) -> Bool { ASCIIBytes.isLetter(byte) }
 
     @inline(__always)
-    static func isASCIIAlnum(_ byte: UInt8) -> Bool { isDigit(byte) || isASCIILetter(byte) }
+    static func isASCIIAlnum(_ byte: UInt8) -> Bool { ASCIIBytes.isLetterOrDigit(byte) }
 
     @inline(__always)
     static func isHexDigit(_ byte: UInt8) -> Bool { isDigit(byte) || (byte | 0x20) &- 0x61 < 6 }
@@ -46,7 +46,7 @@ enum TextBytes {
 
     /// A byte of a word: ASCII letters, digits and `_`.
     @inline(__always)
-    static func isWord(_ byte: UInt8) -> Bool { isASCIIAlnum(byte) || byte == UInt8(ascii: "_") }
+    static func isWord(_ byte: UInt8) -> Bool { ASCIIBytes.isWord(byte) }
 
     /// Whether a number-like match may start at `index`: not after a word byte,
     /// and not after a `-` or `.` that follows one (`dev-000123`, `a716-4466…`, `1.5`).
