@@ -66,7 +66,7 @@ let package = Package(
             ]
         ),
         // `sluice send`: the finished files to each provider's API, with a ledger
-        // of what was acknowledged. The only target on NIO (through AsyncHTTPClient).
+        // of what was acknowledged. On NIO through AsyncHTTPClient.
         .target(
             name: "SluiceSend",
             dependencies: [
@@ -79,11 +79,26 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // `sluice serve`: Segment's HTTP Tracking API on SwiftNIO's HTTP/1.1
+        // server, the journal, and the pipeline run over it in epochs.
+        .target(
+            name: "SluiceServe",
+            dependencies: [
+                "Sluice",
+                "SluiceJSON",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "sluice",
             dependencies: [
                 "Sluice",
                 "SluiceSend",
+                "SluiceServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -122,6 +137,10 @@ let package = Package(
             dependencies: ["Sluice", "SluiceJSON", "SluiceTestSupport", "ProviderEmulator", "sluice"],
             // The catalog generators' golden plans and files, read from the source tree.
             exclude: ["Catalog/Golden"]
+        ),
+        .testTarget(
+            name: "SluiceServeTests",
+            dependencies: ["SluiceServe", "Sluice", "SluiceJSON", "SluiceTestSupport"]
         ),
         .testTarget(
             name: "SluiceSendTests",

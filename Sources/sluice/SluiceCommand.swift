@@ -26,7 +26,7 @@ struct SluiceCommand: AsyncParsableCommand {
         """,
         version: SluiceVersion.text,
         subcommands: [RunCommand.self, ValidateCommand.self, TestCommand.self, GenerateCommand.self, RecoverCommand.self,
-                      StatsCommand.self, ShardOfCommand.self, SendCommand.self, PlanCommand.self]
+                      StatsCommand.self, ShardOfCommand.self, SendCommand.self, PlanCommand.self, ServeCommand.self]
     )
 }
 

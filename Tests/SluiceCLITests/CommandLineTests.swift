@@ -6,7 +6,7 @@ import Testing
 /// The command line as a user meets it: the version, the help at 80 columns,
 /// what a wrong value is told, one error style, and a full stdout.
 @Suite struct CommandLineTests {
-    static let commands = ["", "run", "validate", "test", "generate", "recover", "stats merge", "shard-of", "send"]
+    static let commands = ["", "run", "validate", "test", "generate", "recover", "stats merge", "shard-of", "send", "serve"]
 
     @Test func versionPrintsThisBuildsVersion() throws {
         let directory = TemporaryDirectory()

@@ -138,6 +138,17 @@ public enum RunProgram {
             let text = "\(refused.file):\(refused.line):\(refused.column): \(refused.message)"
             return reports.failed(ExitStatus.config, error: text, logger: logger)
         }
+        return execute(request, configuration: configuration, control: control, openParts: openParts, reports: reports,
+                       console: console, logger: logger)
+    }
+
+    /// The run itself, shared by `sluice run` (once) and `sluice serve` (each
+    /// epoch): the inputs checked, the staging directory claimed, the pipeline
+    /// run, its end (staged or not: the files, `--stats` and `--metrics`, the
+    /// state) and the summary line; returns the exit status. `commit`: serve's
+    /// commit record around a staged end's moves (`StagedRunEnd`).
+    static func execute(_ request: RunRequest, configuration: PipelineConfiguration, control: RunControl, openParts: OpenPartFiles,
+                        reports: RunReports, console: StderrConsole?, logger: Logger, commit: StagedCommitHooks? = nil) -> Int32 {
         // A missing input fails the run before anything is created (no empty --out left behind).
         do {
             _ = try InputList.resolve(request.inputs)
@@ -157,7 +168,8 @@ public enum RunProgram {
         if StdinHint.applies(to: request.inputs), !request.quiet { logger.info("\(StdinHint.text)") }
 
         let metrics = reports.metrics
-        let progress = (request.progress ?? (console.isTerminal && !request.quiet)) ? ProgressReporter(console: console) : nil
+        var progress: ProgressReporter?
+        if let console, request.progress ?? (console.isTerminal && !request.quiet) { progress = ProgressReporter(console: console) }
         var reporters: [any RunReporter] = [reports]
         if let metrics { reporters.append(metrics) }
         if let progress { reporters.append(progress) }
@@ -197,7 +209,7 @@ public enum RunProgram {
             }
             status = StagedRunEnd.finish(status: status, summary: &summary, staging: staging, runner: runner,
                                          statePath: request.options.statePath, control: control, logger: logger,
-                                         writeReports: written)
+                                         commit: commit, writeReports: written)
         } else {
             let reported = writeReports(reports, summary, status: status, control: control, logger: logger)
             let reportsWritten = reported.written

@@ -57,6 +57,9 @@ final class CompressionWorker: @unchecked Sendable {
     /// The side output of destination `name` these files are (`profiles`), nil for its events and the rejects.
     let output: String?
     private let root: String
+    /// A second root whose names `{seq}` skips as well (`sluice serve`: `--out`
+    /// while the files are written under the staging directory), nil for none.
+    private let takenRoot: String?
     private let level: Int32
     private let pool: CompressionPool
     private let maxAgeNanos: UInt64?
@@ -87,6 +90,7 @@ final class CompressionWorker: @unchecked Sendable {
 
     /// - Parameters:
     ///   - root: the `--out` directory relative paths are under.
+    ///   - takenRoot: another directory whose names `{seq}` skips too (see the property).
     ///   - maxAge: rotate a file this long after it was opened (wall clock), nil for never.
     ///   - flushInterval: end a gzip member when the newest data is older than this.
     ///   - finisher: finishes closed files (fsync, rename) off this thread.
@@ -97,7 +101,7 @@ final class CompressionWorker: @unchecked Sendable {
     ///     output fell behind in bursts, its queue filled, and the reader
     ///     waited while the other compressors had nothing to do (full
     ///     pipeline 8.0 s -> 7.7 s wall for 4 MiB more per destination).
-    init(name: String, output: String? = nil, root: String, level: Int, maxAge: Duration?, flushInterval: Duration,
+    init(name: String, output: String? = nil, root: String, takenRoot: String? = nil, level: Int, maxAge: Duration?, flushInterval: Duration,
          finisher: FileFinisher, openParts: OpenPartFiles = OpenPartFiles(), pool: CompressionPool = .shared,
          queueDepth: Int = 32, blockSize: Int = BlockGzipStream.defaultBlockSize, blocksInFlight: Int? = nil) {
         self.pool = pool
@@ -106,6 +110,7 @@ final class CompressionWorker: @unchecked Sendable {
         self.name = name
         self.output = output
         self.root = root
+        self.takenRoot = takenRoot
         self.level = Int32(level)
         self.maxAgeNanos = maxAge.map { UInt64($0.nanoseconds) }
         self.flushIntervalNanos = UInt64(max(flushInterval.nanoseconds, 1_000_000))
@@ -232,7 +237,7 @@ final class CompressionWorker: @unchecked Sendable {
         while true {
             // Never overwrite: skip numbers an earlier run (or a crashed one) already used.
             var path = resolve(PathTemplate.path(key: key, seq: seq))
-            while FileSystem.exists(path) || FileSystem.exists(path + ".part") {
+            while FileSystem.exists(path) || FileSystem.exists(path + ".part") || takenUnderSecondRoot(key: key, seq: seq) {
                 seq += 1
                 path = resolve(PathTemplate.path(key: key, seq: seq))
             }
@@ -261,6 +266,11 @@ final class CompressionWorker: @unchecked Sendable {
 
     /// How many keys' next `{seq}` are remembered before the closed ones are forgotten.
     static let maxRememberedKeys = 256
+
+    private func takenUnderSecondRoot(key: String, seq: Int) -> Bool {
+        guard let takenRoot, !key.hasPrefix("/") else { return false }
+        return FileSystem.exists(takenRoot + "/" + PathTemplate.path(key: key, seq: seq))
+    }
 
     private func resolve(_ path: String) -> String {
         path.hasPrefix("/") ? path : root + "/" + path

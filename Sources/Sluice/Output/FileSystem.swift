@@ -19,7 +19,7 @@ package enum FileSystem {
     /// The file a path names once its symbolic links are followed (a link to
     /// a link, a target relative to the link's directory); the target need
     /// not exist yet. `path` itself when it is no link, or a loop of them.
-    static func followingSymlinks(_ path: String) -> String {
+    package static func followingSymlinks(_ path: String) -> String {
         var current = path
         for _ in 0..<40 {
             var info = stat()
@@ -105,12 +105,12 @@ package enum FileSystem {
         return named.st_dev == open.st_dev && named.st_ino == open.st_ino
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
-    static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }

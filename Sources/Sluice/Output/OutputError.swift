@@ -17,7 +17,7 @@ public enum OutputError: Error, Sendable, Equatable, CustomStringConvertible {
     case removed(path: String)
 
     /// The system's error number (`EIO` for zlib's).
-    var errno: Int32 {
+    package var errno: Int32 {
         switch self {
         case let .cannotCreate(_, code), let .writeFailed(_, code): return code
         case .compressionFailed: return EIO

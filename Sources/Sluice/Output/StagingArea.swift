@@ -160,6 +160,9 @@ public final class StagingArea {
         return publication
     }
 
+    /// The files `publish` would move, relative to the staging directory, sorted.
+    var stagedFiles: [String] { Self.regularFiles(under: directory).filter { $0 != Self.markerName } }
+
     /// After a successful publish: removes the staging directory's empty
     /// folders, the marker and the directory itself (when nothing else is in it).
     public func removeEmptyDirectory() {

@@ -71,13 +71,14 @@ final class OutputSet {
         try FileSystem.makeDirectories(root)
         if access(root, W_OK) != 0 { throw OutputError.cannotCreate(path: root, errno: errno) }
         let shard = options.shard ?? .unsharded
+        let takenRoot = options.seqSkipsNamesUnderOut && options.stagingDirectory != nil ? options.outDirectory : nil
         let pool = CompressionPool(threads: options.compressionThreads ?? CompressionPool.defaultThreadCount)
         self.pool = pool
         // The file outputs share one budget for their buffers.
         let budget = OutputBudget(fileOutputs: configuration.fileOutputs.count, compressionThreads: pool.threadCount)
         func files(_ template: PathTemplate, _ name: String, output: String? = nil, level: Int, rotation: RotationPolicy) -> FileSink {
             FileSink(template: template.filling(shard: shard), worker: CompressionWorker(
-                name: name, output: output, root: root, level: level, maxAge: rotation.maxAge,
+                name: name, output: output, root: root, takenRoot: takenRoot, level: level, maxAge: rotation.maxAge,
                 flushInterval: options.flushInterval, finisher: finisher, openParts: openParts, pool: pool,
                 queueDepth: budget.queueDepth, blockSize: budget.blockSize, blocksInFlight: budget.blocksInFlight))
         }

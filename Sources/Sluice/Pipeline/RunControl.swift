@@ -24,10 +24,10 @@ public final class RunControl: @unchecked Sendable {
     }
 
     /// What the main thread has to do, taken all at once.
-    struct Requests {
-        var stop: StopReason?
-        var rotations = 0
-        var statsReports = 0
+    package struct Requests {
+        package var stop: StopReason?
+        package var rotations = 0
+        package var statsReports = 0
     }
 
     private let lock = NSLock()
@@ -57,7 +57,7 @@ public final class RunControl: @unchecked Sendable {
     }
 
     /// The descriptor the main thread polls to learn that a request is waiting.
-    var wakeDescriptor: Int32 { wakeRead }
+    package var wakeDescriptor: Int32 { wakeRead }
 
     /// Asks the run to stop reading, drain and finish. The first reason wins.
     public func requestStop(_ reason: StopReason) {
@@ -123,7 +123,7 @@ public final class RunControl: @unchecked Sendable {
     }
 
     /// Takes the pending requests (the main thread only). A stop is reported once.
-    func take() -> Requests {
+    package func take() -> Requests {
         var scratch = [UInt8](repeating: 0, count: 64)
         while read(wakeRead, &scratch, scratch.count) > 0 {}
         lock.lock()

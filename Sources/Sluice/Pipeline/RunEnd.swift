@@ -81,6 +81,9 @@ extension PipelineRunner {
         try outputs.finish()
     }
 
+    /// The temporary file of the state `run` wrote, waiting for `commitState`, if any.
+    var pendingStatePath: String? { stateFile?.pendingPath }
+
     /// Whether `run` wrote a `--state` that waits for `commitState` or `discardState`.
     public var holdsUnsavedState: Bool { stateFile?.isPending ?? false }
 

@@ -27,6 +27,12 @@ public struct RunOptions: Sendable {
     /// only when the run succeeds (`StagingArea`); the `--state` file is saved after that.
     public var stagingDirectory: String?
 
+    /// With `stagingDirectory`: `{seq}` also skips the numbers whose names are
+    /// taken under `outDirectory`, so a series of staged runs into one `--out`
+    /// (`sluice serve`'s epochs) never names a file twice. A redone epoch
+    /// finds `--out` as its first attempt did and picks the same names.
+    public var seqSkipsNamesUnderOut = false
+
     /// Where relative output paths are written: the staging directory, else `--out`.
     public var writeRoot: String { stagingDirectory ?? outDirectory }
     /// `--reorder-window`: how far behind its input's latest event time a line may be

@@ -149,4 +149,6 @@ public final class StateFile {
 
     /// Whether a written state waits for `commit` or `discard`.
     var isPending: Bool { pending != nil }
+    /// The written state waiting for `commit` (`FILE.tmp-PID`), if any.
+    var pendingPath: String? { pending }
 }

@@ -1,6 +1,6 @@
 extension Duration {
     /// The whole duration in nanoseconds (saturating).
-    var nanoseconds: Int64 { wholeUnits(perSecond: 1_000_000_000) }
+    package var nanoseconds: Int64 { wholeUnits(perSecond: 1_000_000_000) }
 
     /// The whole duration in microseconds, event time's unit (saturating).
     var microseconds: Int64 { wholeUnits(perSecond: 1_000_000) }

@@ -1,0 +1,92 @@
+import NIOConcurrencyHelpers
+
+/// What `GET /metrics` says, in Prometheus's text format: requests by
+/// status, messages journaled, body bytes received, request latency (from
+/// the request's head to its answer: the journal's fsync included), the
+/// journal's backlog, whether the server takes messages, and the epochs.
+/// The run's own metrics (lines, records, files of each epoch) are
+/// `--metrics`'s, as for `sluice run`.
+package final class ServeMetrics: Sendable {
+    /// The latency histogram's upper bounds, in seconds.
+    static let bounds: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+
+    struct Counts {
+        var requests: [Int: Int] = [:]
+        var messages = 0
+        var bytes = 0
+        var latencyBuckets = [Int](repeating: 0, count: ServeMetrics.bounds.count)
+        var latencyCount = 0
+        var latencySum = 0.0
+        var epochsCommitted = 0
+        var epochsFailed = 0
+        var refusedConnections = 0
+        var timeouts = 0
+    }
+
+    private let counts = NIOLockedValueBox(Counts())
+
+    package init() {}
+
+    /// One request answered with `status` after `seconds`, having read `bytes` of body and journaled `messages`.
+    package func answered(status: Int, seconds: Double, bytes: Int, messages: Int) {
+        counts.withLockedValue { counts in
+            counts.requests[status, default: 0] += 1
+            counts.bytes += bytes
+            counts.messages += messages
+            counts.latencyCount += 1
+            counts.latencySum += seconds
+            for (index, bound) in Self.bounds.enumerated() where seconds <= bound { counts.latencyBuckets[index] += 1 }
+        }
+    }
+
+    /// A connection over `--max-connections`, answered 503.
+    package func refusedConnection() { counts.withLockedValue { $0.refusedConnections += 1 } }
+
+    /// A request that did not arrive whole within `--request-timeout`, answered 408.
+    package func timedOut() { counts.withLockedValue { $0.timeouts += 1 } }
+
+    package func epoch(committed: Bool) {
+        counts.withLockedValue { counts in
+            if committed { counts.epochsCommitted += 1 } else { counts.epochsFailed += 1 }
+        }
+    }
+
+    /// The text of `GET /metrics`.
+    package func render(backlogBytes: Int, accepting: Bool, connections: Int) -> String {
+        let counts = counts.withLockedValue { $0 }
+        var lines: [String] = []
+        func family(_ name: String, _ type: String, _ help: String) {
+            lines.append("# HELP \(name) \(help)")
+            lines.append("# TYPE \(name) \(type)")
+        }
+        family("sluice_serve_requests_total", "counter", "Requests answered, by HTTP status.")
+        for status in counts.requests.keys.sorted() {
+            lines.append("sluice_serve_requests_total{status=\"\(status)\"} \(counts.requests[status]!)")
+        }
+        family("sluice_serve_messages_total", "counter", "Messages journaled (answered 200).")
+        lines.append("sluice_serve_messages_total \(counts.messages)")
+        family("sluice_serve_request_body_bytes_total", "counter", "Request body bytes received, as sent (gzip or not).")
+        lines.append("sluice_serve_request_body_bytes_total \(counts.bytes)")
+        family("sluice_serve_request_duration_seconds", "histogram", "From a request's head to its answer, the journal's fsync included.")
+        for (index, bound) in Self.bounds.enumerated() {
+            lines.append("sluice_serve_request_duration_seconds_bucket{le=\"\(bound)\"} \(counts.latencyBuckets[index])")
+        }
+        lines.append("sluice_serve_request_duration_seconds_bucket{le=\"+Inf\"} \(counts.latencyCount)")
+        lines.append("sluice_serve_request_duration_seconds_sum \(counts.latencySum)")
+        lines.append("sluice_serve_request_duration_seconds_count \(counts.latencyCount)")
+        family("sluice_serve_journal_backlog_bytes", "gauge", "Journal bytes not yet run by a committed epoch.")
+        lines.append("sluice_serve_journal_backlog_bytes \(backlogBytes)")
+        family("sluice_serve_accepting", "gauge", "1 while messages are taken, 0 once stopping.")
+        lines.append("sluice_serve_accepting \(accepting ? 1 : 0)")
+        family("sluice_serve_connections", "gauge", "Connections open.")
+        lines.append("sluice_serve_connections \(connections)")
+        family("sluice_serve_connections_refused_total", "counter", "Connections over --max-connections, answered 503 and closed.")
+        lines.append("sluice_serve_connections_refused_total \(counts.refusedConnections)")
+        family("sluice_serve_request_timeouts_total", "counter", "Requests not whole within --request-timeout (slow clients), answered 408.")
+        lines.append("sluice_serve_request_timeouts_total \(counts.timeouts)")
+        family("sluice_serve_epochs_total", "counter", "Epochs run over the journal, by result.")
+        lines.append("sluice_serve_epochs_total{result=\"committed\"} \(counts.epochsCommitted)")
+        lines.append("sluice_serve_epochs_total{result=\"failed\"} \(counts.epochsFailed)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
