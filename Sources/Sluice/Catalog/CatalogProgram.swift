@@ -29,11 +29,11 @@ public enum CatalogProgram {
             logger.error("\(error)")
             return .failure(ExitCode(ExitStatus.config))
         }
-        guard let plan = configuration.stages.lazy.compactMap({ $0 as? TrackingPlan }).first else {
+        guard let plan = configuration.stages.lazy.compactMap({ ($0 as? any PlanCheckingStage)?.planSettings }).first else {
             logger.error("\(path) has no plan stage: the catalog is generated from `stages: - plan: {events: ...}`")
             return .failure(ExitCode(ExitStatus.config))
         }
-        return .success(plan.settings)
+        return .success(plan)
     }
 
     public struct ExitCode: Error { public let status: Int32; init(_ status: Int32) { self.status = status } }

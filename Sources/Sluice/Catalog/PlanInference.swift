@@ -59,8 +59,7 @@ public struct PlanInference {
     public private(set) var otherTypes = 0
     /// Events and screens whose name came after `maxNames` names were kept.
     public private(set) var namesNotKept = 0
-    private var scanner = PIIScanner(enabled: Set(PIIDetector.allCases), patterns: [])
-    private var matches: [PIIMatch] = []
+    private var personal = PersonalDataCheck()
 
     public init(options: Options = Options()) { self.options = options }
 
@@ -81,19 +80,19 @@ public struct PlanInference {
                 return
             }
             if isTrack {
-                Self.add(document, container: "properties", to: &events[name, default: Message()], options, &scanner, &matches)
+                Self.add(document, container: "properties", to: &events[name, default: Message()], options, &personal)
             } else {
-                Self.add(document, container: "properties", to: &screens[name, default: Message()], options, &scanner, &matches)
+                Self.add(document, container: "properties", to: &screens[name, default: Message()], options, &personal)
             }
         case .identify:
-            Self.add(document, container: "traits", to: &identify, options, &scanner, &matches)
+            Self.add(document, container: "traits", to: &identify, options, &personal)
         default:
             otherTypes += 1
         }
     }
 
     private static func add(_ document: JSONDocument, container: String, to message: inout Message, _ options: Options,
-                            _ scanner: inout PIIScanner, _ matches: inout [PIIMatch]) {
+                            _ personal: inout PersonalDataCheck) {
         message.count += 1
         guard let object = document.member(container), document.kind(object) == .object else { return }
         var seen: Set<String> = []
@@ -103,12 +102,12 @@ public struct PlanInference {
                 message.droppedProperties += 1
                 return
             }
-            observe(document, value, into: &message.properties[name, default: Property()], options, &scanner, &matches)
+            observe(document, value, into: &message.properties[name, default: Property()], options, &personal)
         }
     }
 
     private static func observe(_ document: JSONDocument, _ node: Int, into property: inout Property, _ options: Options,
-                                _ scanner: inout PIIScanner, _ matches: inout [PIIMatch]) {
+                                _ personal: inout PersonalDataCheck) {
         property.count += 1
         if document.kind(node) == .null {
             property.nulls += 1
@@ -121,10 +120,7 @@ public struct PlanInference {
         property.fits &= fits
         guard document.kind(node) == .string, let text = document.string(node) else { return }
         if !property.personal {
-            matches.removeAll(keepingCapacity: true)
-            let bytes = Array(text.utf8)
-            scanner.scan(bytes.span, into: &matches)
-            if !matches.isEmpty {
+            if personal.holdsPersonalData(text) {
                 property.personal = true
                 property.values = [:]
             }

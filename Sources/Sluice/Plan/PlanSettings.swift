@@ -245,6 +245,12 @@ public struct PlanSettings: Sendable {
     }
 }
 
+/// A stage that checks events against a tracking plan (the `plan` stage), as
+/// the commands that read the plan find it among a pipeline's stages.
+public protocol PlanCheckingStage {
+    var planSettings: PlanSettings { get }
+}
+
 /// One planned event, screen, or the identify plan.
 public struct MessagePlan: Sendable {
     /// `track` for `events:`, `screen` for `screens:`, `identify`.

@@ -227,3 +227,7 @@ extension RejectReason {
     /// An event the tracking plan does not list (`plan: {unplanned_events: reject}`).
     static let unplannedEvent = RejectReason("unplanned_event")
 }
+
+extension TrackingPlan: PlanCheckingStage {
+    public var planSettings: PlanSettings { settings }
+}
