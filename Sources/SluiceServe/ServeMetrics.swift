@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import Sluice
 
 /// What `GET /metrics` says, in Prometheus's text format: requests by
 /// status, messages journaled, body bytes received, request latency (from
@@ -54,39 +55,23 @@ package final class ServeMetrics: Sendable {
     /// The text of `GET /metrics`.
     package func render(backlogBytes: Int, accepting: Bool, connections: Int) -> String {
         let counts = counts.withLockedValue { $0 }
-        var lines: [String] = []
-        func family(_ name: String, _ type: String, _ help: String) {
-            lines.append("# HELP \(name) \(help)")
-            lines.append("# TYPE \(name) \(type)")
-        }
-        family("sluice_serve_requests_total", "counter", "Requests answered, by HTTP status.")
-        for status in counts.requests.keys.sorted() {
-            lines.append("sluice_serve_requests_total{status=\"\(status)\"} \(counts.requests[status]!)")
-        }
-        family("sluice_serve_messages_total", "counter", "Messages journaled (answered 200).")
-        lines.append("sluice_serve_messages_total \(counts.messages)")
-        family("sluice_serve_request_body_bytes_total", "counter", "Request body bytes received, as sent (gzip or not).")
-        lines.append("sluice_serve_request_body_bytes_total \(counts.bytes)")
-        family("sluice_serve_request_duration_seconds", "histogram", "From a request's head to its answer, the journal's fsync included.")
-        for (index, bound) in Self.bounds.enumerated() {
-            lines.append("sluice_serve_request_duration_seconds_bucket{le=\"\(bound)\"} \(counts.latencyBuckets[index])")
-        }
-        lines.append("sluice_serve_request_duration_seconds_bucket{le=\"+Inf\"} \(counts.latencyCount)")
-        lines.append("sluice_serve_request_duration_seconds_sum \(counts.latencySum)")
-        lines.append("sluice_serve_request_duration_seconds_count \(counts.latencyCount)")
-        family("sluice_serve_journal_backlog_bytes", "gauge", "Journal bytes not yet run by a committed epoch.")
-        lines.append("sluice_serve_journal_backlog_bytes \(backlogBytes)")
-        family("sluice_serve_accepting", "gauge", "1 while messages are taken, 0 once stopping.")
-        lines.append("sluice_serve_accepting \(accepting ? 1 : 0)")
-        family("sluice_serve_connections", "gauge", "Connections open.")
-        lines.append("sluice_serve_connections \(connections)")
-        family("sluice_serve_connections_refused_total", "counter", "Connections over --max-connections, answered 503 and closed.")
-        lines.append("sluice_serve_connections_refused_total \(counts.refusedConnections)")
-        family("sluice_serve_request_timeouts_total", "counter", "Requests not whole within --request-timeout (slow clients), answered 408.")
-        lines.append("sluice_serve_request_timeouts_total \(counts.timeouts)")
-        family("sluice_serve_epochs_total", "counter", "Epochs run over the journal, by result.")
-        lines.append("sluice_serve_epochs_total{result=\"committed\"} \(counts.epochsCommitted)")
-        lines.append("sluice_serve_epochs_total{result=\"failed\"} \(counts.epochsFailed)")
-        return lines.joined(separator: "\n") + "\n"
+        var out = PrometheusExposition()
+        out.metric("sluice_serve_requests_total", .counter, "Requests answered, by HTTP status.",
+                   counts.requests.keys.sorted().map { ([("status", "\($0)")], counts.requests[$0]!) })
+        out.metric("sluice_serve_messages_total", .counter, "Messages journaled (answered 200).", [([], counts.messages)])
+        out.metric("sluice_serve_request_body_bytes_total", .counter, "Request body bytes received, as sent (gzip or not).",
+                   [([], counts.bytes)])
+        out.histogram("sluice_serve_request_duration_seconds", "From a request's head to its answer, the journal's fsync included.",
+                      bounds: Self.bounds, cumulative: counts.latencyBuckets, count: counts.latencyCount, sum: counts.latencySum)
+        out.metric("sluice_serve_journal_backlog_bytes", .gauge, "Journal bytes not yet run by a committed epoch.", [([], backlogBytes)])
+        out.metric("sluice_serve_accepting", .gauge, "1 while messages are taken, 0 once stopping.", [([], accepting ? 1 : 0)])
+        out.metric("sluice_serve_connections", .gauge, "Connections open.", [([], connections)])
+        out.metric("sluice_serve_connections_refused_total", .counter, "Connections over --max-connections, answered 503 and closed.",
+                   [([], counts.refusedConnections)])
+        out.metric("sluice_serve_request_timeouts_total", .counter,
+                   "Requests not whole within --request-timeout (slow clients), answered 408.", [([], counts.timeouts)])
+        out.metric("sluice_serve_epochs_total", .counter, "Epochs run over the journal, by result.",
+                   [([("result", "committed")], counts.epochsCommitted), ([("result", "failed")], counts.epochsFailed)])
+        return out.text
     }
 }

@@ -55,19 +55,12 @@ package struct ServeRequest: Sendable {
 /// process exits 143 / 130 (or the last epoch's error status).
 package enum ServeProgram {
     package static func run(_ request: ServeRequest, logger: Logger) -> Int32 {
-        signal(SIGPIPE, SIG_IGN)
-        signal(SIGXFSZ, SIG_IGN)
-        let control = RunControl()
-        let openParts = OpenPartFiles()
-        let listener: SignalListener
-        do {
-            listener = try SignalListener(control: control, openParts: openParts, shutdownTimeout: request.run.shutdownTimeout,
-                                          leftoverAdvice: "the journal keeps every acknowledged message: start sluice serve again",
-                                          logger: logger)
-        } catch {
-            logger.error("\(error)")
+        guard let signals = ProcessSignals.start(shutdownTimeout: request.run.shutdownTimeout,
+                                                 leftoverAdvice: "the journal keeps every acknowledged message: start sluice serve again",
+                                                 logger: logger) else {
             return ExitStatus.ioError
         }
+        let (control, openParts, listener) = (signals.control, signals.openParts, signals.listener)
         _ = listener
 
         if !request.listenPublic && !isLoopback(request.host) {

@@ -81,33 +81,21 @@ public enum CatalogProgram {
     /// read), 66 an input cannot be opened, 73 the output cannot be written, 74 a read error.
     public static func infer(inputs given: [String], output: String?, options: PlanInference.Options,
                              logger: Logger, stdout: (String) -> Void) -> Int32 {
-        let inputs: [String]
-        do {
-            inputs = try InputList.resolve(given)
-        } catch {
-            logger.error("\(error)")
-            return ExitStatus.noInput
-        }
         var inference = PlanInference(options: options)
         let scratch = JSONParseScratch()
         var status = ExitStatus.ok
-        for path in inputs {
-            do {
-                let reader = try LineReader.open(path, maxLineBytes: InputSettings().maxLineBytes)
-                while let line = try reader.next() {
-                    if case let .line(bytes, _) = line, !LineReader.isBlank(bytes) {
-                        inference.add(line: bytes, scratch: scratch)
-                    }
-                }
-            } catch let error as InputError {
+        do {
+            try InputList.forEachLine(of: given, maxLineBytes: InputSettings().maxLineBytes, failed: { error in
                 logger.error("\(error)")
                 status = max(status, ExitStatus.forInputError(error))
-                if case .cannotOpen = error { return status }
-            } catch {
-                logger.error("\(error)")
-                return ExitStatus.ioError
+            }) { _, line in
+                if case let .line(bytes, _) = line, !LineReader.isBlank(bytes) { inference.add(line: bytes, scratch: scratch) }
             }
+        } catch {
+            logger.error("\(error)")
+            return ExitStatus.ioError
         }
+        if status == ExitStatus.noInput { return status }
         let source = given.isEmpty ? "stdin" : given.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")
         let text = inference.yaml(source: source)
         if let output {

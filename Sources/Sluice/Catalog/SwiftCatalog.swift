@@ -281,10 +281,14 @@ public struct SwiftCatalog {
         out.close()
     }
 
+    /// `dictionary[name] = value` as JSON: only when present for an optional property, `null` for a
+    /// required nullable one that is nil. `value` is a case's binding (`p0`) or a stored property (`self.email`).
     private func writeAssignment(_ out: inout SwiftText, _ member: Member, value: String, into dictionary: String) {
         let key = SwiftText.literal(member.plan.name)
         if !member.plan.required {
-            out.line("if let \(value) { \(dictionary)[\(key)] = \(member.json(value)) }")
+            let isProperty = value.contains(".")
+            let binding = isProperty ? "value" : value
+            out.line("if let \(isProperty ? "value = \(value)" : value) { \(dictionary)[\(key)] = \(member.json(binding)) }")
         } else if member.plan.type.nullable {
             out.line("\(dictionary)[\(key)] = \(value).map { \(member.json("$0")) as Any } ?? NSNull()")
         } else {
@@ -315,17 +319,7 @@ public struct SwiftCatalog {
         out.line("/// The traits under the plan's names, ready for `JSONSerialization` (an absent optional is left out).")
         out.open("\(a)var traits: [String: Any]")
         out.line("var _traits: [String: Any] = [:]")
-        for member in members {
-            let value = "self.\(member.label)"
-            let key = SwiftText.literal(member.plan.name)
-            if !member.plan.required {
-                out.line("if let value = \(value) { _traits[\(key)] = \(member.json("value")) }")
-            } else if member.plan.type.nullable {
-                out.line("_traits[\(key)] = \(value).map { \(member.json("$0")) as Any } ?? NSNull()")
-            } else {
-                out.line("_traits[\(key)] = \(member.json(value))")
-            }
-        }
+        for member in members { writeAssignment(&out, member, value: "self.\(member.label)", into: "_traits") }
         out.line("return _traits")
         out.close()
         out.line()

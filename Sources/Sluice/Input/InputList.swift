@@ -60,3 +60,28 @@ enum InputList {
         return paths
     }
 }
+
+extension InputList {
+    /// Every line of the inputs `given` names (resolved as above), input by input, through
+    /// `body` with its input's index. An input that cannot be opened or read, or whose gzip is corrupt (its lines up
+    /// to the damage are read), goes to `failed`, and the next input is read; an input that
+    /// does not exist ends it before anything is read. What `body` throws ends it and is rethrown.
+    /// For the commands that read lines without a pipeline (`shard-of`, `plan infer`).
+    static func forEachLine(of given: [String], maxLineBytes: Int, failed: (InputError) -> Void,
+                            _ body: (_ input: Int, _ line: InputLine) throws -> Void) throws {
+        let inputs: [String]
+        do {
+            inputs = try resolve(given)
+        } catch {
+            return failed(error)
+        }
+        for (index, path) in inputs.enumerated() {
+            do {
+                let reader = try LineReader.open(path, maxLineBytes: maxLineBytes)
+                while let line = try reader.next() { try body(index, line) }
+            } catch let error as InputError {
+                failed(error)
+            }
+        }
+    }
+}

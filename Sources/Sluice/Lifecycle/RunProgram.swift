@@ -62,23 +62,12 @@ public enum RunProgram {
     ///   - logger: where messages go (one line each, stderr in the CLI).
     ///   - console: the stderr writer the progress line shares with the logger.
     public static func run(_ request: RunRequest, logger: Logger, console: StderrConsole) -> Int32 {
-        // A closed stdout must be an EPIPE we handle, not a signal that kills us;
-        // a file-size limit must be an EFBIG we report, not a core dump.
-        signal(SIGPIPE, SIG_IGN)
-        signal(SIGXFSZ, SIG_IGN)
-
-        let control = RunControl()
-        let openParts = OpenPartFiles()
-        let listener: SignalListener
-        do {
-            let advice = request.options.stagingDirectory.map { "nothing was moved into place; the next run with --staging \($0) starts afresh" }
-                ?? "run `sluice recover \(request.options.outDirectory)`"
-            listener = try SignalListener(control: control, openParts: openParts, shutdownTimeout: request.shutdownTimeout,
-                                          leftoverAdvice: advice, logger: logger)
-        } catch {
-            logger.error("\(error)")
+        let advice = request.options.stagingDirectory.map { "nothing was moved into place; the next run with --staging \($0) starts afresh" }
+            ?? "run `sluice recover \(request.options.outDirectory)`"
+        guard let signals = ProcessSignals.start(shutdownTimeout: request.shutdownTimeout, leftoverAdvice: advice, logger: logger) else {
             return ExitStatus.ioError
         }
+        let (control, openParts, listener) = (signals.control, signals.openParts, signals.listener)
 
         // Stats or metrics written into the stream of records would corrupt it for its reader.
         if request.metricsPath == "-" {
@@ -277,6 +266,32 @@ public enum RunProgram {
         case let error as StateError: return ExitStatus.forStateError(error)
         case is UsageError: return ExitStatus.usage
         default: return ExitStatus.ioError
+        }
+    }
+}
+
+/// What `run` and `serve` set up before anything else: a closed stdout an EPIPE
+/// they handle and a file-size limit an EFBIG they report (not signals that end
+/// the process), and the signal listener with the run control it stops and the
+/// `.part` files a forced exit leaves, named with `leftoverAdvice`.
+public struct ProcessSignals: Sendable {
+    public let control: RunControl
+    public let openParts: OpenPartFiles
+    public let listener: SignalListener
+
+    /// The signals handled from now on; nil (the error logged) when the listener cannot start.
+    public static func start(shutdownTimeout: Duration, leftoverAdvice: String, logger: Logger) -> ProcessSignals? {
+        signal(SIGPIPE, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)
+        let control = RunControl()
+        let openParts = OpenPartFiles()
+        do {
+            let listener = try SignalListener(control: control, openParts: openParts, shutdownTimeout: shutdownTimeout,
+                                              leftoverAdvice: leftoverAdvice, logger: logger)
+            return ProcessSignals(control: control, openParts: openParts, listener: listener)
+        } catch {
+            logger.error("\(error)")
+            return nil
         }
     }
 }

@@ -16,7 +16,7 @@ public enum PrometheusTextfile {
     }
 
     public static func render(_ summary: RunSummary, outcome: Outcome? = nil) -> String {
-        var out = Exposition()
+        var out = PrometheusExposition()
         out.metric("sluice_build_info", .gauge, "Always 1; the version of the sluice that wrote this file.",
                    [([("version", summary.process?.version ?? SluiceVersion.text)], 1)])
         out.metric("sluice_lines_in_total", .counter, "Non-blank input lines read.", [([], summary.linesIn)])
@@ -139,49 +139,6 @@ public enum PrometheusTextfile {
         }
         return out.text
     }
-
-    /// `# HELP`, `# TYPE` and samples, in the text format (version 0.0.4).
-    private struct Exposition {
-        enum Kind: String { case counter, gauge }
-        var text = ""
-
-        mutating func metric(_ name: String, _ kind: Kind, _ help: String, _ samples: [([(String, String)], Int)]) {
-            metric(name, kind, help, samples.map { ($0.0, String($0.1)) })
-        }
-
-        mutating func metric(_ name: String, _ kind: Kind, _ help: String, _ samples: [([(String, String)], Double)]) {
-            metric(name, kind, help, samples.map { ($0.0, format3($0.1)) })
-        }
-
-        private mutating func metric(_ name: String, _ kind: Kind, _ help: String, _ samples: [([(String, String)], String)]) {
-            text += "# HELP \(name) \(help)\n# TYPE \(name) \(kind.rawValue)\n"
-            for (labels, value) in samples {
-                text += name
-                if !labels.isEmpty {
-                    text += "{" + labels.map { "\($0.0)=\"\(escape($0.1))\"" }.joined(separator: ",") + "}"
-                }
-                text += " \(value)\n"
-            }
-        }
-
-        /// Label values escape `\`, `"` and line feed, the three the format requires.
-        /// Done on Unicode scalars, not `Character`s: a `"` followed by a combining
-        /// mark, or the `\r\n` pair, is one `Character` and would slip through a
-        /// comparison with `"` or `\n`.
-        private func escape(_ value: String) -> String {
-            guard value.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 || $0 == 0x0A }) else { return value }
-            var result = String.UnicodeScalarView()
-            for scalar in value.unicodeScalars {
-                switch scalar {
-                case "\\": result.append(contentsOf: "\\\\".unicodeScalars)
-                case "\"": result.append(contentsOf: "\\\"".unicodeScalars)
-                case "\n": result.append(contentsOf: "\\n".unicodeScalars)
-                default: result.append(scalar)
-                }
-            }
-            return String(result)
-        }
-    }
 }
 
 /// Writes `--metrics FILE` every `--flush-interval` while the run goes on.
@@ -225,4 +182,63 @@ public final class MetricsFileReporter: RunReporter {
     /// One write at a time (the run's thread, a forced exit's signal thread), through one temporary file.
     private let lock = NSLock()
     private var finished = false
+}
+
+/// `# HELP`, `# TYPE` and samples, in Prometheus's text format (version 0.0.4): the
+/// `--metrics` textfile's and `sluice serve`'s `GET /metrics`.
+public struct PrometheusExposition {
+    public enum Kind: String { case counter, gauge }
+    public private(set) var text = ""
+
+    public init() {}
+
+    public mutating func metric(_ name: String, _ kind: Kind, _ help: String, _ samples: [([(String, String)], Int)]) {
+        metric(name, kind, help, samples.map { ($0.0, String($0.1)) })
+    }
+
+    public mutating func metric(_ name: String, _ kind: Kind, _ help: String, _ samples: [([(String, String)], Double)]) {
+        metric(name, kind, help, samples.map { ($0.0, format3($0.1)) })
+    }
+
+    private mutating func metric(_ name: String, _ kind: Kind, _ help: String, _ samples: [([(String, String)], String)]) {
+        text += "# HELP \(name) \(help)\n# TYPE \(name) \(kind.rawValue)\n"
+        for (labels, value) in samples { sample(name, labels, value) }
+    }
+
+    /// A histogram of one series: `cumulative[i]` observations at most `bounds[i]`, `count` in all
+    /// (the `+Inf` bucket), adding up to `sum`.
+    public mutating func histogram(_ name: String, _ help: String, labels: [(String, String)] = [], bounds: [Double],
+                                   cumulative: [Int], count: Int, sum: Double) {
+        text += "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+        for (bound, observed) in zip(bounds, cumulative) { sample(name + "_bucket", labels + [("le", "\(bound)")], "\(observed)") }
+        sample(name + "_bucket", labels + [("le", "+Inf")], "\(count)")
+        sample(name + "_sum", labels, "\(sum)")
+        sample(name + "_count", labels, "\(count)")
+    }
+
+    private mutating func sample(_ name: String, _ labels: [(String, String)], _ value: String) {
+        text += name
+        if !labels.isEmpty {
+            text += "{" + labels.map { "\($0.0)=\"\(escape($0.1))\"" }.joined(separator: ",") + "}"
+        }
+        text += " \(value)\n"
+    }
+
+    /// Label values escape `\`, `"` and line feed, the three the format requires.
+    /// Done on Unicode scalars, not `Character`s: a `"` followed by a combining
+    /// mark, or the `\r\n` pair, is one `Character` and would slip through a
+    /// comparison with `"` or `\n`.
+    private func escape(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 || $0 == 0x0A }) else { return value }
+        var result = String.UnicodeScalarView()
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\\": result.append(contentsOf: "\\\\".unicodeScalars)
+            case "\"": result.append(contentsOf: "\\\"".unicodeScalars)
+            case "\n": result.append(contentsOf: "\\n".unicodeScalars)
+            default: result.append(scalar)
+            }
+        }
+        return String(result)
+    }
 }

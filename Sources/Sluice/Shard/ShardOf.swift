@@ -36,36 +36,27 @@ public enum ShardOf {
     /// write error. A reader that closes the pipe early ends it with 0.
     public static func run(inputs given: [String], options: Options, output: Int32, logger: Logger) -> Int32 {
         signal(SIGPIPE, SIG_IGN)
-        // A directory is its files in name order, as `sluice run` reads it.
-        let inputs: [String]
-        do {
-            inputs = try InputList.resolve(given)
-        } catch {
-            logger.error("\(error)")
-            return ExitStatus.noInput
-        }
         var writer = LineWriter(fd: output)
         let shards = UInt64(options.shards)
         let scratch = JSONParseScratch()
         var status = ExitStatus.ok
         do {
-            for path in inputs {
-                do {
-                    let reader = try LineReader.open(path, maxLineBytes: options.maxLineBytes)
-                    var time: Int64 = 0
-                    while let line = try reader.next() {
-                        var shard: UInt64 = 0
-                        if case let .line(bytes, _) = line, !LineReader.isBlank(bytes),
-                           case let .success(event) = Event.decode(bytes, origin: Origin(source: 0, line: 0), scratch: scratch) {
-                            shard = ShardFunction.shard(of: event.document, shards: shards)
-                            time = event.time.milliseconds
-                        }
-                        try writer.write(shard: shard, time: time)
-                    }
-                } catch let error as InputError {
-                    logger.error("\(error)")
-                    status = max(status, ExitStatus.forInputError(error))
+            // A directory is its files in name order, as `sluice run` reads it. A line that is not
+            // an event goes to shard 0 with the time of its input's event before it (0 before any).
+            var time: Int64 = 0
+            var current = -1
+            try InputList.forEachLine(of: given, maxLineBytes: options.maxLineBytes, failed: { error in
+                logger.error("\(error)")
+                status = max(status, ExitStatus.forInputError(error))
+            }) { input, line in
+                if input != current { (current, time) = (input, 0) }
+                var shard: UInt64 = 0
+                if case let .line(bytes, _) = line, !LineReader.isBlank(bytes),
+                   case let .success(event) = Event.decode(bytes, origin: Origin(source: 0, line: 0), scratch: scratch) {
+                    shard = ShardFunction.shard(of: event.document, shards: shards)
+                    time = event.time.milliseconds
                 }
+                try writer.write(shard: shard, time: time)
             }
             try writer.flush()
         } catch LineWriter.Closed.reader {
