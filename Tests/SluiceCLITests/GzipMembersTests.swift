@@ -2,6 +2,9 @@ import Foundation
 import ProviderEmulator
 import SluiceTestSupport
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// End-to-end: how the output files are cut into gzip members (libdeflate
 /// compresses a member in one piece), and that every reader reads them whole.
@@ -150,6 +153,33 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(fixture.emulator.imported.map(\.insertID).sorted() == ids.sorted())
         #expect(fixture.emulator.requests == 1)
+    }
+
+    @Test func aProviderFileKilledMidFileKeepsWhatWasFlushedAndRecoverFinishesIt() throws {
+        // One member per file: the records are held until the file closes, but each flush writes them out.
+        let directory = TemporaryDirectory()
+        let generated = try SluiceBinary.shell("$SLUICE generate --events 1200 --seed 12 --malformed 0 > in.ndjson", in: directory.path)
+        #expect(generated.status == 0)
+        let input = ndjsonLines(read(directory, "in.ndjson"))
+        directory.write("p.yaml", "version: 1\ndestinations:\n  mixpanel: {type: mixpanel}\n")
+        let sluice = try SluiceProcess(["run", "--pipeline", "p.yaml", "--flush-interval", "50ms"], in: directory.path)
+        #expect(sluice.send(lines: input[..<700]))
+        let flushed = { () -> Int in
+            directory.files().filter { $0.hasPrefix("out/mixpanel/") && $0.hasSuffix(".part") }.reduce(0) { total, part in
+                total + ndjsonLines(TestGzip.decompressCompleteMembers(self.read(directory, part)).data).count
+            }
+        }
+        #expect(waitUntil(timeout: 60) { flushed() > 0 })
+        let before = flushed()
+        sluice.signal(SIGKILL)
+        #expect(sluice.waitForExit(timeout: 30) != nil)
+        sluice.closeInput()
+        let recover = try SluiceBinary.run(["recover", "out"], in: directory.path)
+        #expect(recover.status == 0, "\(recover.stdoutText)\(recover.stderr)")
+        #expect(!directory.files().contains { $0.hasSuffix(".part") })
+        let recovered = gunzipFiles(directory, under: "out/mixpanel/").flatMap(\.lines)
+        #expect(recovered.count >= before)
+        #expect(recovered.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0))) != nil })
     }
 }
 
