@@ -27,6 +27,13 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["libz-dev"])]
         ),
+        // libdeflate (Debian's libdeflate-dev, 1.14 or later): the file outputs'
+        // DEFLATE, whole buffers at a time (`apt-get install libdeflate-dev`).
+        .systemLibrary(
+            name: "CLibDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
         // The signal handler: async-signal-safe C that only counts and writes to a pipe.
         .target(name: "CSignalPipe"),
         // Renaming without replacing (renameat2 RENAME_NOREPLACE), which Swift's Glibc does not export.
@@ -56,6 +63,7 @@ let package = Package(
             dependencies: [
                 "SluiceJSON",
                 "CZlib",
+                "CLibDeflate",
                 "CSignalPipe",
                 "CCRC32",
                 "CRename",

@@ -104,7 +104,7 @@ actor DestinationQueue {
                 return
             }
             let whole = ranges.count == 1 && ranges[0] == 0..<file.count
-            for range in ranges { batches.append(Batch(file: file, range: range, gzipped: whole ? file.compressed : nil)) }
+            for range in ranges { batches.append(Batch(file: file, range: range, gzipped: whole ? file.oneMember : nil)) }
             open[path] = (file, ranges.count)
         }
     }

@@ -23,6 +23,13 @@ final class SendFile: @unchecked Sendable {
     let identity: String
     /// The file's bytes, as written (gzip).
     let compressed: [UInt8]
+    /// The file's records as one gzip member, the body of a request that sends
+    /// the file whole: its bytes as written when they are one member (as
+    /// `sluice run` writes the files of a destination `send` delivers), else
+    /// compressed again in one piece (a `--flush-interval` ended a member
+    /// while the file was open, or `gzip_members: blocks`), because some
+    /// servers' decoders read only a body's first member.
+    let oneMember: [UInt8]
     /// Its records, one after another, each ending in `\n`.
     let text: [UInt8]
     /// Where record `i` starts in `text`; `starts[count]` is `text.count`.
@@ -30,10 +37,11 @@ final class SendFile: @unchecked Sendable {
 
     var count: Int { starts.count - 1 }
 
-    init(path: String, identity: String, compressed: [UInt8], text: [UInt8]) {
+    init(path: String, identity: String, compressed: [UInt8], text: [UInt8], members: Int = 1) {
         self.path = path
         self.identity = identity
         self.compressed = compressed
+        oneMember = members <= 1 ? compressed : GzipDeflater.member(of: text[...], level: 6)
         self.text = text
         var starts = [0]
         starts.reserveCapacity(2048)
@@ -75,10 +83,11 @@ final class SendFile: @unchecked Sendable {
             if n <= 0 { return .failure(.io("cannot read \(full): \(n < 0 ? String(cString: strerror(errno)) : "it shrank")")) }
             filled += n
         }
-        guard let text = GzipInflater.decompress(bytes) else {
+        var members = 0
+        guard let text = GzipInflater.decompress(bytes, members: &members) else {
             return .failure(.data("\(full) is not a whole gzip file; it was not sent (sluice recover finishes a crashed run's files)"))
         }
-        return .success(SendFile(path: path, identity: identity(info), compressed: bytes, text: text))
+        return .success(SendFile(path: path, identity: identity(info), compressed: bytes, text: text, members: members))
     }
 
     static func identity(_ info: stat) -> String { "\(info.st_dev)-\(info.st_ino)-\(info.st_size)" }

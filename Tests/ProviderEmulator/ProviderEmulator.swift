@@ -256,9 +256,11 @@ public final class ProviderEmulator: @unchecked Sendable {
         guard authorization == expected else {
             return reply(401, "{\"error\":\"Invalid credentials\",\"status\":0}", [])
         }
+        // Only the body's first gzip member, as Python's `zlib.decompress(body, 31)` and
+        // many servers' decoders read it: records in a second member would be lost silently.
         guard head.headers.first(name: "Content-Encoding") == "gzip",
               head.headers.first(name: "Content-Type") == "application/x-ndjson",
-              let text = TestGzip.decompress(body) else {
+              let text = TestGzip.firstMember(body)?.data else {
             return reply(400, "{\"error\":\"gzip application/x-ndjson body expected\",\"status\":0}", [])
         }
         let lines = text.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }

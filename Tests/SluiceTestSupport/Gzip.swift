@@ -87,6 +87,28 @@ public enum TestGzip {
         return (result, members)
     }
 
+    /// Each member's data, in order; nil if `bytes` is not valid, complete gzip.
+    public static func members(_ bytes: [UInt8]) -> [[UInt8]]? {
+        var result: [[UInt8]] = []
+        var offset = 0
+        while offset < bytes.count {
+            let member = inflateStream(bytes[offset...], windowBits: 16 + MAX_WBITS)
+            guard member.status == Z_STREAM_END else { return nil }
+            result.append(member.output)
+            offset += member.consumed
+        }
+        return result
+    }
+
+    /// What a one-member reader (Python's `zlib.decompress(data, 31)`, many
+    /// servers' decoders) gets: the first member's data, and whether that
+    /// member is the whole of `bytes`.
+    public static func firstMember(_ bytes: [UInt8]) -> (data: [UInt8], isWhole: Bool)? {
+        let member = inflateStream(bytes[...], windowBits: 16 + MAX_WBITS)
+        guard member.status == Z_STREAM_END else { return nil }
+        return (member.output, member.consumed == bytes.count)
+    }
+
     public static func decompressFile(_ path: String) -> [UInt8]? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         return decompress(Array(data))

@@ -25,6 +25,9 @@ public struct DestinationSettings {
     public var sideOutputs: [SideOutputSettings] = []
     /// `send:`: how `sluice send` delivers its files; nil without one.
     public var send: SendSettings?
+    /// `gzip_members` (default `GzipMembers.byDefault`: `file` for a type
+    /// `sluice send` delivers, when its files are of request size; `blocks` otherwise).
+    public var gzipMembers: GzipMembers = .blocks
 }
 
 /// Where a destination's records go.
@@ -57,4 +60,6 @@ public struct SideOutputSettings: Sendable {
     public var pathLocation: (line: Int, column: Int)
     public var gzipLevel: Int
     public var rotation: RotationPolicy
+    /// `gzip_members` (default the destination's, if it says, else as for the destination's events).
+    public var gzipMembers: GzipMembers = .blocks
 }

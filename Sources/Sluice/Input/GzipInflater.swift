@@ -129,6 +129,13 @@ public final class GzipInflater {
     /// gzip, is damaged, or ends inside a member (a finished file never does:
     /// `sluice run` renames a file only once it is complete).
     public static func decompress(_ data: [UInt8]) -> [UInt8]? {
+        var members = 0
+        return decompress(data, members: &members)
+    }
+
+    /// The same, and how many members `data` holds.
+    public static func decompress(_ data: [UInt8], members: inout Int) -> [UInt8]? {
+        members = 0
         guard !data.isEmpty else { return [] }
         let inflater = GzipInflater()
         var out: [UInt8] = []
@@ -141,6 +148,7 @@ public final class GzipInflater {
             case .progress:
                 continue
             case .memberEnd:
+                members += 1
                 inflater.nextMember()
                 if inflater.pendingInput == 0 && offset == data.count { return out }
             case .stalled:

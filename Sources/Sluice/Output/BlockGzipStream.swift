@@ -1,22 +1,21 @@
 // Unsafe code: records come in as `UnsafeRawBufferPointer`s (an output's
 // buffer) and are copied into a block's input; a compressed block goes to the
 // sink as a buffer over its `output`, which the block owns while it is written.
-// Slices advance by what `fill` took, never past `rest.count`.
+// Slices advance by what `append` took, never past `rest.count`; `memchr` reads only `rest`.
 
-import CZlib
 import Foundation
 
-/// One file's gzip stream, deflated in blocks on the shared `CompressionPool`
-/// (as pigz does) and written in order.
+/// One file's gzip members, compressed in blocks on the shared
+/// `CompressionPool` and written in order.
 ///
-/// A member's bytes are cut every `blockSize` bytes, wherever the records
-/// fall; each block is deflated with the 32 KiB before it as dictionary and
-/// ends on a byte boundary, the member's last one ends the deflate stream,
-/// and the blocks are written one after another between the gzip header and
-/// a trailer whose CRC-32 combines the blocks' (`crc32_combine`). A reader
-/// sees one ordinary gzip member. The bytes written depend on the bytes
-/// handed in, where members end and the block size, never on the pool's
-/// threads or their timing.
+/// Every block is one whole gzip member (`DeflateBlock`), cut after the last
+/// record that fits in `blockSize` bytes (a record longer than that makes a
+/// block of its own): a file is a series of independently readable members,
+/// each holding whole records, as in BGZF. With `blockSize` `Int.max` nothing is
+/// cut: the file is one member (or one per `endMember`, which ends the current
+/// block wherever its records stop). The bytes written depend on the bytes
+/// handed in, where members were ended and the block size, never on the
+/// pool's threads or their timing.
 ///
 /// The owner (one thread: the destination's `CompressionWorker`, or a test)
 /// calls `write`, `endMember` and `waitIdle`; whichever pool thread finishes
@@ -28,23 +27,20 @@ import Foundation
 ///
 /// Sendable: `current`, `nextSequence` and `pendingInMember` are the owner's
 /// alone; the blocks in flight, the write order and the counts are guarded by
-/// `condition`; `memberCRC` and `sink` are used by one writer at a time (`writing`,
-/// or the owner once `waitIdle` saw nothing in flight); the rest are `let`s.
+/// `condition`; `sink` is used by one writer at a time (`writing`); the rest are `let`s.
 final class BlockGzipStream: @unchecked Sendable {
     typealias Sink = (UnsafeRawBufferPointer) throws(OutputError) -> Void
 
-    /// 256 KiB: each block hashes its 32 KiB dictionary again, which costs
-    /// 2.5% more CPU than one deflate stream at this size and 5% at pigz's
-    /// 128 KiB (zlib 6 over 100 MB of the workload's records), and the files
-    /// are 0.1% larger (0.5% at 128 KiB); a second of the default pipeline's
-    /// output is still hundreds of blocks.
-    static let defaultBlockSize = 256 * 1024
+    /// 1 MiB: libdeflate 6 over the workload's records in members of 1 MiB
+    /// gives files 2% smaller than zlib 6 as one stream, and the same CPU;
+    /// members of 256 KiB are 1.4% larger than zlib's (the start of each
+    /// member has no window to refer back to), 64 KiB 15% (docs/performance.md).
+    static let defaultBlockSize = 1024 * 1024
 
     let blockSize: Int
     /// Named in errors: the file being written.
     private let label: String
     private let level: Int32
-    private let header: [UInt8]
     private let pool: CompressionPool
     private let sink: Sink
     private let maxInFlight: Int
@@ -64,15 +60,12 @@ final class BlockGzipStream: @unchecked Sendable {
     private var writing = false
     private var failureValue: OutputError?
     private var written = 0
-    // The writer's (the thread writing in order, or the owner once idle).
-    private var memberCRC: UInt32 = 0
 
     /// - Parameter maxInFlight: blocks in the pool or waiting at once (default: the pool's threads + 2).
     init(level: Int32, label: String, pool: CompressionPool, blockSize: Int = BlockGzipStream.defaultBlockSize,
          maxInFlight: Int? = nil, sink: @escaping Sink) {
         self.label = label
         self.level = level
-        self.header = GzipDeflater.header(level: level)
         self.pool = pool
         self.blockSize = max(blockSize, 1)
         self.sink = sink
@@ -98,42 +91,63 @@ final class BlockGzipStream: @unchecked Sendable {
         return failureValue
     }
 
-    /// Adds `data` to the current member; full blocks go to the pool.
+    /// Adds `data` (whole records) to the current block; blocks cut after their last whole record go to the pool.
     func write(_ data: UnsafeRawBufferPointer) throws(OutputError) {
         if let failure { throw failure }
         guard data.count > 0 else { return }
         var rest = data
         while !rest.isEmpty {
-            let block: DeflateBlock
-            if let filling = current, !filling.isFull {
-                block = filling
-            } else {
-                // A full block goes only once more bytes follow it: the member's last one ends the stream instead.
-                block = pool.takeBlock(capacity: blockSize)
-                block.reset(after: current)
-                if let full = current { submit(full, last: false) }
-                current = block
+            let block = current ?? newBlock()
+            current = block
+            if !block.isFull {
+                let taken = min(block.capacity - block.count, rest.count)
+                block.append(UnsafeRawBufferPointer(rebasing: rest[..<taken]))
+                rest = UnsafeRawBufferPointer(rebasing: rest[taken...])
+                guard block.isFull else { continue }
             }
-            let taken = block.fill(rest)
-            rest = UnsafeRawBufferPointer(rebasing: rest[taken...])
+            let whole = block.wholeRecordBytes
+            if whole == 0 {
+                // One record longer than a block: the block takes it up to its end.
+                guard !rest.isEmpty, let newline = memchr(rest.baseAddress!, 0x0A, rest.count) else {
+                    block.append(rest)
+                    break
+                }
+                let end: Int = rest.baseAddress!.distance(to: UnsafeRawPointer(newline)) + 1
+                block.append(UnsafeRawBufferPointer(rebasing: rest[..<end]))
+                rest = UnsafeRawBufferPointer(rebasing: rest[end...])
+                current = nil
+            } else if whole < block.count {
+                // The record cut by the block's end goes on in the next block.
+                let next = newBlock()
+                block.moveTail(from: whole, to: next)
+                current = next
+            } else {
+                current = nil
+            }
+            submit(block)
         }
         pendingInMember += data.count
     }
 
-    /// Ends the current member: its last block, then, once every block is
-    /// written, the trailer. False when the member is empty (nothing written).
+    private func newBlock() -> DeflateBlock {
+        let block = pool.takeBlock(capacity: blockSize)
+        block.reset()
+        return block
+    }
+
+    /// Ends the current block wherever its records stop and writes everything
+    /// handed in so far as whole members. False when nothing was handed in
+    /// since the last call (nothing to sync).
     @discardableResult
     func endMember() throws(OutputError) -> Bool {
-        guard let last = current, pendingInMember > 0 else { return false }
-        current = nil
-        submit(last, last: true)
+        guard pendingInMember > 0 else { return false }
+        if let last = current, last.count > 0 {
+            current = nil
+            submit(last)
+        }
         waitIdle()
         if let failure { throw failure }
-        let trailer = GzipDeflater.trailer(crc: memberCRC, length: pendingInMember)
-        memberCRC = 0
         pendingInMember = 0
-        try write(trailer)
-        record(nil, written: trailer.count)
         return true
     }
 
@@ -144,8 +158,7 @@ final class BlockGzipStream: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func submit(_ block: DeflateBlock, last: Bool) {
-        block.isLast = last
+    private func submit(_ block: DeflateBlock) {
         block.sequence = nextSequence
         nextSequence += 1
         condition.lock()
@@ -185,36 +198,10 @@ final class BlockGzipStream: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Writes one compressed block (after the header, if it starts a member); returns the bytes written.
+    /// Writes one compressed block (a whole member); returns the bytes written.
     private func emit(_ block: DeflateBlock) throws(OutputError) -> Int {
         if let status = block.failure { throw .compressionFailed(path: label, status: status) }
-        var count = 0
-        if block.isFirstInMember {
-            try write(header)
-            count += header.count
-        }
         try sink(UnsafeRawBufferPointer(start: block.output, count: block.outputCount))
-        count += block.outputCount
-        memberCRC = UInt32(truncatingIfNeeded: crc32_combine(uLong(memberCRC), uLong(block.crc), .init(block.count)))
-        return count
-    }
-
-    /// Hands `bytes` to the sink; a failure is kept, so nothing more is written.
-    private func write(_ bytes: [UInt8]) throws(OutputError) {
-        var failed: OutputError?
-        bytes.withUnsafeBytes { buffer in
-            do throws(OutputError) { try sink(buffer) } catch { failed = error }
-        }
-        if let failed {
-            record(failed, written: 0)
-            throw failed
-        }
-    }
-
-    private func record(_ error: OutputError?, written count: Int) {
-        condition.lock()
-        if let error, failureValue == nil { failureValue = error }
-        written += count
-        condition.unlock()
+        return block.outputCount
     }
 }

@@ -1,20 +1,21 @@
-// Unsafe code: a block's input, dictionary and output are allocated buffers and
-// its zlib streams `UnsafeMutablePointer<z_stream>`s, because zlib's C API
-// takes raw pointers and keeps the stream's address. The block owns its buffers
-// (freed in deinit), `fill` copies below `capacity`, and zlib is given only the
-// output room left (`grow` doubles it when full). `BlockCompressor` owns its
-// streams for its thread's life.
+// Unsafe code: a block's input and output are allocated buffers, because
+// libdeflate's C API takes raw pointers. The block owns them (freed in deinit),
+// `append` grows the input before it copies, and libdeflate is given only the
+// output room left after the gzip header (grown to its bound first).
 
 import CCRC32
-import CZlib
+import CLibDeflate
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// One block of a gzip member's uncompressed bytes, compressed on its own
-/// (pigz's way): raw deflate primed with the last 32 KiB before the block as
-/// its dictionary, ended on a byte boundary (`Z_SYNC_FLUSH`), or the
-/// member's last block ended with `Z_FINISH`. Blocks compressed apart and
-/// written one after another are one valid deflate stream, and the bytes of
-/// each depend only on its input, its dictionary, the level and whether it
-/// is last: never on which thread compressed it or when.
+/// One block of a file's records, compressed on its own into one whole gzip
+/// member (header, raw deflate by libdeflate, CRC-32 and length): every block
+/// of a file is independently readable, as in BGZF, and a file of them
+/// is an ordinary multi-member gzip file. The bytes of a member depend only on
+/// the block's bytes and the level, never on which thread compressed it or when.
 ///
 /// Its buffers are allocated once and reused block after block
 /// (`CompressionPool` keeps the spares), so a block costs no allocation.
@@ -24,148 +25,141 @@ import CZlib
 /// the pool's queue, written by the stream's writer (through `compressed`, under
 /// `condition`), and back to an owner through the pool's spares (`sparesLock`).
 final class DeflateBlock: @unchecked Sendable {
-    /// The window deflate can look back over: the most of the bytes before a block that can serve it as dictionary.
-    static let dictionaryCapacity = 32 * 1024
+    static let headerBytes = 10
+    static let trailerBytes = 8
 
+    /// Where its stream cuts it (after the last record that fits); `Int.max`: never (a member per file).
     let capacity: Int
-    let input: UnsafeMutablePointer<UInt8>
+    private(set) var input: UnsafeMutablePointer<UInt8>
+    private var inputCapacity: Int
     private(set) var count = 0
-    /// The bytes right before this block in its member (empty for a member's first block).
-    let dictionary: UnsafeMutablePointer<UInt8>
-    private(set) var dictionaryCount = 0
-    /// The deflate stream's last block: ends it (`Z_FINISH`) rather than on a byte boundary.
-    var isLast = false
-    /// The first block of its gzip member: the gzip header goes before it.
-    var isFirstInMember = false
     /// Where the block is in its stream, for writing in order.
     var sequence = 0
 
-    // Set by `compress(with:)`.
+    // Set by `compress(with:level:)`.
     private(set) var output: UnsafeMutablePointer<UInt8>
-    private(set) var outputCapacity: Int
+    private var outputCapacity: Int
+    /// The whole member's bytes in `output`: header, deflate, trailer.
     private(set) var outputCount = 0
-    /// CRC-32 of `input[0..<count]` alone, to be combined with the member's.
+    /// CRC-32 of `input[0..<count]`.
     private(set) var crc: UInt32 = 0
-    /// zlib's status when compressing failed, nil when it did not.
+    /// Why compressing failed (an out-of-memory compressor), nil when it did not.
     private(set) var failure: Int32?
+
+    /// The input buffer a block starts with when it has no fixed size.
+    static let initialFileCapacity = 256 * 1024
 
     init(capacity: Int) {
         self.capacity = capacity
-        input = .allocate(capacity: capacity)
-        dictionary = .allocate(capacity: DeflateBlock.dictionaryCapacity)
-        // Enough for incompressible input with its stored blocks' headers and the flush marker; grown if ever short.
-        outputCapacity = capacity + capacity / 16 + 64
+        inputCapacity = capacity == Int.max ? DeflateBlock.initialFileCapacity : capacity
+        input = .allocate(capacity: inputCapacity)
+        outputCapacity = DeflateBlock.outputBound(inputCapacity)
         output = .allocate(capacity: outputCapacity)
     }
 
     deinit {
         input.deallocate()
-        dictionary.deallocate()
         output.deallocate()
     }
 
-    var isFull: Bool { count == capacity }
+    /// libdeflate's worst case for `count` bytes at any level, and the gzip wrapper.
+    static func outputBound(_ count: Int) -> Int {
+        libdeflate_deflate_compress_bound(nil, count) + headerBytes + trailerBytes
+    }
 
-    /// Empties the block for the next bytes; `after` is the block before it in
-    /// the same member (its tail becomes the dictionary), nil for a member's first.
-    func reset(after previous: DeflateBlock?) {
+    var isFull: Bool { count >= capacity }
+
+    /// Empties the block for the next bytes.
+    func reset() {
         count = 0
-        isLast = false
-        isFirstInMember = previous == nil
         outputCount = 0
         failure = nil
-        guard let previous else {
-            dictionaryCount = 0
-            return
-        }
-        // The bytes right before this block: the previous block's tail, and
-        // when that block is shorter than the window, its dictionary's tail before it.
-        let fromPrevious = min(previous.count, DeflateBlock.dictionaryCapacity)
-        let fromEarlier = min(previous.dictionaryCount, DeflateBlock.dictionaryCapacity - fromPrevious)
-        dictionary.update(from: previous.dictionary + (previous.dictionaryCount - fromEarlier), count: fromEarlier)
-        (dictionary + fromEarlier).update(from: previous.input + (previous.count - fromPrevious), count: fromPrevious)
-        dictionaryCount = fromEarlier + fromPrevious
     }
 
-    /// Copies as much of `bytes` as fits; returns how many bytes it took.
-    func fill(_ bytes: UnsafeRawBufferPointer) -> Int {
-        let taken = min(bytes.count, capacity - count)
-        guard taken > 0 else { return 0 }
-        (input + count).update(from: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: taken)
-        count += taken
-        return taken
+    /// Appends `bytes`, growing the input when they do not fit.
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count > 0 else { return }
+        reserve(count + bytes.count)
+        (input + count).update(from: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+        count += bytes.count
     }
 
-    /// Compresses the block with `compressor`'s stream for `level` into `output`, and takes its CRC-32.
+    /// The length of the block's whole records: up to and with its last newline; 0 when it has none.
+    var wholeRecordBytes: Int {
+        // Backwards from the end: a record is a few hundred bytes, so this reads about one.
+        var end = count
+        while end > 0 && input[end - 1] != 0x0A { end -= 1 }
+        return end
+    }
+
+    /// Moves the bytes from `length` on to `next` (emptied first); this block keeps the first `length`.
+    func moveTail(from length: Int, to next: DeflateBlock) {
+        next.reset()
+        next.append(UnsafeRawBufferPointer(start: input + length, count: count - length))
+        count = length
+    }
+
+    private func reserve(_ needed: Int) {
+        guard needed > inputCapacity else { return }
+        var larger = inputCapacity
+        while larger < needed { larger *= 2 }
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        grown.update(from: input, count: count)
+        input.deallocate()
+        input = grown
+        inputCapacity = larger
+    }
+
+    /// Compresses the block into one gzip member at `level` (libdeflate's 0-12) with `compressor`'s state.
     func compress(with compressor: BlockCompressor, level: Int32) {
-        crc = count > 0 ? sluice_crc32(0, input, count) : 0
         outputCount = 0
-        guard let stream = compressor.stream(level: level) else {
-            failure = Z_MEM_ERROR
+        crc = count > 0 ? sluice_crc32(0, input, count) : 0
+        guard let state = compressor.compressor(level: level) else {
+            failure = -4  // Z_MEM_ERROR's number: libdeflate could not allocate its state.
             return
         }
-        deflateReset(stream)
-        if dictionaryCount > 0 {
-            let status = deflateSetDictionary(stream, dictionary, uInt(dictionaryCount))
-            guard status == Z_OK else {
-                failure = status
-                return
+        let bound = DeflateBlock.outputBound(count)
+        if outputCapacity < bound {
+            output.deallocate()
+            output = .allocate(capacity: bound)
+            outputCapacity = bound
+        }
+        GzipDeflater.writeHeader(level: level, to: output)
+        let deflated = libdeflate_deflate_compress(state, input, count, output + DeflateBlock.headerBytes,
+                                                   outputCapacity - DeflateBlock.headerBytes - DeflateBlock.trailerBytes)
+        // Within the bound libdeflate never runs out of room; 0 would mean it did.
+        guard deflated > 0 else {
+            failure = -5  // Z_BUF_ERROR's number.
+            return
+        }
+        var end = DeflateBlock.headerBytes + deflated
+        for value in [crc, UInt32(truncatingIfNeeded: count)] {
+            for shift in stride(from: 0, to: 32, by: 8) {
+                output[end] = UInt8(truncatingIfNeeded: value >> UInt32(shift))
+                end += 1
             }
         }
-        stream.pointee.next_in = input
-        stream.pointee.avail_in = uInt(count)
-        let flush = isLast ? Z_FINISH : Z_SYNC_FLUSH
-        while true {
-            if outputCount == outputCapacity { grow() }
-            stream.pointee.next_out = output + outputCount
-            stream.pointee.avail_out = uInt(outputCapacity - outputCount)
-            let status = deflate(stream, flush)
-            outputCount = outputCapacity - Int(stream.pointee.avail_out)
-            // Z_BUF_ERROR only says no progress was possible, which is an error only with room left.
-            guard status == Z_OK || status == Z_STREAM_END || (status == Z_BUF_ERROR && outputCount == outputCapacity) else {
-                failure = status
-                return
-            }
-            // Done when the stream ended, or a flush left output room to spare (all of it is out).
-            if status == Z_STREAM_END || (!isLast && stream.pointee.avail_in == 0 && stream.pointee.avail_out > 0) { return }
-        }
-    }
-
-    private func grow() {
-        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: outputCapacity * 2)
-        larger.update(from: output, count: outputCount)
-        output.deallocate()
-        output = larger
-        outputCapacity *= 2
+        outputCount = end
     }
 }
 
-/// A compression thread's zlib streams, one per level it was asked for,
-/// reset for each block instead of made anew (a deflate stream is about
-/// 256 KiB of state). Used by one thread at a time.
+/// A compression thread's libdeflate compressors, one per level it was asked
+/// for, kept for the thread's life (a compressor is hundreds of KiB of state
+/// at the middle levels). Used by one thread at a time.
 final class BlockCompressor {
-    private var streams: [Int32: UnsafeMutablePointer<z_stream>] = [:]
+    private var compressors: [Int32: OpaquePointer] = [:]
 
     init() {}
 
     deinit {
-        for stream in streams.values {
-            deflateEnd(stream)
-            stream.deallocate()
-        }
+        for compressor in compressors.values { libdeflate_free_compressor(compressor) }
     }
 
-    /// The raw deflate stream for `level` (-1 is zlib's default, 6); nil if zlib could not make one.
-    func stream(level: Int32) -> UnsafeMutablePointer<z_stream>? {
-        if let stream = streams[level] { return stream }
-        // zlib keeps the stream's address: one allocation, kept for the thread's life.
-        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        guard sluice_deflateInit2(stream, level, -MAX_WBITS) == Z_OK else {
-            stream.deallocate()
-            return nil
-        }
-        streams[level] = stream
-        return stream
+    /// The compressor for `level` (libdeflate's 0-12; -1, zlib's "default", is 6); nil if libdeflate could not make one.
+    func compressor(level: Int32) -> OpaquePointer? {
+        if let compressor = compressors[level] { return compressor }
+        guard let compressor = libdeflate_alloc_compressor(level < 0 ? 6 : level) else { return nil }
+        compressors[level] = compressor
+        return compressor
     }
 }

@@ -53,10 +53,21 @@ public final class GzipDeflater {
     /// The header zlib's gzip wrapper writes without a `gz_header`: magic,
     /// deflate, no flags, no time, XFL from the level (2 for the slowest,
     /// 4 for the fastest, with Z_DEFAULT_STRATEGY), then zlib's OS code.
+    /// Levels above 9 (libdeflate's 10-12) are marked as the slowest, as 9 is.
     static func header(level: Int32) -> [UInt8] {
+        [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, extraFlags(level: level), zlibOSCode]
+    }
+
+    static func extraFlags(level: Int32) -> UInt8 {
         let level = level == Z_DEFAULT_COMPRESSION ? 6 : level
-        let extraFlags: UInt8 = level == 9 ? 2 : (level < 2 ? 4 : 0)
-        return [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, extraFlags, zlibOSCode]
+        return level >= 9 ? 2 : (level < 2 ? 4 : 0)
+    }
+
+    /// `header(level:)`'s 10 bytes, written at `to`.
+    static func writeHeader(level: Int32, to out: UnsafeMutablePointer<UInt8>) {
+        let bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0x1f, 0x8b, 8, 0, 0, 0, 0, 0, extraFlags(level: level), zlibOSCode)
+        withUnsafeBytes(of: bytes) { out.update(from: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: 10) }
     }
 
     /// A member's trailer: the CRC-32 of its uncompressed bytes, then their count mod 2^32, both little-endian.
@@ -84,18 +95,16 @@ public final class GzipDeflater {
         return status == Z_STREAM_END ? member[9] : 3
     }()
 
-    /// `bytes` as one whole gzip member at `level` (nothing for no bytes): a request body, a send-rejects file.
+    /// `bytes` as one whole gzip member at `level` (libdeflate's 0-12; nothing
+    /// for no bytes), compressed by libdeflate in one piece: a request body, a
+    /// send-rejects file, a file `sluice send` makes one member again.
     public static func member(of bytes: ArraySlice<UInt8>, level: Int32) -> [UInt8] {
-        let deflater = GzipDeflater(level: level, label: "a gzip member in memory")
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count / 4 + 64)
-        let sink: (UnsafeRawBufferPointer) throws(OutputError) -> Void = { out.append(contentsOf: $0) }
-        // Into memory nothing fails: the sink never throws.
-        bytes.withUnsafeBytes { data in
-            try? deflater.compress(data, sink: sink)
-            try? deflater.endMember(sink: sink)
-        }
-        return out
+        guard !bytes.isEmpty else { return [] }
+        let block = DeflateBlock(capacity: bytes.count)
+        bytes.withUnsafeBytes { block.append($0) }
+        block.compress(with: BlockCompressor(), level: level)
+        precondition(block.failure == nil, "libdeflate could not allocate a compressor")
+        return Array(UnsafeBufferPointer(start: block.output, count: block.outputCount))
     }
 
     /// Compresses `data` into the current member; full output buffers go to `sink`.

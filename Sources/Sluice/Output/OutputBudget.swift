@@ -4,10 +4,10 @@
 ///
 /// A file output holds, at most: its worker's queue of 128 KiB chunks and as
 /// many spare chunks, the block it fills and the blocks it has in the deflate
-/// pool (each its input, its output and a 32 KiB dictionary). Nothing of it is
+/// pool (each its input and its output). Nothing of it is
 /// allocated before records come: an idle output costs its thread and a few
 /// KiB. With few outputs each gets what was measured best for throughput
-/// (32 chunks, 256 KiB blocks, threads + 2 in flight); with many, the budget
+/// (32 chunks, 1 MiB blocks, threads + 2 in flight); with many, the budget
 /// is shared: fewer chunks, smaller blocks, one block in flight (the pool is
 /// kept busy by the other outputs' blocks).
 public struct OutputBudget: Sendable, Equatable, CustomStringConvertible {
@@ -45,7 +45,7 @@ public struct OutputBudget: Sendable, Equatable, CustomStringConvertible {
     /// What one output holds at most: the chunk being filled, the queue and its spares, the block
     /// being filled and those in flight.
     static func bytes(queueDepth: Int, blockSize: Int, blocksInFlight: Int) -> Int {
-        let block = blockSize + blockSize + blockSize / 16 + 64 + DeflateBlock.dictionaryCapacity
+        let block = blockSize + DeflateBlock.outputBound(blockSize)
         return (2 * queueDepth + 1) * RecordBatch.chunkBytes + (1 + blocksInFlight) * block
     }
 

@@ -45,7 +45,7 @@ extension PipelineConfiguration {
     }
 
     func readDestination(name: String, _ node: ConfigValue, _ reader: inout ConfigReader) -> DestinationSettings? {
-        let common = ["type", "events", "path", "gzip_level", "rotate", "rename", "consent_category", "outputs", "send"]
+        let common = ["type", "events", "path", "gzip_level", "rotate", "rename", "consent_category", "outputs", "send", "gzip_members"]
         // Find the type first: it decides which other keys are known.
         guard let mapping = node.mapping else {
             reader.error(node, "destination '\(name)' must be a mapping with at least `type:`")
@@ -69,6 +69,7 @@ extension PipelineConfiguration {
         var target = OutputTarget.files(try! PathTemplate(PipelineConfiguration.defaultPath))
         var pathLocation = (line: node.line, column: node.column)
         var level = 6
+        var members: GzipMembers?
         var rotation = type.defaultRotation
         var options: [String: ConfigValue] = [:]
         var rename: [[UInt8]: String] = [:]
@@ -90,7 +91,9 @@ extension PipelineConfiguration {
                 if let path = readPath(entry.value, what: "destinations.\(name).path", allowStdout: true, &reader) { target = path }
                 pathLocation = (entry.value.line, entry.value.column)
             case "gzip_level":
-                if let value = reader.integer(entry.value, what: "destinations.\(name).gzip_level", range: 0...9) { level = value }
+                if let value = reader.integer(entry.value, what: "destinations.\(name).gzip_level", range: 0...12) { level = value }
+            case "gzip_members":
+                members = PipelineConfiguration.readMembers(entry.value, what: "destinations.\(name).gzip_members", &reader)
             case "rotate":
                 if let value = PipelineConfiguration.readRotation(entry.value, base: rotation, what: "destinations.\(name).rotate", &reader) {
                     rotation = value
@@ -123,12 +126,23 @@ extension PipelineConfiguration {
         }
         var sharded = false
         if case let .files(template) = target { sharded = template.usesShard }
-        let sideOutputs = readSideOutputs(outputsNode, name: name, type: type, gzipLevel: level, sharded: sharded,
+        let sideOutputs = readSideOutputs(outputsNode, name: name, type: type, gzipLevel: level, gzipMembers: members, sharded: sharded,
                                           at: (node.line, node.column), &reader)
         let send = sendNode.flatMap { readSend($0, name: name, type: type, destinationOptions: options, &reader) }
         guard let destination = type.make(name, options, &reader), reader.diagnostics.count == errorsBefore else { return nil }
         return DestinationSettings(name: name, type: type, events: events, target: target, pathLocation: pathLocation,
                                    gzipLevel: level, rotation: rotation, rename: rename, consentCategory: consentCategory,
-                                   destination: destination, sideOutputs: sideOutputs, send: send)
+                                   destination: destination, sideOutputs: sideOutputs, send: send,
+                                   gzipMembers: members ?? GzipMembers.byDefault(sent: type.delivery != nil, rotation: rotation))
+    }
+
+    /// `gzip_members: blocks | file`.
+    static func readMembers(_ node: ConfigValue, what: String, _ reader: inout ConfigReader) -> GzipMembers? {
+        guard let text = reader.string(node, what: what) else { return nil }
+        guard let members = GzipMembers(rawValue: text) else {
+            reader.error(node, "\(what) is `blocks` (a gzip member per block of records) or `file` (one member per file), not '\(text)'")
+            return nil
+        }
+        return members
     }
 }

@@ -76,11 +76,13 @@ final class OutputSet {
         self.pool = pool
         // The file outputs share one budget for their buffers.
         let budget = OutputBudget(fileOutputs: configuration.fileOutputs.count, compressionThreads: pool.threadCount)
-        func files(_ template: PathTemplate, _ name: String, output: String? = nil, level: Int, rotation: RotationPolicy) -> FileSink {
+        func files(_ template: PathTemplate, _ name: String, output: String? = nil, level: Int, members: GzipMembers = .blocks,
+                   rotation: RotationPolicy) -> FileSink {
             FileSink(template: template.filling(shard: shard), worker: CompressionWorker(
                 name: name, output: output, root: root, takenRoot: takenRoot, level: level, maxAge: rotation.maxAge,
                 flushInterval: options.flushInterval, finisher: finisher, openParts: openParts, pool: pool,
-                queueDepth: budget.queueDepth, blockSize: budget.blockSize, blocksInFlight: budget.blocksInFlight))
+                queueDepth: budget.queueDepth, blockSize: members.blockSize(blocks: budget.blockSize),
+                blocksInFlight: budget.blocksInFlight))
         }
         var outputs: [DestinationOutput] = []
         var stdout: StdoutSink?
@@ -88,7 +90,8 @@ final class OutputSet {
         for settings in settings {
             let sink: any OutputSink
             if case let .files(template) = settings.target, settings.name != options.stdoutDestination {
-                sink = files(template, settings.name, level: settings.gzipLevel, rotation: settings.rotation)
+                sink = files(template, settings.name, level: settings.gzipLevel, members: settings.gzipMembers,
+                              rotation: settings.rotation)
             } else {
                 stdout = StdoutSink()
                 stdoutIndex = outputs.count
@@ -101,7 +104,7 @@ final class OutputSet {
         sides = settings.map { settings in
             settings.sideOutputs.map { side in
                 DestinationOutput(name: settings.name, sink: files(side.template, settings.name, output: side.kind.name,
-                                                                   level: side.gzipLevel, rotation: side.rotation),
+                                                                   level: side.gzipLevel, members: side.gzipMembers, rotation: side.rotation),
                                   rotation: side.rotation)
             }
         }

@@ -12,7 +12,7 @@ extension PipelineConfiguration {
                 }
                 rejects.pathLocation = (entry.value.line, entry.value.column)
             case "gzip_level":
-                if let value = reader.integer(entry.value, what: "rejects.gzip_level", range: 0...9) { rejects.gzipLevel = value }
+                if let value = reader.integer(entry.value, what: "rejects.gzip_level", range: 0...12) { rejects.gzipLevel = value }
             case "rotate":
                 if let value = PipelineConfiguration.readRotation(entry.value, base: rejects.rotation, what: "rejects.rotate", &reader) {
                     rejects.rotation = value

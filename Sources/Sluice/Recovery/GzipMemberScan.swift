@@ -13,7 +13,7 @@ import Darwin
 /// How much of a gzip file is whole: the members that decompress completely
 /// with a matching CRC-32 and length, and where the damage starts.
 ///
-/// Sluice ends a member at every flush, always between records, so the
+/// Sluice ends a member at every block and every flush, always after a record, so the
 /// complete members of a `.part` left by a crash hold whole records, and
 /// their bytes alone are a valid gzip file.
 public struct GzipMemberScan: Equatable, Sendable {

@@ -102,6 +102,28 @@ import SluiceTestSupport
         #expect(configuration.rejects.gzipLevel == 1)
     }
 
+    @Test func gzipMembersIsOneMemberPerFileForRequestSizedProviderFilesAndBlocksElsewhere() throws {
+        let configuration = try PipelineConfiguration.load(yaml: """
+        version: 1
+        destinations:
+          archive: {type: ndjson}
+          mixpanel: {type: mixpanel}
+          big: {type: mixpanel, rotate: {max_bytes: 64MiB}}
+          whole: {type: ndjson, gzip_members: file, gzip_level: 12}
+          cut: {type: amplitude, gzip_members: blocks, outputs: {groups: {gzip_members: file}}}
+        """, file: "p.yaml")
+        let members = Dictionary(uniqueKeysWithValues: configuration.destinations.map { ($0.name, $0.gzipMembers) })
+        #expect(members == ["archive": .blocks, "mixpanel": .file, "big": .blocks, "whole": .file, "cut": .blocks])
+        // Side outputs: their own setting, else the destination's, else by their size.
+        let mixpanel = configuration.destinations.first { $0.name == "mixpanel" }!
+        #expect(mixpanel.sideOutputs.allSatisfy { $0.gzipMembers == .file })
+        let cut = configuration.destinations.first { $0.name == "cut" }!
+        #expect(cut.sideOutputs.map(\.gzipMembers) == [.file, .blocks])
+        #expect(configuration.destinations.first { $0.name == "whole" }!.gzipLevel == 12)
+        #expect(errors("version: 1\ndestinations:\n  a: {type: ndjson, gzip_members: member}\n")
+            .contains { $0.contains("destinations.a.gzip_members is `blocks`") })
+    }
+
     @Test func unknownKeysAreErrorsWithTheNearestKeySuggestedAndTheirLocation() {
         let found = errors("""
         version: 1
@@ -121,7 +143,7 @@ import SluiceTestSupport
           - timd: {}
         destinations:
           archive: {type: braze}
-          b: {type: ndjson, gzip_level: 11, path: "x/../{seq}.gz"}
+          b: {type: ndjson, gzip_level: 13, path: "x/../{seq}.gz"}
           "bad name": {type: ndjson}
         rejects: {path: "no-seq.gz"}
         extra: true
@@ -133,7 +155,7 @@ import SluiceTestSupport
         #expect(found.contains { $0.hasPrefix("p.yaml:2:47: input.reorder_buffer must be a size") })
         #expect(found.contains { $0.hasPrefix("p.yaml:4:5: unknown stage 'timd'") })
         #expect(found.contains { $0.hasPrefix("p.yaml:6:19: unknown destination type 'braze'") })
-        #expect(found.contains { $0.hasPrefix("p.yaml:7:33: destinations.b.gzip_level must be between 0 and 9") })
+        #expect(found.contains { $0.hasPrefix("p.yaml:7:33: destinations.b.gzip_level must be between 0 and 12") })
         #expect(found.contains { $0.hasPrefix("p.yaml:7:43: destinations.b.path: the path may not contain `..`") })
         #expect(found.contains { $0.hasPrefix("p.yaml:8:3: destination name 'bad name'") })
         #expect(found.contains { $0.hasPrefix("p.yaml:9:17: rejects.path must contain {seq}") })

@@ -4,7 +4,7 @@ import Testing
 @testable import Sluice
 import SluiceTestSupport
 
-/// One gzip stream deflated in blocks on a pool of threads and written in order.
+/// One file's gzip members, compressed in blocks on a pool of threads and written in order.
 @Suite struct BlockGzipStreamTests {
     /// What a stream wrote, and how many times it was called (by one thread at a time).
     ///
@@ -27,79 +27,95 @@ import SluiceTestSupport
         }
     }
 
-    /// Writes `data` in pieces of `pieceSize` and ends one member; returns what the stream wrote.
-    static func gzip(_ data: [UInt8], threads: Int, blockSize: Int, pieceSize: Int, members: Int = 1) throws -> [UInt8] {
+    /// Writes `data` in pieces of `pieceSize`, ending a member (a flush) `flushes`
+    /// times at record boundaries; returns what the stream wrote.
+    static func gzip(_ data: [UInt8], threads: Int, blockSize: Int, pieceSize: Int, flushes: Int = 1) throws -> [UInt8] {
         let pool = CompressionPool(threads: threads)
         defer { pool.shutdown() }
         let collected = Collected()
         let stream = BlockGzipStream(level: 6, label: "test", pool: pool, blockSize: blockSize) { (chunk) throws(OutputError) in
             try collected.sink(chunk)
         }
-        let memberSize = (data.count + members - 1) / members
-        for start in stride(from: 0, to: data.count, by: memberSize) {
-            let member = data[start..<min(start + memberSize, data.count)]
-            for piece in stride(from: member.startIndex, to: member.endIndex, by: pieceSize) {
-                try data[piece..<min(piece + pieceSize, member.endIndex)].withUnsafeBytes { try stream.write($0) }
+        // Flushes fall after the newline nearest each equal share, as the worker ends members between records.
+        var ends: [Int] = []
+        for part in 1...flushes {
+            let target = data.count * part / flushes
+            let end = part == flushes ? data.count : (data[target...].firstIndex(of: 10).map { $0 + 1 } ?? data.count)
+            if end > (ends.last ?? 0) { ends.append(end) }
+        }
+        var start = 0
+        for end in ends {
+            for piece in stride(from: start, to: end, by: pieceSize) {
+                try data[piece..<min(piece + pieceSize, end)].withUnsafeBytes { try stream.write($0) }
             }
             try stream.endMember()
+            start = end
         }
         #expect(stream.compressedBytes == collected.bytes.count)
         return collected.bytes
     }
 
-    @Test func aStreamOfManyBlocksIsOneGzipMemberWithTheCRCAndLengthOfItsBytes() throws {
+    @Test func everyBlockIsAMemberOfItsOwnEndingAfterARecord() throws {
         let data = DeflateBlockTests.text(1_000_000, seed: 31)
+        #expect(data.last == 10)
         let gzip = try BlockGzipStreamTests.gzip(data, threads: 3, blockSize: 64 * 1024, pieceSize: 100_000)
-        let decoded = TestGzip.decompressCompleteMembers(gzip)
-        #expect(decoded.members == 1)
-        #expect(decoded.data == data)
-        // The trailer: the CRC-32 of all the bytes (the blocks' combined) and their count.
-        let crc = data.withUnsafeBytes { UInt32(crc32_z(0, $0.baseAddress!.assumingMemoryBound(to: Bytef.self), $0.count)) }
-        let trailer = gzip.suffix(8).map(UInt32.init)
-        #expect(trailer[0] | trailer[1] << 8 | trailer[2] << 16 | trailer[3] << 24 == crc)
-        #expect(trailer[4] | trailer[5] << 8 | trailer[6] << 16 | trailer[7] << 24 == UInt32(data.count))
-        // Within a few percent of one deflate stream over the same bytes.
-        let single = TestGzip.compress(data, level: 6)
-        #expect(Double(gzip.count) < Double(single.count) * 1.03)
+        let members = try #require(TestGzip.members(gzip))
+        #expect(members.count == 16)
+        #expect(sameBytes(Array(members.joined()), data))
+        #expect(members.allSatisfy { $0.last == 10 && $0.count <= 64 * 1024 })
+        #expect(members.dropLast().allSatisfy { $0.count > 64 * 1024 - 100 })
     }
 
     @Test func theBytesWrittenAreTheSameWithOneThreadOrFourAndWhateverPiecesTheDataCameIn() throws {
         let data = DeflateBlockTests.text(700_000, seed: 37)
-        let one = try BlockGzipStreamTests.gzip(data, threads: 1, blockSize: 32 * 1024, pieceSize: 7919, members: 3)
-        let four = try BlockGzipStreamTests.gzip(data, threads: 4, blockSize: 32 * 1024, pieceSize: 128 * 1024, members: 3)
-        let two = try BlockGzipStreamTests.gzip(data, threads: 2, blockSize: 32 * 1024, pieceSize: 1, members: 3)
-        #expect(one == four)
-        #expect(one == two)
-        #expect(TestGzip.decompressCompleteMembers(one).members == 3)
-        #expect(TestGzip.decompress(one) == data)
+        let one = try BlockGzipStreamTests.gzip(data, threads: 1, blockSize: 32 * 1024, pieceSize: 7919, flushes: 3)
+        let four = try BlockGzipStreamTests.gzip(data, threads: 4, blockSize: 32 * 1024, pieceSize: 128 * 1024, flushes: 3)
+        let two = try BlockGzipStreamTests.gzip(data, threads: 2, blockSize: 32 * 1024, pieceSize: 1, flushes: 3)
+        #expect(sameBytes(one, four))
+        #expect(sameBytes(one, two))
+        #expect(sameBytes(TestGzip.decompress(one), data))
         // Another block size is another file, of the same bytes.
-        let larger = try BlockGzipStreamTests.gzip(data, threads: 2, blockSize: 128 * 1024, pieceSize: 7919, members: 3)
+        let larger = try BlockGzipStreamTests.gzip(data, threads: 2, blockSize: 128 * 1024, pieceSize: 7919, flushes: 3)
         #expect(larger != one)
-        #expect(TestGzip.decompress(larger) == data)
+        #expect(sameBytes(TestGzip.decompress(larger), data))
     }
 
-    @Test func blocksMayEndInsideARecordOrExactlyBetweenRecords() throws {
-        // 64-byte records: every 4 KiB block ends between two. 100-byte records: most blocks end inside one;
-        // 64 KiB of them: the last block is full.
-        let even = (0..<1000).flatMap { index in Array(("{\"n\":\(100_000 + index),\"pad\":\"" + String(repeating: "x", count: 42) + "\"}\n").utf8) }
-        #expect(even.count == 64_000)
-        let uneven = (0..<1000).flatMap { index in Array(("{\"n\":\(100_000 + index),\"pad\":\"" + String(repeating: "y", count: 78) + "\"}\n").utf8) }
-        for data in [even, uneven, Array(uneven[..<(16 * 4096)])] {
-            let gzip = try BlockGzipStreamTests.gzip(data, threads: 2, blockSize: 4096, pieceSize: 1000)
-            #expect(TestGzip.decompressCompleteMembers(gzip).members == 1)
-            #expect(TestGzip.decompress(gzip) == data)
+    @Test func withNoBlockSizeAFileIsOneMemberPerFlush() throws {
+        let data = DeflateBlockTests.text(3_000_000, seed: 39)
+        let whole = try BlockGzipStreamTests.gzip(data, threads: 2, blockSize: Int.max, pieceSize: 128 * 1024)
+        // What a one-member reader sees is all of it.
+        let first = try #require(TestGzip.firstMember(whole))
+        #expect(first.isWhole)
+        #expect(sameBytes(first.data, data))
+        let flushed = try BlockGzipStreamTests.gzip(data, threads: 2, blockSize: Int.max, pieceSize: 128 * 1024, flushes: 3)
+        #expect(TestGzip.members(flushed)?.count == 3)
+        #expect(sameBytes(TestGzip.decompress(flushed), data))
+    }
+
+    @Test func aRecordLongerThanABlockMakesABlockOfItsOwn() throws {
+        let long = Array(("{\"pad\":\"" + String(repeating: "z", count: 10_000) + "\"}\n").utf8)
+        let short = Array("{\"n\":1}\n".utf8)
+        let data = short + long + short + short + long + long + short
+        for pieceSize in [1000, 3, data.count] {
+            let gzip = try BlockGzipStreamTests.gzip(data, threads: 2, blockSize: 4096, pieceSize: pieceSize)
+            let members = try #require(TestGzip.members(gzip))
+            #expect(sameBytes(Array(members.joined()), data))
+            #expect(members.allSatisfy { $0.last == 10 })
+            // The long record's block starts where it starts: the short one before it is a member of its own.
+            #expect(members.first == short)
+            #expect(members.contains(long))
         }
     }
 
-    @Test func aMemberOfExactlyWholeBlocksEndsWithItsLastFullBlockNotAnEmptyOne() throws {
-        let data = DeflateBlockTests.text(8 * 4096, seed: 41)
-        let exact = try BlockGzipStreamTests.gzip(data, threads: 2, blockSize: 4096, pieceSize: 4096)
-        let oneMore = try BlockGzipStreamTests.gzip(data + [10], threads: 2, blockSize: 4096, pieceSize: 4096)
-        #expect(TestGzip.decompress(exact) == data)
-        // The last full block ends the deflate stream itself: no sync marker and empty block after it.
-        let blocks = DeflateBlockTests.blocks(data, capacity: 4096)
-        #expect(exact.count == 10 + blocks.reduce(0) { $0 + $1.outputCount } + 8)
-        #expect(TestGzip.decompress(oneMore) == data + [10])
+    @Test func blocksOfExactlyWholeRecordsAreCutWhereTheyFill() throws {
+        // 64-byte records: every 4 KiB block holds 64 of them exactly.
+        let even = (0..<1000).flatMap { index in Array(("{\"n\":\(100_000 + index),\"pad\":\"" + String(repeating: "x", count: 42) + "\"}\n").utf8) }
+        #expect(even.count == 64_000)
+        let gzip = try BlockGzipStreamTests.gzip(even, threads: 2, blockSize: 4096, pieceSize: 1000)
+        let members = try #require(TestGzip.members(gzip))
+        #expect(members.count == 16)
+        #expect(members.dropLast().allSatisfy { $0.count == 4096 })
+        #expect(sameBytes(Array(members.joined()), even))
     }
 
     @Test func anEmptyMemberWritesNothing() throws {
@@ -113,7 +129,7 @@ import SluiceTestSupport
         #expect(try stream.endMember() == true)
         #expect(try stream.endMember() == false)
         #expect(TestGzip.decompressCompleteMembers(collected.bytes).members == 1)
-        #expect(TestGzip.decompress(collected.bytes) == Array("a\n".utf8))
+        #expect(sameBytes(TestGzip.decompress(collected.bytes), Array("a\n".utf8)))
     }
 
     @Test func aFailedWriteStopsTheStreamAndSurfacesToItsOwner() throws {
@@ -132,8 +148,13 @@ import SluiceTestSupport
             try stream.endMember()
         }
         stream.waitIdle()
-        // The header and the first block, then nothing more was attempted after the failure.
+        // Two members, then nothing more was attempted after the failure.
         #expect(collected.calls == 3)
         #expect(stream.failure == .writeFailed(path: "test", errno: ENOSPC))
+        #expect(TestGzip.members(collected.bytes)?.count == 2)
     }
 }
+
+/// Whether two byte strings are equal, as a plain Bool: a failed `#expect(a == b)`
+/// over megabytes would have the test library diff them element by element.
+private func sameBytes(_ a: [UInt8]?, _ b: [UInt8]?) -> Bool { a == b }
