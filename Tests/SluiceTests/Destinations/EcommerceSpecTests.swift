@@ -11,11 +11,26 @@ import Testing
         }
     }
 
-    /// Near misses are no spec event: names are matched exactly, case and all.
-    @Test(arguments: ["order completed", "Order Completed ", "Order Complete", "OrderCompleted", "Profile Fields", "Product Viewe",
-                      "", "P", "Order Completedd"])
-    func aNameThatIsNotExactlyASpecNameIsNone(_ name: String) {
+    /// Near misses are no spec event: other words, letters, or space around the name.
+    @Test(arguments: ["Order Completed ", " order completed", "Order Complete", "Profile Fields", "Product Viewe",
+                      "", "P", "Order Completedd", "Order-Completed", "Order.Completed"])
+    func aNameThatIsNotASpecNameWrittenAnotherWayIsNone(_ name: String) {
         #expect(EcommerceNames().event(named: Array(name.utf8)) == nil)
+    }
+
+    /// The spec's names as apps and routers also write them: any case, `_` or spaces or nothing between the words.
+    @Test(arguments: [("order completed", EcommerceEvent.orderCompleted), ("OrderCompleted", .orderCompleted),
+                      ("ORDER_COMPLETED", .orderCompleted), ("order_completed", .orderCompleted), ("orderCompleted", .orderCompleted),
+                      ("product added to wishlist", .productAddedToWishlist), ("Products_Searched", .productsSearched),
+                      ("cart viewed", .cartViewed)])
+    func aSpecNameWrittenInAnotherCaseOrWithOtherSeparatorsIsFound(_ name: String, _ event: EcommerceEvent) {
+        #expect(EcommerceNames().event(named: Array(name.utf8)) == event)
+    }
+
+    @Test func thePipelinesOwnNamesMatchExactly() {
+        let names = EcommerceNames(adding: [(Array("purchase_completed".utf8), .orderCompleted)])
+        #expect(names.event(named: Array("purchase_completed".utf8)) == .orderCompleted)
+        #expect(names.event(named: Array("Purchase Completed".utf8)) == nil)
     }
 
     @Test func thePipelinesOwnNamesAreAddedToTheSpecsAndTheLastWins() {

@@ -114,15 +114,42 @@ enum EcommerceEvent: Int, CaseIterable, Sendable {
 /// pipeline's additions (`ecommerce_events:`). Asked once per `track` event per
 /// destination, so a name that cannot be one is told apart by its first byte
 /// and its length before any bytes are compared.
+///
+/// The spec's names also match written another way, as apps and routers send
+/// them: in any case and with `_` or spaces between the words or none at all
+/// (`order completed`, `order_completed`, `ORDER_COMPLETED`, `orderCompleted` are
+/// all "Order Completed"). The pipeline's own names match exactly.
 struct EcommerceNames: Sendable {
     private var entries: [(name: [UInt8], event: EcommerceEvent)] = []
     private var firstBytes = ByteSet()
     private var lastBytes = ByteSet()
     /// A bit per name length (63: any length from 63 on).
     private var lengths: UInt64 = 0
+    /// The spec's names folded (`folded(_:)`), and what a name must have to fold into one:
+    /// its first and last letters (either case) and a length in `foldedLengths`.
+    private var foldedEntries: [(name: [UInt8], event: EcommerceEvent)] = []
+    private var foldedFirstBytes = ByteSet()
+    private var foldedLastBytes = ByteSet()
+    private var foldedLengths = 0...0
 
     init(adding extra: [(name: [UInt8], event: EcommerceEvent)] = []) {
-        for event in EcommerceEvent.allCases { add(Array(event.specName.utf8), event) }
+        var shortest = Int.max, longest = 0
+        for event in EcommerceEvent.allCases {
+            let name = Array(event.specName.utf8)
+            add(name, event)
+            let folded = EcommerceNames.folded(name.span)
+            foldedEntries.append((folded, event))
+            // The spec's names are ASCII letters at both ends: either case matches.
+            foldedFirstBytes.insert(name[0] | 0x20)
+            foldedFirstBytes.insert(name[0] & ~0x20)
+            foldedLastBytes.insert(name[name.count - 1] | 0x20)
+            foldedLastBytes.insert(name[name.count - 1] & ~0x20)
+            // Written without separators (`orderCompleted`) a name is as short as its letters;
+            // with them, as long as the spec's (one `_` or space for each of the spec's spaces).
+            shortest = min(shortest, folded.count)
+            longest = max(longest, name.count)
+        }
+        foldedLengths = shortest...longest
         for (name, event) in extra { add(name, event) }
     }
 
@@ -139,17 +166,55 @@ struct EcommerceNames: Sendable {
     /// last bytes and their length (the spec's all start with a capital, most end in `d`).
     @inline(__always)
     func event(named name: [UInt8]) -> EcommerceEvent? {
-        guard let first = name.first, firstBytes.contains(first), lastBytes.contains(name[name.count - 1]),
-              lengths & (1 << UInt64(min(name.count, 63))) != 0 else {
+        guard let first = name.first else { return nil }
+        let last = name[name.count - 1]
+        if firstBytes.contains(first), lastBytes.contains(last), lengths & (1 << UInt64(min(name.count, 63))) != 0,
+           let event = lookUp(name) {
+            return event
+        }
+        guard foldedFirstBytes.contains(first), foldedLastBytes.contains(last), foldedLengths.contains(name.count) else {
             return nil
         }
-        return lookUp(name)
+        return lookUpFolded(name)
     }
 
     @inline(never)
     private func lookUp(_ name: [UInt8]) -> EcommerceEvent? {
         for entry in entries where ByteSpans.equal(entry.name.span, name.span) { return entry.event }
         return nil
+    }
+
+    @inline(never)
+    private func lookUpFolded(_ name: [UInt8]) -> EcommerceEvent? {
+        for entry in foldedEntries where EcommerceNames.folds(name.span, into: entry.name) { return entry.event }
+        return nil
+    }
+
+    /// Whether `name` folded (`folded(_:)`) is `folded`, without making it.
+    private static func folds(_ name: Span<UInt8>, into folded: [UInt8]) -> Bool {
+        var at = 0
+        for index in name.indices {
+            let byte = name[index]
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "_") { continue }
+            guard at < folded.count, folded[at] == (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) else {
+                return false
+            }
+            at += 1
+        }
+        return at == folded.count
+    }
+
+    /// A name in lowercase ASCII without its spaces and `_`: what the spec's names
+    /// are compared on when not written exactly.
+    static func folded(_ name: Span<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(name.count)
+        for index in name.indices {
+            let byte = name[index]
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "_") { continue }
+            out.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte)
+        }
+        return out
     }
 
     /// The spec event whose name is `text`, for reading `ecommerce_events:`.

@@ -104,7 +104,7 @@ struct GA4EcommerceMapping {
         }
         guard items else { return false }
         if ByteSpans.equal(key, "products") { return true }
-        return spec.products == .single && EcommerceEvent.isProductField(key)
+        return spec.products == .single && GA4Destination.isSingleProductItemField(key)
     }
 }
 

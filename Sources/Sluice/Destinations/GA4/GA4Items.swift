@@ -48,6 +48,22 @@ extension GA4Destination {
         ("creative_slot", "creative_slot", .string),
     ]
 
+    /// GA4's own item params that a single-product event may carry among its
+    /// properties ([ga4-items]): they describe the product, so they go into
+    /// `items[0]` with the spec's product fields, not onto the event.
+    static let singleProductItemParams: [StaticString] = [
+        "item_id", "item_name", "affiliation", "discount", "item_brand", "item_category", "item_category2",
+        "item_category3", "item_category4", "item_category5", "item_variant", "location_id",
+    ]
+
+    /// Whether a single-product event's property `key` belongs to its item: a spec
+    /// product field or one of `singleProductItemParams`.
+    static func isSingleProductItemField(_ key: Span<UInt8>) -> Bool {
+        if EcommerceEvent.isProductField(key) { return true }
+        for param in singleProductItemParams where ByteSpans.equal(key, param) { return true }
+        return false
+    }
+
     /// The mapped event's `items`, when it takes them and has products.
     mutating func appendItems<Out: ByteSink>(_ fields: EventFields, _ params: inout JSONObjectEncoder, _ out: inout Out) {
         guard let (spec, mapping) = ecommerceEvent, mapping.items, let properties = fields.properties else { return }
@@ -120,7 +136,7 @@ extension GA4Destination {
         let hasProductID = document.member("product_id", of: object).map { GA4Value.check(document, $0, .string) == .ok } ?? false
         document.forEachMember(of: object) { member, value in
             document.withStringSpan(member) { keyBytes in
-                if onlyProductFields && !EcommerceEvent.isProductField(keyBytes) { return }
+                if onlyProductFields && !GA4Destination.isSingleProductItemField(keyBytes) { return }
                 var name: StaticString?
                 var kind = GA4EcommerceMapping.Kind.string
                 if !hasProductID && ByteSpans.equal(keyBytes, "sku") {
