@@ -151,6 +151,29 @@ import Testing
         #expect(fixture.emulator.requests == fixture.records().count)
     }
 
+    /// [mp-send] "Events can be backdated up to 72 hours": an older request would be dropped
+    /// without an error, so it goes to the send-rejects (status 0: never sent) instead.
+    @Test func aGA4RequestOlderThan72HoursGoesToTheSendRejectsWithoutARequest() throws {
+        let fixture = try SendFixture(.ga4, events: 40, send: Self.ga4Send, destinationKeys: Self.ga4Keys)
+        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        let lines = "{\"client_id\":\"c1\",\"timestamp_micros\":\(now - 73 * 3_600_000_000),\"events\":[{\"name\":\"late\",\"params\":{}}]}\n"
+            + "{\"client_id\":\"c1\",\"timestamp_micros\":\(now - 71 * 3_600_000_000),\"events\":[{\"name\":\"in_time\",\"params\":{}}]}\n"
+        try FileManager.default.createDirectory(atPath: fixture.directory.file("out/ga4/2026-11-19"), withIntermediateDirectories: true)
+        fixture.directory.write("out/ga4/2026-11-19/ga4-08-0000.ndjson.gz", TestGzip.compress(Array(lines.utf8)))
+        let total = fixture.records().count
+        let result = try fixture.send(["--stats", "stats.json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(fixture.emulator.requests == total - 1)
+        #expect(!fixture.emulator.imported.contains { $0.line.contains("\"late\"") })
+        let rejects = gunzipFiles(fixture.directory, under: "out/send-rejects/ga4/").flatMap(\.lines)
+            .map { String(decoding: $0, as: UTF8.self) }
+        #expect(rejects.count == 1)
+        #expect(rejects.first?.contains("\"index\":0,\"status\":0") == true, "\(rejects)")
+        #expect(rejects.first?.contains("more than 72 hours before the request") == true)
+        #expect(fixture.stats()["refused"] as? Int == 1)
+        #expect(fixture.stats()["sent"] as? Int == total - 1)
+    }
+
     /// `--validate` never ingests: an `--endpoint` ending in `/mp/collect` is posted to its
     /// `/debug/mp/collect`, any other path is refused before a request, and the summary says "validated".
     @Test func ga4ValidateGivenTheCollectionEndpointPostsToItsDebugPathOnly() throws {

@@ -27,7 +27,10 @@ struct SendFixture {
             \(maxEvents.map { "    rotate: {max_events: \($0)}\n" } ?? "")\(destinationKeys)    send: \(send)
 
             """)
-        let generated = try SluiceBinary.shell("$SLUICE generate --events \(events) --duplicates 0 --malformed 0 --seed 11 > in.ndjson",
+        // GA4 takes events of the last 72 hours only (`sluice send` refuses older ones): its events are of now.
+        let start = provider == .ga4
+            ? " --start " + ISO8601DateFormatter().string(from: Date(timeIntervalSinceNow: -7200)) : ""
+        let generated = try SluiceBinary.shell("$SLUICE generate --events \(events) --duplicates 0 --malformed 0 --seed 11\(start) > in.ndjson",
                                                in: directory.path)
         #expect(generated.status == 0)
         if !extraInput.isEmpty {

@@ -34,6 +34,10 @@ public protocol ProviderAPI: Sendable {
     /// What a 429 says of each record of the batch (`records`, whole lines), when it names them
     /// (Amplitude): nil when it names none, and the whole batch is tried again.
     func throttledRecords(in body: [UInt8], records: ArraySlice<UInt8>, count: Int) -> ThrottledRecords?
+    /// Records the provider would drop if they were sent at `nowMs` (ms since the epoch), by
+    /// index in the batch, with the reason (GA4: dated more than 72 hours before the request):
+    /// they go to the send-rejects instead of the request.
+    func outdatedRecords(_ records: ArraySlice<UInt8>, count: Int, nowMs: Int64) -> [(index: Int, reason: String)]
 }
 
 /// A 429 that names records: those refused for good (over a daily quota), those
@@ -57,6 +61,7 @@ extension ProviderAPI {
     public var refusingStatuses: Set<Int> { [] }
     public func refusedInAnswer(_ body: [UInt8], count: Int) -> [(index: Int, reason: String)] { [] }
     public func throttledRecords(in body: [UInt8], records: ArraySlice<UInt8>, count: Int) -> ThrottledRecords? { nil }
+    public func outdatedRecords(_ records: ArraySlice<UInt8>, count: Int, nowMs: Int64) -> [(index: Int, reason: String)] { [] }
 }
 
 /// How `sluice send` delivers a destination type's files: the API its events

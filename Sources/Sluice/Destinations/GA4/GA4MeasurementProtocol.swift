@@ -80,6 +80,34 @@ struct GA4MeasurementProtocol: ProviderAPI {
 
     func refusedRecords(in body: [UInt8], count: Int) -> [(index: Int, reason: String)]? { nil }
 
+    /// [mp-send] "Events can be backdated up to 72 hours": a request whose `timestamp_micros`
+    /// (its event's time) is older than that when it goes would be dropped without an error.
+    static let maxAgeMs: Int64 = 72 * 3_600_000
+
+    func outdatedRecords(_ records: ArraySlice<UInt8>, count: Int, nowMs: Int64) -> [(index: Int, reason: String)] {
+        var outdated: [(index: Int, reason: String)] = []
+        var index = 0
+        var start = records.startIndex
+        while start < records.endIndex {
+            let end = records[start...].firstIndex(of: 0x0A) ?? records.endIndex
+            if let micros = GA4MeasurementProtocol.timestampMicros(Array(records[start..<end])),
+               micros / 1000 < nowMs - GA4MeasurementProtocol.maxAgeMs {
+                let time = EventTime(microseconds: micros).iso8601
+                outdated.append((index, "time_out_of_range: \(time) is more than 72 hours before the request, which GA4 does not take"))
+            }
+            index += 1
+            start = end < records.endIndex ? records.index(after: end) : end
+        }
+        return outdated
+    }
+
+    /// A request body's `timestamp_micros`, if it has one.
+    static func timestampMicros(_ line: [UInt8]) -> Int64? {
+        guard let document = try? JSONDocument.parse(line), document.kind(0) == .object,
+              let node = document.member("timestamp_micros", of: 0), document.kind(node) == .number else { return nil }
+        return Int64(String(decoding: document.rawBytes(node), as: UTF8.self))
+    }
+
     func refusedInAnswer(_ body: [UInt8], count: Int) -> [(index: Int, reason: String)] {
         guard validate, let messages = GA4MeasurementProtocol.validationMessages(body) else { return [] }
         return (0..<count).map { ($0, messages) }
