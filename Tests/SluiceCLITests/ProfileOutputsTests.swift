@@ -66,8 +66,10 @@ import Glibc
         ])
         #expect(lines(directory, "out/amplitude/user_mappings/") == [#"{"user_id":"guest-8841","global_user_id":"user-1234"}"#])
         #expect(lines(directory, "out/amplitude/2026-11-20/").count == 3)  // $identify, the group's $identify, the track
+        // GA4: the group as join_group, then the track with the identify's user properties.
         let ga4 = lines(directory, "out/ga4/")
-        #expect(ga4.count == 1 && ga4[0].contains(#""user_properties":{"email":{"value":"[email]"},"plan":{"value":"pro"}}"#))
+        #expect(ga4.count == 2 && ga4[0].contains(#""name":"join_group","params":{"#) && ga4[0].contains(#""group_id":"g-1""#))
+        #expect(ga4.count == 2 && ga4[1].contains(#""user_properties":{"email":{"value":"[email]"},"plan":{"value":"pro"}}"#))
         // The privacy stage ran before every file set: no address reached any file.
         for file in directory.files() where file.hasSuffix(".ndjson.gz") {
             let text = String(decoding: TestGzip.decompressFile(directory.file(file)) ?? [], as: UTF8.self)

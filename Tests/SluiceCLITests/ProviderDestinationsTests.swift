@@ -140,7 +140,7 @@ import Testing
     ]
 
     private func crafted(_ event: String = "movie_tapped", type: String = "track", messageId: String, anonymousId: String,
-                         userId: String? = nil, time: String = "2026-12-01T00:00:00Z", properties: String = "{}", extra: String = "") -> String {
+                         userId: String? = nil, time: String = "2026-11-21T00:00:00Z", properties: String = "{}", extra: String = "") -> String {
         let user = userId.map { #","userId":"\#($0)""# } ?? ""
         let name = type == "track" ? #""event":"\#(event)","# : ""
         return #"{"type":"\#(type)",\#(name)"messageId":"\#(messageId)","timestamp":"\#(time)","anonymousId":"\#(anonymousId)"\#(user),"properties":\#(properties)\#(extra)}"#
@@ -155,12 +155,12 @@ import Testing
             crafted(messageId: "x-1970", anonymousId: "dev-crafted-0004", time: "1970-06-01T00:00:00Z"),  // Mixpanel refuses
             crafted(messageId: "x-big", anonymousId: "dev-crafted-0005",
                     properties: #"{"blob":"\#(String(repeating: "x", count: 40_000))"}"#),              // Segment refuses, others cut
-            #"{"type":"group","groupId":"g1","messageId":"\#(String(repeating: "g", count: 101))","timestamp":"2026-12-01T00:00:00Z","anonymousId":"dev-crafted-0006","traits":{}}"#,
+            #"{"type":"group","groupId":"g1","messageId":"\#(String(repeating: "g", count: 101))","timestamp":"2026-11-21T00:00:00Z","anonymousId":"dev-crafted-0006","traits":{}}"#,
             crafted("debug_trace", messageId: "x-debug", anonymousId: "dev-crafted-0007"),                // not routed to Mixpanel
             crafted("purchase_completed", messageId: "x-no-currency", anonymousId: "dev-crafted-0008", properties: #"{"price":5}"#),
             crafted(messageId: "x-segment-only", anonymousId: "dev-crafted-0009", extra: #","integrations":{"All":false,"Segment":true}"#),
-            #"{"type":"group","groupId":"g-2","messageId":"x-group","timestamp":"2026-12-01T00:00:00Z","anonymousId":"dev-crafted-0010","userId":"user-crafted-10","traits":{"company_id":"acme","name":"Acme Inc"}}"#,
-            #"{"type":"alias","previousId":"guest-crafted-11","userId":"user-crafted-11","messageId":"x-alias","timestamp":"2026-12-01T00:00:00Z","anonymousId":"dev-crafted-0011"}"#,
+            #"{"type":"group","groupId":"g-2","messageId":"x-group","timestamp":"2026-11-21T00:00:00Z","anonymousId":"dev-crafted-0010","userId":"user-crafted-10","traits":{"company_id":"acme","name":"Acme Inc"}}"#,
+            #"{"type":"alias","previousId":"guest-crafted-11","userId":"user-crafted-11","messageId":"x-alias","timestamp":"2026-11-21T00:00:00Z","anonymousId":"dev-crafted-0011"}"#,
         ]
         let run = try run("providers.yaml", events: 6000, seed: 5, extra: extra, in: directory)
 

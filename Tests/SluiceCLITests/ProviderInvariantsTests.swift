@@ -116,4 +116,55 @@ import Testing
         let rejects = records(directory, "rejects").filter { $0["destination"] as? String == "ga4" }
         #expect(!rejects.isEmpty && rejects.allSatisfy { $0["reason"] as? String == "missing_app_instance_id" })
     }
+
+    /// Tracks named like the providers' own events and events dated before 1970, among a
+    /// generated stream: no provider gets a reserved name or a time it does not take, and
+    /// each such event is renamed (counted) or in the rejects with its reason.
+    @Test func noProviderGetsAReservedNameOrATimeItDoesNotTake() throws {
+        let directory = TemporaryDirectory()
+        let generated = try SluiceBinary.shell("$SLUICE generate --events 3000 --seed 12 > in.ndjson", in: directory.path)
+        #expect(generated.status == 0, "\(generated.stderr)")
+        let context = #""context":{"device":{"appInstanceId":"5c7d2e1f9a8b4c3d2e1f0a9b8c7d6e5f"}}"#
+        var crafted = ""
+        for (index, (event, time)) in [("$merge", "2026-11-20T09:00:00Z"), ("mp_page_view", "2026-11-20T09:00:01Z"),
+                                       ("[Amplitude] Revenue", "2026-11-20T09:00:02Z"), ("$identify", "2026-11-20T09:00:03Z"),
+                                       ("movie_tapped", "1969-07-20T20:17:40Z"), ("movie_tapped", "1970-06-01T00:00:00Z")].enumerated() {
+            crafted += #"{"type":"track","event":"\#(event)","messageId":"crafted-\#(index)","timestamp":"\#(time)","anonymousId":"dev-crafted-01","userId":"user-crafted-01",\#(context),"properties":{"$distinct_ids":["a","b"]}}"# + "\n"
+        }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.file("in.ndjson")))
+        handle.seekToEndOfFile()
+        handle.write(Data(crafted.utf8))
+        try handle.close()
+        try pipeline(order: "[session, timed]").write(toFile: directory.file("p.yaml"), atomically: true, encoding: .utf8)
+        let result = try SluiceBinary.run(["run", "--pipeline", "p.yaml", "--stats", "stats.json", "in.ndjson"], in: directory.path)
+        #expect(result.status == 0, "\(result.stderr)")
+
+        let mixpanel = records(directory, "mixpanel")
+        for record in mixpanel {
+            let name = record["event"] as? String ?? ""
+            #expect(!name.hasPrefix("$") && !name.hasPrefix("mp_"), "mixpanel got \(name)")
+            #expect((int((record["properties"] as? [String: Any])?["time"]) ?? 0) >= 31_536_000_000)
+        }
+        #expect(Set(mixpanel.compactMap { $0["event"] as? String }).isSuperset(of: ["app_$merge", "app_mp_page_view", "app_$identify"]))
+        let amplitude = records(directory, "amplitude")
+        for record in amplitude {
+            let name = record["event_type"] as? String ?? ""
+            #expect(!name.lowercased().hasPrefix("[amplitude]"), "amplitude got \(name)")
+            #expect(name != "$identify" || record["event_properties"] == nil, "a track reached amplitude as $identify")
+            #expect((int(record["time"]) ?? -1) >= 0)
+        }
+        #expect(Set(amplitude.compactMap { $0["event_type"] as? String }).isSuperset(of: ["app_[Amplitude] Revenue", "app_$identify"]))
+        for request in records(directory, "ga4") {
+            #expect((int(request["timestamp_micros"]) ?? -1) >= 0)
+        }
+        for record in records(directory, "adjust") {
+            #expect((int(record["created_at_unix"]) ?? -1) >= 0)
+        }
+
+        let rejects = records(directory, "rejects").filter { $0["reason"] as? String == "time_out_of_range" }
+        // The 1969 event at Mixpanel, Amplitude, GA4 and Adjust; the 1970 one at Mixpanel only.
+        #expect(rejects.compactMap { $0["destination"] as? String }.sorted() == ["adjust", "amplitude", "ga4", "mixpanel", "mixpanel"])
+        let stats = (try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("stats.json"))))) as? [String: Any]
+        #expect(stats?["balanced"] as? Bool == true)
+    }
 }

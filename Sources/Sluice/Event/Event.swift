@@ -72,7 +72,7 @@ public struct Origin: Sendable, Hashable {
 
 /// One analytics message, parsed once and carried through the stages.
 ///
-/// The routing name is `event` for `track`, `name` for `screen`/`page` (empty
+/// The routing name is `event` for `track`, `name` (else `event`) for `screen`/`page` (empty
 /// when absent) and the type itself for the other types (docs/destinations.md, Routing).
 public struct Event: Sendable {
     public var document: JSONDocument
@@ -149,11 +149,20 @@ public struct Event: Sendable {
             }
             name = decoded
         case .screen, .page:
+            // `name`, else `event`: some SDKs and routers put a screen's name there.
             name = nameNode.flatMap { node in document.withString(node) { Array($0) } } ?? []
+            if Event.isBlank(name), let node = eventNode, let event = document.withString(node, { Array($0) }), !Event.isBlank(event) {
+                name = event
+            }
         case .identify, .group, .alias, .session:
             name = type.routingName
         }
         return .success(Event(document: document, origin: origin, type: type, time: time, name: name))
+    }
+
+    /// Whether a name is empty or only ASCII white space (as `UnnamedNames` trims it).
+    static func isBlank(_ name: [UInt8]) -> Bool {
+        name.allSatisfy { $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) }
     }
 
 }

@@ -5,7 +5,8 @@ import Testing
 /// The `context` fields providers map (`MappedContext`), read with the others and memoized with them.
 @Suite struct ContextMappingTests {
     @Test func everyMappedContextFieldHasRoomInItsNodes() {
-        #expect(MappedContext.Field.allCases.count <= 16)
+        #expect(MappedContext.Field.allCases.count <= MappedContext.capacity)
+        #expect(MappedContext.capacity <= MappedContext.Mask.bitWidth)
     }
 
     /// The mapped `context` fields found in one event are found again, at their new place,

@@ -30,7 +30,7 @@ public struct AdjustDestination: Destination {
     public static let type = DestinationType(
         name: "adjust", extraKeys: ["app_token", "tokens", "environment", "partner_params"] + EcommerceSettings.keys,
         defaultRotation: RotationPolicy(),
-        rejectReasons: [.unsupportedEvent],
+        rejectReasons: [.unsupportedEvent, .timeOutOfRange],
         // Attribution for marketing: Segment's "Advertising" consent category.
         defaultConsentCategory: "Advertising",
         // [s2s] s2s.adjust.com/event (one endpoint; a residency proxy is an `--endpoint`).
@@ -74,6 +74,7 @@ public struct AdjustDestination: Destination {
             return .refused(Rejection(.unsupportedEvent, "no Adjust event token for \"\(event.nameString)\""))
         }
         let fields = context.fields(of: event)
+        if let refusal = context.timeRefusal(.adjust, fields.time) { return .refused(refusal) }
         let document = fields.document
         guard let identity = fields.anonymousIdNode ?? fields.userIdNode else {
             return .refused(Rejection(.missingIdentity, "no anonymousId or userId to derive a device id from"))

@@ -13,8 +13,11 @@ import SluiceJSON
 ///   they are set ([v2] "user_properties"); the SDK's first-touch `initial_utm_*` need
 ///   `$setOnce`, which [v2] takes only on `$identify`, so they are not made.
 extension AmplitudeDestination {
-    @inline(__always) static var mappedFields: UInt16 {
-        MappedContext.Field.carrier.bit | MappedContext.Field.locale.bit | MappedContext.campaign
+    @inline(__always) static var mappedFields: MappedContext.Mask {
+        MappedContext.Field.carrier.bit | MappedContext.Field.locale.bit | MappedContext.campaign | locationFields
+    }
+    @inline(__always) static var locationFields: MappedContext.Mask {
+        MappedContext.mask(.latitude, .longitude, .city, .country, .region)
     }
 
     mutating func appendMappedContext(_ fields: EventFields, _ record: inout JSONObjectEncoder, _ out: inout ByteBuffer) {
@@ -22,6 +25,19 @@ extension AmplitudeDestination {
         if mapped.invalid & AmplitudeDestination.mappedFields != 0 { counts.add("context_value_invalid") }
         appendContextField("carrier", mapped.node(.carrier), fields.document, &record, &out)
         appendContextField("language", mapped.node(.locale), fields.document, &record, &out)
+        if mapped.present & AmplitudeDestination.locationFields != 0 { appendLocation(fields, &record, &out) }
+    }
+
+    /// [v2] "Keys for the event argument": `location_lat`, `location_lng` ("The current
+    /// Latitude/Longitude of the user"), `city`, `country`, `region` from `context.location`.
+    /// Amplitude then does not resolve them from the IP.
+    private mutating func appendLocation(_ fields: EventFields, _ record: inout JSONObjectEncoder, _ out: inout ByteBuffer) {
+        let mapped = fields.mapped
+        if let node = mapped.node(.latitude) { record.raw("location_lat", fields.document, node: node, &out) }
+        if let node = mapped.node(.longitude) { record.raw("location_lng", fields.document, node: node, &out) }
+        appendContextField("city", mapped.node(.city), fields.document, &record, &out)
+        appendContextField("country", mapped.node(.country), fields.document, &record, &out)
+        appendContextField("region", mapped.node(.region), fields.document, &record, &out)
     }
 
     /// `user_properties` of an event: `context.traits` and the UTM parameters.
@@ -39,7 +55,7 @@ extension AmplitudeDestination {
     private mutating func appendUserPropertiesWithCampaign(_ fields: EventFields, _ record: inout JSONObjectEncoder,
                                                            _ out: inout ByteBuffer) {
         let document = fields.document
-        var traitNames: UInt16 = 0
+        var traitNames: MappedContext.Mask = 0
         if let traits = fields.contextTraits {
             document.forEachMember(of: traits) { key, _ in
                 for (name, field) in MappedContext.utmNames where document.string(key, is: name) { traitNames |= field.bit }

@@ -20,7 +20,7 @@ import SluiceJSON
 public struct AmplitudeDestination: Destination {
     public static let type = DestinationType(
         name: "amplitude", extraKeys: ["min_id_length", "screen_event", "page_event", "unnamed_screen", "unnamed_page",
-                                       "set_once", "group_type_trait", "group_value_trait", "user_mapping"]
+                                       "set_once", "group_type_trait", "group_value_trait", "user_mapping", "names"]
             + AmplitudeDestination.revenueKeys + EcommerceSettings.keys,
         defaultRotation: {
             // [v2] "Keep request sizes under 1 MB with fewer than 2000 events per
@@ -32,7 +32,7 @@ public struct AmplitudeDestination: Destination {
             rotation.maxBytes = AmplitudeDestination.maxRequestBytes
             return rotation
         }(),
-        rejectReasons: [.missingUserOrDeviceID, .invalidAlias],
+        rejectReasons: [.missingUserOrDeviceID, .timeOutOfRange, .reservedEventName, .invalidAlias],
         // Product analytics: Segment's "Analytics" consent category.
         defaultConsentCategory: "Analytics",
         sideOutputs: AmplitudeDestination.sideOutputKinds,
@@ -50,7 +50,8 @@ public struct AmplitudeDestination: Destination {
         return AmplitudeDestination(minIDLength: minimum, naming: ScreenNaming(options: options, destination: name, &reader),
                                     ecommerce: EcommerceSettings(options: options, destination: name, &reader),
                                     revenue: revenue, productEvent: productEvent,
-                                    identity: AmplitudeIdentitySettings(options: options, destination: name, &reader))
+                                    identity: AmplitudeIdentitySettings(options: options, destination: name, &reader),
+                                    reservedNames: ReservedEventNames(provider: .amplitude, options: options, destination: name, &reader))
     }
 
     /// [v2] "Invalid IDs that result in a 400 error"; compared case-insensitively
@@ -72,6 +73,8 @@ public struct AmplitudeDestination: Destination {
 
     let minIDLength: Int
     let naming: ScreenNaming
+    /// `names:`: what becomes of an event named like Amplitude's own (`[Amplitude] Revenue`, `$identify`).
+    let reservedNames: ReservedEventNames
     /// `set_once`, `group_type_trait`, `group_value_trait`, `user_mapping` (`AmplitudeIdentify.swift`).
     let identity: AmplitudeIdentitySettings
     var setOnce: [[UInt8]] { identity.setOnce }
@@ -97,8 +100,10 @@ public struct AmplitudeDestination: Destination {
 
     init(minIDLength: Int, naming: ScreenNaming, ecommerce: EcommerceSettings = EcommerceSettings(),
          revenue: RevenueMode = .perProduct, productEvent: String = AmplitudeDestination.defaultProductEvent,
-         identity: AmplitudeIdentitySettings = AmplitudeIdentitySettings()) {
+         identity: AmplitudeIdentitySettings = AmplitudeIdentitySettings(),
+         reservedNames: ReservedEventNames = ReservedEventNames(provider: .amplitude)) {
         self.minIDLength = minIDLength
+        self.reservedNames = reservedNames
         self.naming = naming
         self.ecommerce = ecommerce
         self.revenue = revenue
@@ -127,12 +132,14 @@ public struct AmplitudeDestination: Destination {
     private mutating func encode(_ event: Event, _ fields: EventFields, context: inout EncodingContext,
                                  into out: inout ByteBuffer) -> EncodeOutcome {
         guard let (user, device) = usableIDs(fields) else { return .refused(missingIDs) }
+        if let refusal = context.timeRefusal(.amplitude, fields.time) { return .refused(refusal) }
         if event.type == .identify {
             // [identify] / [v2]: user property operations ride on the `$identify` event.
             name.removeAll(keepingCapacity: true)
             name.append(contentsOf: "$identify".utf8)
         } else {
             if naming.eventName(event, fields, into: &name) { counts.add(UnnamedNames.counter(event.type)) }
+            if let refusal = reservedNames.apply(&name, provider: "Amplitude", counts: &counts) { return .refused(refusal) }
         }
         revenueEvent = event.type == .identify ? nil : ecommerce.event(event)
         recordStart = out.count
@@ -168,7 +175,7 @@ public struct AmplitudeDestination: Destination {
         }
         if event.type == .identify {
             record.key("user_properties", &out)
-            appendIdentifyOperations(document, fields.traits, &out)
+            appendIdentifyOperations(fields, &out)
         } else {
             record.key("event_properties", &out)
             if let product {
@@ -196,6 +203,12 @@ public struct AmplitudeDestination: Destination {
         if revenueEvent != nil { appendRevenueFields(fields, product: product?.node, &record, &out) }
         record.close(&out)
         out.append(UInt8(ascii: "\n"))
+    }
+
+    /// What `encode` would predictably do to a planned message: a track named like
+    /// Amplitude's own events renamed or refused (`ReservedEventNames`).
+    public func lint(_ message: PlannedMessage) -> [LintFinding] {
+        reservedNames.lint(message, provider: "Amplitude")
     }
 
     /// Copies an object (`{}` when absent) with every string in it, at any depth, cut to 1024 characters.

@@ -87,11 +87,23 @@ extension AmplitudeDestination {
                   "neither user_id nor device_id is an id Amplitude keeps (at least \(minIDLength) characters, not a placeholder)")
     }
 
-    /// An identify's `user_properties`: `{"$set": …, "$setOnce": …}`, each operation only when it has traits (`{"$set":{}}` without any).
-    mutating func appendIdentifyOperations(_ document: JSONDocument, _ traits: Int?, _ out: inout ByteBuffer) {
+    /// The first-touch referrer `context.page` carries, and the user property it is set once as.
+    static let initialReferrers: [(name: StaticString, field: MappedContext.Field)] = [
+        ("initial_referrer", .initialReferrer), ("initial_referring_domain", .initialReferringDomain),
+    ]
+
+    /// An identify's `user_properties`: `{"$set": …, "$setOnce": …}`, each operation only when
+    /// it has traits (`{"$set":{}}` without any). The traits are the message's (`identifyTraits`);
+    /// `$setOnce` holds those named in `set_once` and the first-touch referrer of
+    /// `context.page` (`initial_referrer`, `initial_referring_domain`, as Amplitude's
+    /// browser SDK sets them once; a trait of the same name wins).
+    mutating func appendIdentifyOperations(_ fields: EventFields, _ out: inout ByteBuffer) {
+        let document = fields.document
+        let traits = fields.identifyTraits
         var operations = JSONObjectEncoder()
         let setOnce = self.setOnce
-        if setOnce.isEmpty {
+        let referrers = fields.mapped.present & (MappedContext.Field.initialReferrer.bit | MappedContext.Field.initialReferringDomain.bit)
+        if setOnce.isEmpty && referrers == 0 {
             // Every trait is set: the object copied at once, strings cut.
             operations.key("$set", &out)
             if let traits {
@@ -103,18 +115,30 @@ extension AmplitudeDestination {
             operations.close(&out)
             return
         }
-        for (operation, once) in [("$set" as StaticString, false), ("$setOnce", true)] where !once || !setOnce.isEmpty {
+        for (operation, once) in [("$set" as StaticString, false), ("$setOnce", true)] {
             let selected = traits.map { traits in
                 document.members(of: traits).filter { member in
                     (document.withString(member.key) { name in setOnce.contains { $0.elementsEqual(name) } } ?? false) == once
                 }
             } ?? []
-            guard !selected.isEmpty || !once else { continue }
+            let referrerNodes = once ? AmplitudeDestination.initialReferrers.compactMap { referrer -> (StaticString, Int)? in
+                guard let node = fields.mapped.node(referrer.field) else { return nil }
+                if let traits, document.member(ByteSpans.array(referrer.name), of: traits) != nil {
+                    counts.add("context_property_overridden")
+                    return nil
+                }
+                return (referrer.name, node)
+            } : []
+            guard !selected.isEmpty || !referrerNodes.isEmpty || !once else { continue }
             operations.key(operation, &out)
             var object = JSONObjectEncoder()
             for member in selected {
                 object.key(document, node: member.key, &out)
                 counts.add("string_cut", TextLimit.appendValue(document, member.value, maxScalars: AmplitudeDestination.maxStringCharacters, to: &out))
+            }
+            for (name, node) in referrerNodes {
+                object.key(name, &out)
+                if TextLimit.appendString(document, node, maxScalars: AmplitudeDestination.maxStringCharacters, to: &out) { counts.add("string_cut") }
             }
             object.close(&out)
         }
@@ -126,6 +150,7 @@ extension AmplitudeDestination {
         let fields = context.fields(of: event)
         if event.type == .alias { return encodeAlias(fields, side: &side) }
         guard let ids = usableIDs(fields) else { return .refused(missingIDs) }
+        if let refusal = context.timeRefusal(.amplitude, fields.time) { return .refused(refusal) }
         let document = fields.document
         guard let (type, value) = groupTypeAndValue(fields) else { return .notTaken("no_group_id") }
         // [segment] the user joins the group: a `$identify` with the group, and the group as a user property.
@@ -142,8 +167,13 @@ extension AmplitudeDestination {
         record.key("user_properties", &out)
         var operations = JSONObjectEncoder()
         operations.key("$set", &out)
-        appendGroup(type, value, &out)
+        appendGroup(type, value, campaign: fields, &out)
         operations.close(&out)
+        // As on any other event: the app's version, the language and the carrier, and where the user is.
+        appendContextField("app_version", fields.node(.appVersion), document, &record, &out)
+        if (fields.mapped.present | fields.mapped.invalid) & AmplitudeDestination.mappedFields != 0 {
+            appendMappedContext(fields, &record, &out)
+        }
         record.close(&out)
         out.append(UInt8(ascii: "\n"))
         // [group-identify] the group's own properties, from the traits.
@@ -191,10 +221,21 @@ extension AmplitudeDestination {
     }
 
     /// `{"TYPE":"VALUE"}`, each cut to 1024 characters.
-    private mutating func appendGroup(_ type: [UInt8], _ value: [UInt8], _ out: inout ByteBuffer) {
+    /// `{TYPE: VALUE}`; with `campaign`, the UTM parameters of its `context.campaign` beside
+    /// it, as an event's user properties carry them (`appendUserProperties`).
+    private mutating func appendGroup(_ type: [UInt8], _ value: [UInt8], campaign fields: EventFields? = nil, _ out: inout ByteBuffer) {
         var object = JSONObjectEncoder()
         object.key(bytes: type.prefix(TextLimit.prefixLength(type, maxScalars: AmplitudeDestination.maxStringCharacters)), &out)
         cut(value, &out)
+        if let fields, fields.mapped.present & MappedContext.campaign != 0 {
+            for (name, field) in MappedContext.utmNames {
+                guard let node = fields.mapped.node(field) else { continue }
+                object.key(name, &out)
+                if TextLimit.appendString(fields.document, node, maxScalars: AmplitudeDestination.maxStringCharacters, to: &out) {
+                    counts.add("string_cut")
+                }
+            }
+        }
         object.close(&out)
     }
 

@@ -19,6 +19,8 @@ public struct EncodingContext {
     private var insertIDName: [UInt8] = []
     /// The last `context` object read, kept from event to event (see `ContextMemo`).
     private let contextMemo = ContextMemo()
+    /// The wall clock, for the providers' time ranges (`ProviderTimeRange`).
+    private var clock = WallClock()
 
     public init() {}
 
@@ -34,6 +36,12 @@ public struct EncodingContext {
         let fields = EventFields(event, memo: contextMemo)
         fieldsMemo = fields
         return fields
+    }
+
+    /// Why `range`'s provider does not take an event at `time`, or nil when it does.
+    @inline(__always)
+    mutating func timeRefusal(_ range: ProviderTimeRange, _ time: EventTime) -> Rejection? {
+        range.refusal(time, &clock)
     }
 
     /// Appends the event's insert id for the provider event `name`, quoted (see `InsertID`).

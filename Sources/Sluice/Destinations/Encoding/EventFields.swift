@@ -40,6 +40,17 @@ final class EventFields {
     @exclusivity(unchecked) private(set) var context: Int?
     /// `context.traits`, an object.
     @exclusivity(unchecked) private(set) var contextTraits: Int?
+
+    /// What an `identify` sets: its `traits`, else (none, or `{}`) `context.traits`,
+    /// where some SDKs send them (RudderStack's destinations read both the same way).
+    var identifyTraits: Int? {
+        if let traits {
+            var empty = true
+            document.forEachMember(of: traits) { _, _ in empty = false }
+            if !empty { return traits }
+        }
+        return contextTraits ?? traits
+    }
     @exclusivity(unchecked) private(set) var startedAt: Int?
     @exclusivity(unchecked) private(set) var timed: Timed?
     @exclusivity(unchecked) private(set) var session: Session?

@@ -88,7 +88,8 @@ struct ScreenNaming {
     }
 }
 
-/// The name a screen or page message goes by: its `name`, else `properties.name`
+/// The name a screen or page message goes by: its `name` (else its `event`, as
+/// `Event.decode` reads it), else `properties.name`
 /// (each a string, without the spaces around it, if anything is left), else the
 /// destination's `unnamed_screen` / `unnamed_page` (default `Unknown`).
 /// Source: Segment's spec (segment-docs connections/spec/screen.md, page.md):

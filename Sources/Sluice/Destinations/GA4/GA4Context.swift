@@ -12,7 +12,7 @@ import SluiceJSON
 /// own `campaign_details` event, which Sluice does not make up; `locale`, `screen`
 /// and `network` are collected by the Firebase SDK and gtag.js themselves.
 extension GA4Destination {
-    @inline(__always) static var pageParams: UInt16 {
+    @inline(__always) static var pageParams: MappedContext.Mask {
         MappedContext.Field.pageURL.bit | MappedContext.Field.pageReferrer.bit | MappedContext.Field.pageTitle.bit
     }
 

@@ -20,7 +20,7 @@ import SluiceJSON
 /// `duration_ms`), `timed: duration` one `NAME` with `duration_ms`.
 ///
 /// A screen becomes `screen_view` with `screen_name`, a page `page_view` with
-/// `page_title`: the message's `name`, else `properties.name`, else
+/// `page_title`: the message's `name` (else `event`), else `properties.name`, else
 /// `unnamed_screen` / `unnamed_page` (default `Unknown`; `""` leaves the param
 /// out), counted `screen_name_defaulted` / `page_name_defaulted`. No param is
 /// ever sent empty.
@@ -41,7 +41,7 @@ public struct GA4Destination: Destination {
             rotation.maxEvents = 2000
             return rotation
         }(),
-        rejectReasons: [.invalidEventName, .missingAppInstanceID, .invalidAppInstanceID],
+        rejectReasons: [.invalidEventName, .missingAppInstanceID, .invalidAppInstanceID, .timeOutOfRange, .missingGroupID],
         // Product analytics: Segment's "Analytics" consent category.
         defaultConsentCategory: "Analytics",
         // [mp] www.google-analytics.com/mp/collect; EU: region1.google-analytics.com. A web
@@ -125,7 +125,7 @@ public struct GA4Destination: Destination {
     var name: [UInt8] = []
     var key: [UInt8] = []
 
-    static let takes = MessageTypes(.track, .screen, .page)
+    static let takes = MessageTypes(.track, .screen, .page, .group)
     public var supportedTypes: MessageTypes { GA4Destination.takes }
     public var changes: [(name: String, value: Int)] {
         counts.entries + (rememberedPropertiesAdded > 0 ? [("remembered_user_properties_added", rememberedPropertiesAdded)] : [])
@@ -160,6 +160,7 @@ public struct GA4Destination: Destination {
     private mutating func encode(_ event: Event, _ fields: EventFields, context: inout EncodingContext,
                                  into out: inout ByteBuffer) -> EncodeOutcome {
         let document = event.document
+        if let refusal = context.timeRefusal(.ga4, fields.time) { return .refused(refusal) }
         var parts = (Part(suffix: nil, time: nil, duration: true), nil as Part?)
         var isSplit = false
         if timed == .split, event.type == .track, let state = fields.timed {
@@ -187,6 +188,13 @@ public struct GA4Destination: Destination {
             name.append(contentsOf: "page_view".utf8)
             // `context.page.title`, when there is one, is the page's title (`GA4Context.swift`).
             if fields.mapped.node(.pageTitle) == nil { extra = ("page_title", 300) }
+        case .group:
+            // [events] the recommended `join_group` ("Log this event when a user joins a
+            // group such as a guild, team, or family"), its `group_id` the message's `groupId`.
+            guard MessageIdentity.id(document, document.member("groupId" as StaticString, of: 0)) != nil else {
+                return .refused(Rejection(.missingGroupID, "a group message needs a groupId (a string that is not blank, or a number) for join_group's group_id"))
+            }
+            name.append(contentsOf: "join_group".utf8)
         default:
             if !(ecommerce.enabled && mapEcommerceEvent(event, split: isSplit)), let refusal = eventName(event.name, split: isSplit) {
                 return .refused(refusal)
@@ -323,4 +331,6 @@ extension RejectReason {
     static let invalidAppInstanceID = RejectReason("invalid_app_instance_id")
     /// GA4 with `names: reject`: the event name breaks GA4's rules.
     static let invalidEventName = RejectReason("invalid_event_name")
+    /// GA4: a `group` message (sent as `join_group`) without a `groupId`.
+    static let missingGroupID = RejectReason("missing_group_id")
 }

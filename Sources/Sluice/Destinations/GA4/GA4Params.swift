@@ -39,6 +39,13 @@ extension GA4Destination {
             }
             if defaulted { counts.add(UnnamedNames.counter(event.type)) }
         }
+        if event.type == .group, let id = MessageIdentity.id(document, document.member("groupId" as StaticString, of: 0)) {
+            params.key("group_id", &out)
+            markLastKey(8, out)
+            if TextLimit.appendCut(MessageIdentity.text(document, id), maxScalars: GA4Destination.maxParamValue, to: &out) {
+                counts.add("param_value_cut")
+            }
+        }
         if (fields.mapped.present | fields.mapped.invalid) & GA4Destination.pageParams != 0 { appendContextParams(fields, &params, &out) }
         let ecommerce = ecommerceEvent != nil
         if ecommerce { appendEcommerceParams(fields, &params, &out) }

@@ -26,7 +26,7 @@ extension GA4Destination {
                                        side: inout SideRecords) -> ProfileOutcome {
         let fields = context.fields(of: event)
         let document = fields.document
-        guard let traits = fields.traits else { return .notTaken("no_traits") }
+        guard let traits = fields.identifyTraits else { return .notTaken("no_traits") }
         let (anonymous, user) = (fields.anonymousIdNode, fields.userIdNode)
         // The traits as user properties, by the rules every request's follow; then split into name and value.
         var scratch = ByteBuffer(capacity: 512)

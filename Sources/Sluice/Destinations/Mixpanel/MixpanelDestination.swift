@@ -22,7 +22,7 @@ import SluiceJSON
 public struct MixpanelDestination: Destination {
     public static let type = DestinationType(
         name: "mixpanel", extraKeys: ["screen_event", "page_event", "unnamed_screen", "unnamed_page", "revenue_property",
-                                      "token", "identity", "set_once", "group_keys", "device_memory"]
+                                      "token", "identity", "set_once", "group_keys", "device_memory", "names"]
             + EcommerceSettings.keys,
         defaultRotation: {
             // [import] "up to 2000 events and 2MB uncompressed per request" (the
@@ -33,7 +33,7 @@ public struct MixpanelDestination: Destination {
             rotation.maxBytes = 2_000_000
             return rotation
         }(),
-        rejectReasons: [.invalidDistinctID, .timeOutOfRange, .invalidAlias],
+        rejectReasons: [.invalidDistinctID, .timeOutOfRange, .reservedEventName, .invalidAlias],
         // Product analytics: Segment's "Analytics" consent category.
         defaultConsentCategory: "Analytics",
         sideOutputs: MixpanelDestination.sideOutputKinds,
@@ -46,7 +46,8 @@ public struct MixpanelDestination: Destination {
                             ecommerce: EcommerceSettings(options: options, destination: name, &reader),
                             revenueProperty: MixpanelDestination.readRevenueProperty(options, destination: name, &reader),
                             identity: MixpanelIdentitySettings(options: options, destination: name, &reader),
-                            deviceMemory: DeviceMemory.maxBytes(options: options, destination: name, &reader))
+                            deviceMemory: DeviceMemory.maxBytes(options: options, destination: name, &reader),
+                            reservedNames: ReservedEventNames(provider: .mixpanel, options: options, destination: name, &reader))
     }
 
     /// [import] "distinct_id": the placeholder values Mixpanel refuses with a 400
@@ -68,8 +69,6 @@ public struct MixpanelDestination: Destination {
     static let maxStringBytes = 255
     /// [import] "Must have fewer than 255 properties" per event.
     static let maxProperties = 254
-    /// [400] "Mixpanel rejects events dated before 1971-01-01" (ms since the epoch).
-    static let earliestTimeMs: Int64 = 31_536_000_000
 
     /// Properties Sluice sets itself, and ones that make Mixpanel hide or drop
     /// the event without an error ([reserved]: `$ignore` drops it at ingestion,
@@ -93,6 +92,8 @@ public struct MixpanelDestination: Destination {
     ]
 
     let naming: ScreenNaming
+    /// `names:`: what becomes of an event named like Mixpanel's own (`$merge`, `mp_page_view`).
+    let reservedNames: ReservedEventNames
     /// Spec money events and the property their amount goes in (`MixpanelRevenue.swift`).
     let ecommerce: EcommerceSettings
     let revenueProperty: [UInt8]
@@ -119,8 +120,10 @@ public struct MixpanelDestination: Destination {
 
     init(naming: ScreenNaming, ecommerce: EcommerceSettings = EcommerceSettings(),
          revenueProperty: [UInt8] = Array(MixpanelDestination.defaultRevenueProperty.utf8),
-         identity: MixpanelIdentitySettings = MixpanelIdentitySettings(), deviceMemory: Int = DeviceMemory.defaultMaxBytes) {
+         identity: MixpanelIdentitySettings = MixpanelIdentitySettings(), deviceMemory: Int = DeviceMemory.defaultMaxBytes,
+         reservedNames: ReservedEventNames = ReservedEventNames(provider: .mixpanel)) {
         self.naming = naming
+        self.reservedNames = reservedNames
         self.ecommerce = ecommerce
         self.revenueProperty = revenueProperty
         self.identity = identity
@@ -143,10 +146,9 @@ public struct MixpanelDestination: Destination {
             return .refused(Rejection(.invalidDistinctID, "distinct_id would be \"\(String(decoding: MessageIdentity.text(document, distinct), as: UTF8.self))\", a placeholder Mixpanel rejects"))
         }
         let timeMs = fields.time.milliseconds
-        if timeMs < MixpanelDestination.earliestTimeMs {
-            return .refused(Rejection(.timeOutOfRange, "\(fields.time.iso8601) is before 1971-01-01, which Mixpanel rejects"))
-        }
+        if let refusal = context.timeRefusal(.mixpanel, fields.time) { return .refused(refusal) }
         if naming.eventName(event, fields, into: &name) { counts.add(UnnamedNames.counter(event.type)) }
+        if let refusal = reservedNames.apply(&name, provider: "Mixpanel", counts: &counts) { return .refused(refusal) }
         var record = JSONObjectEncoder()
         record.string("event", bytes: name, &out)
         record.key("properties", &out)
@@ -204,6 +206,7 @@ public struct MixpanelDestination: Destination {
             count += appendRevenueProperty(fields, count: count, &properties, &out)
         }
         if !groupMemory.isEmpty { count += appendRememberedGroups(fields, count: count, &properties, &out) }
+        if event.type == .page { count += appendPageCategory(fields, count: count, &properties, &out) }
         if let node = fields.properties {
             appendEventProperties(document, node, count: count, &properties, &out)
         }
@@ -294,6 +297,4 @@ public struct MixpanelDestination: Destination {
 extension RejectReason {
     /// Mixpanel: `distinct_id` would be a placeholder Mixpanel rejects.
     static let invalidDistinctID = RejectReason("invalid_distinct_id")
-    /// Mixpanel: the event is dated before 1971-01-01.
-    static let timeOutOfRange = RejectReason("time_out_of_range")
 }

@@ -1,11 +1,12 @@
 extension MixpanelDestination {
-    /// What `encode` would predictably leave out of a planned message: a
+    /// What `encode` would predictably do to a planned message: a track named like
+    /// Mixpanel's own events renamed or refused (`ReservedEventNames`); leave out a
     /// property named like one Sluice sets itself (`time`, `distinct_id`,
     /// `$insert_id`, ...) or one that makes Mixpanel drop or hide the event
     /// (`$ignore`, `bucket`), a name cut at 255 bytes, and properties beyond
     /// Mixpanel's limit of 255 per event.
     public func lint(_ message: PlannedMessage) -> [LintFinding] {
-        var findings: [LintFinding] = []
+        var findings = reservedNames.lint(message, provider: "Mixpanel")
         var count = 3  // time, distinct_id, $insert_id: always set
         for property in message.properties {
             let name = Array(property.name.utf8)

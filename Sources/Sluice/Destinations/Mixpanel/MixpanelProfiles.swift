@@ -96,7 +96,7 @@ extension MixpanelDestination {
         case let .failure(rejection): return .refused(rejection)
         }
         let document = fields.document
-        if let traits = fields.traits {
+        if let traits = fields.identifyTraits {
             let setOnce = identity.setOnce
             for (operation, once) in [("$set" as StaticString, false), ("$set_once", true)] where !once || !setOnce.isEmpty {
                 side.append(to: MixpanelDestination.profilesOutput) { buffer in
@@ -116,7 +116,7 @@ extension MixpanelDestination {
         if identity.identity == .original, let user = fields.userIdNode, let device = fields.anonymousIdNode,
            !fields.withID(device, MixpanelDestination.isPlaceholder), !fields.withID(user, MixpanelDestination.isPlaceholder),
            MessageIdentity.text(document, user) != MessageIdentity.text(document, device) {
-            if fields.time.milliseconds < MixpanelDestination.earliestTimeMs {
+            if context.timeRefusal(.mixpanel, fields.time) != nil {
                 counts.add("merge_left_out_time_out_of_range")
             } else {
                 writeIdentityEvent("$merge", fields, token: token, context: &context, into: &out) { properties, out in
@@ -148,9 +148,7 @@ extension MixpanelDestination {
             let text = String(decoding: MessageIdentity.text(document, id), as: UTF8.self)
             return .refused(Rejection(.invalidDistinctID, "the alias holds \"\(text)\", a placeholder Mixpanel rejects"))
         }
-        if fields.time.milliseconds < MixpanelDestination.earliestTimeMs {
-            return .refused(Rejection(.timeOutOfRange, "\(fields.time.iso8601) is before 1971-01-01, which Mixpanel rejects"))
-        }
+        if let refusal = context.timeRefusal(.mixpanel, fields.time) { return .refused(refusal) }
         // [alias] `distinct_id` the id known so far, `alias` the new one.
         writeIdentityEvent("$create_alias", fields, token: token, context: &context, into: &out) { properties, out in
             properties.key("distinct_id", &out)
