@@ -5,11 +5,13 @@
 /// redacted in the encoded text (`phone=[phone]`), the rest left as it came.
 ///
 /// A token (bytes between ASCII whitespace) is decoded when it is URL- or
-/// form-encoded: it holds a `%XX` escape, or a `+` and an `=` or `?` (a query
-/// or a form field), or it is letters and digits joined by `+` alone
+/// form-encoded: it holds a `%XX` escape, or a `+` and an `=` (a query or form
+/// field, `key=value`), or it is letters and digits joined by `+` alone
 /// (`4111+1111+1111+1111`). `+` becomes a space, `%XX` its byte; a `%` without
-/// two hex digits stays as it is. Other tokens are copied as they are, so a
-/// `+44` in free text keeps its `+`.
+/// two hex digits stays as it is. Other tokens are copied as they are, so
+/// `+44` or `+34810523025?` in free text keeps its `+`. The encoded text is
+/// read first: what the decoded one finds is taken only where the encoded
+/// reading found nothing (`PIIScanner`).
 struct FormDecoding {
     /// The decoded text.
     private(set) var decoded: [UInt8] = []
@@ -79,7 +81,7 @@ struct FormDecoding {
                 let after = end + 1 < count ? text[end + 1] : 0
                 if !(TextBytes.isASCIIAlnum(before) && TextBytes.isASCIIAlnum(after)) { plusBetween = false }
                 near = near || TextBytes.isDigit(before) || TextBytes.isDigit(after)
-            } else if byte == UInt8(ascii: "=") || byte == UInt8(ascii: "?") {
+            } else if byte == UInt8(ascii: "=") {
                 query = true
             } else if !TextBytes.isASCIIAlnum(byte) {
                 otherPunctuation = true

@@ -136,24 +136,30 @@ struct PIIScanner {
         claims.settle(into: &matches, from: first)
         if ip && colons >= 2 { IPDetection.scanIPv6(text) { claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.ip.rawValue)) } }
         claims.settle(into: &matches, from: first)
-        // A query or form value (`phone=%2B44+20+7946+0958`) is read decoded first (`FormDecoding`): its matches,
-        // mapped back to the encoded bytes, come before what the encoded text's own reading finds.
+        if digits >= 4 {
+            if ip { IPDetection.scanIPv4(text, fieldName: fieldName) { claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.ip.rawValue)) } }
+            claims.settle(into: &matches, from: first)
+        }
+        scanNumbers(text, digits: digits, fieldName: fieldName, claims: &claims, matches: &matches, first: first)
+        // A query or form value (`phone=%2B44+20+7946+0958`) is read decoded too (`FormDecoding`): what that
+        // finds, mapped back to the encoded bytes, is taken where nothing was found in the encoded text.
         if seen & 20 != 0 && digits >= 2 && (iban || card || phone) {
             var form = FormDecoding()
             swap(&form, &self.form)
             defer { swap(&form, &self.form) }
             if form.decode(text) {
-                let decoded = form.decoded, offsets = form.offsets
-                scanNumbers(decoded.span, digits: digits, fieldName: fieldName, claims: &claims, matches: &matches, first: first) {
-                    PIIMatch(start: offsets[$0.start], end: offsets[$0.end], detector: $0.detector)
+                var decodedMatches: [PIIMatch] = []
+                var decodedClaims = MatchClaims()
+                scanNumbers(form.decoded.span, digits: digits, fieldName: fieldName, claims: &decodedClaims, matches: &decodedMatches, first: 0)
+                for match in decodedMatches {
+                    let start = form.offsets[match.start], end = form.offsets[match.end]
+                    if !matches[first...].contains(where: { $0.start < end && start < $0.end }) {
+                        claims.offer(PIIMatch(start: start, end: end, detector: match.detector))
+                    }
                 }
+                claims.settle(into: &matches, from: first)
             }
         }
-        if digits >= 4 {
-            if ip { IPDetection.scanIPv4(text, fieldName: fieldName) { claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.ip.rawValue)) } }
-            claims.settle(into: &matches, from: first)
-        }
-        scanNumbers(text, digits: digits, fieldName: fieldName, claims: &claims, matches: &matches, first: first) { $0 }
         // Iterating the patterns retains the array, even an empty one: asked first.
         guard !patterns.isEmpty else { return }
         for (index, pattern) in patterns.enumerated() {
@@ -165,25 +171,24 @@ struct PIIScanner {
     }
 
     /// The IBAN, card and phone detectors over `text` (`digits` of its bytes are
-    /// digits), each one's matches settled before the next runs; `place` maps
-    /// a match to the scanned string's bytes (the encoded ones, for decoded text).
+    /// digits), each one's matches settled into `matches` before the next runs.
     /// An IBAN may hold two digits only (`LV27IRRDCNIDRAJFHQVJF`); cards and
     /// phones need more.
     @inline(__always)
     private mutating func scanNumbers(_ text: Span<UInt8>, digits: Int, fieldName: Span<UInt8>, claims: inout MatchClaims,
-                                      matches: inout [PIIMatch], first: Int, place: (PIIMatch) -> PIIMatch) {
+                                      matches: inout [PIIMatch], first: Int) {
         if iban && digits >= 2 && text.count >= 15 {
-            IBANDetection.scan(text) { claims.offer(place(PIIMatch(start: $0, end: $1, detector: PIIDetector.iban.rawValue))) }
+            IBANDetection.scan(text) { claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.iban.rawValue)) }
             claims.settle(into: &matches, from: first)
         }
         guard digits >= 4 else { return }
         if card && digits >= 12 {
-            NumberDetection.scanCards(text, groups: &groups) { claims.offer(place(PIIMatch(start: $0, end: $1, detector: PIIDetector.card.rawValue))) }
+            NumberDetection.scanCards(text, groups: &groups) { claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.card.rawValue)) }
             claims.settle(into: &matches, from: first)
         }
         if phone && digits >= 7 {
             PhoneDetection.scan(text, fieldHint: { PhoneContext.hint(forKey: fieldName) }, scratch: &phoneScratch) {
-                claims.offer(place(PIIMatch(start: $0, end: $1, detector: PIIDetector.phone.rawValue)))
+                claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.phone.rawValue))
             }
             claims.settle(into: &matches, from: first)
         }
