@@ -95,6 +95,16 @@ import Testing
         #expect(Self.redacted(text) == text)
     }
 
+    @Test(arguments: [
+        ("¿Es correcto +34810523025?", "¿Es correcto [phone]?"),
+        ("call +44 20 7946 0958 now", "call [phone] now"),
+        ("phone=+34810523025&x=1", "phone=[phone]&x=1"),
+    ])
+    func aPlusThatIsNoFormEncodingKeepsItsNumberWhole(text: String, expected: String) {
+        // Free text is not a form value; where the encoded text already has a match, the decoded one adds no piece.
+        #expect(Self.redacted(text) == expected)
+    }
+
     @Test func decodingMapsEachDecodedByteToWhereItStarts() {
         var form = FormDecoding()
         let text = Array("a=%2B4+5 x+y".utf8)

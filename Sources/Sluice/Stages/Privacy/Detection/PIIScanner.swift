@@ -42,9 +42,11 @@ struct PIIMatch: Equatable {
 ///
 /// The fast reject: one pass over the bytes ORs their classes together and
 /// counts digits; a string with no `@`, no `%`, fewer than two `:` and fewer
-/// than four digits (most strings: names, words, enum values) is done after
+/// than two digits (most strings: names, words, enum values) is done after
 /// that pass. Each detector runs only on the strings its own pre-condition
-/// lets through (an `@` for emails, 13 digits for cards, ...).
+/// lets through (an `@` for emails, two digits and 15 bytes for IBANs, 12
+/// digits for cards, ...); a `%` or `+` next to a digit in a query or form
+/// value has the number detectors read it decoded too (`FormDecoding`).
 struct PIIScanner {
     let enabled: Set<PIIDetector>
     let patterns: [PatternProgram]
