@@ -98,6 +98,43 @@ import Testing
         #expect(kinds == ["email", "phone", "card", "ip"])
     }
 
+    /// The leaks of issue 36 through the built binary and `pipelines/privacy.yaml`: each value comes out
+    /// of the archive with its personal data replaced whole, the rest of the text as it came.
+    @Test func theLeakShapesOfIssue36AreRedactedWholeInTheArchive() throws {
+        let directory = TemporaryDirectory()
+        let cases: [(String, String)] = [
+            ("mail josé.garcía@example.com now", "mail [email] now"),
+            ("jörg@müller.de", "[email]"),
+            ("415-555-0142 415-555-0143", "[phone] [phone]"),
+            ("4111111111111111 5500000000000004", "[card] [card]"),
+            ("+44 20 7946 0958 4111111111111111", "[phone] [card]"),
+            ("phone=%2B44+20+7946+0958&ref=7", "phone=[phone]&ref=7"),
+            ("card=4111+1111+1111+1111", "card=[card]"),
+            ("iban=DE89%203704%200044%200532%200130%2000", "iban=[iban]"),
+            ("iban=LV44+KBAZ+ZCUI+NISP+LMMQ+Y", "iban=[iban]"),
+            ("KW70 XICD GXEZ UZIR RBPM JFGO UDVR SC", "[iban]"),
+            ("MD28AKXWDPMXAXJKIAPEOXTF", "[iban]"),
+        ]
+        var lines: [String] = []
+        for (index, (text, _)) in cases.enumerated() {
+            let event: [String: Any] = ["type": "track", "event": "feedback_sent", "anonymousId": "d\(index)", "messageId": "m\(index)",
+                                        "timestamp": "2026-11-20T09:00:00Z", "properties": ["note": text]]
+            lines.append(String(decoding: try JSONSerialization.data(withJSONObject: event), as: UTF8.self))
+        }
+        directory.write("in.ndjson", lines.joined(separator: "\n") + "\n")
+        let run = try SluiceBinary.shell(
+            "$SLUICE run --quiet --pipeline \(repositoryRoot)/pipelines/privacy.yaml --stdout archive in.ndjson", in: directory.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        var notes: [String: String] = [:]
+        for line in ndjsonLines(run.stdout) {
+            let record = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            notes[record["messageId"] as? String ?? ""] = (record["properties"] as? [String: Any])?["note"] as? String
+        }
+        for (index, (text, expected)) in cases.enumerated() {
+            #expect(notes["m\(index)"] == expected, "\(text)")
+        }
+    }
+
     @Test func pseudonymizationWithoutItsKeyStopsTheRunAtStartup() throws {
         let directory = TemporaryDirectory()
         directory.write("p.yaml", """

@@ -72,13 +72,26 @@ enum EmailDetection {
         }
     }
 
-    /// Where the local part ending at `at` starts. Non-ASCII characters
-    /// (RFC 6531) belong to it only when it has no ASCII letter or digit next to
-    /// the `@`: in `連絡先はjane@x.com` or `«jane@x.com»` the text or quote
-    /// before the address is not part of it.
+    /// Where the local part ending at `at` starts. It takes ASCII atext and the
+    /// letters of alphabetic scripts (`TextBytes.letterBefore`: Latin, Greek,
+    /// Cyrillic, Armenian, Vietnamese), so `josé.garcía@` and `jörg@` are one
+    /// address (RFC 6531). Other non-ASCII characters (CJK, quotes, RTL
+    /// scripts) belong to it only when it has no ASCII letter, digit or such
+    /// letter next to the `@`: in `連絡先はjane@x.com` or `«jane@x.com»` the text
+    /// or quote before the address is not part of it.
     private static func localPartStart(_ text: Span<UInt8>, before at: Int) -> Int {
         var start = at
-        while start > 0 && TextBytes.isLocalPart(text[start - 1]) && text[start - 1] < 0x80 { start -= 1 }
+        while start > 0 {
+            let byte = text[start - 1]
+            if byte < 0x80 {
+                guard TextBytes.isLocalPart(byte) else { break }
+                start -= 1
+            } else if let letter = TextBytes.letterBefore(text, start) {
+                start = letter
+            } else {
+                break
+            }
+        }
         if start == at {
             while start > 0 && TextBytes.isLocalPart(text[start - 1]) { start -= 1 }
         }
@@ -88,16 +101,24 @@ enum EmailDetection {
 
     /// The end of a valid domain starting at `start` (trailing `.` and `-` left
     /// out), or nil. A domain that starts in ASCII ends at its first non-ASCII
-    /// character after a dot and two letters (`x.comです`, `x.com»`), so text
+    /// character after a dot and two letters that is not a letter of an
+    /// alphabetic script (`x.comです`, `x.com»`; `bücher.café` is whole), so text
     /// written straight after an address is not taken for an IDN label.
     private static func domainEnd(_ text: Span<UInt8>, from start: Int) -> Int? {
         var end = start
         let asciiStart = start < text.count && text[start] < 0x80
         var sawDot = false
+        var afterScriptLetter = false
         while end < text.count && TextBytes.isDomain(text[end]) {
             if text[end] == UInt8(ascii: ".") { sawDot = true }
-            if asciiStart && sawDot && text[end] >= 0x80 && end >= 2 && TextBytes.isASCIILetter(text[end - 1])
-                && TextBytes.isASCIILetter(text[end - 2]) { break }
+            if asciiStart && sawDot && text[end] >= 0x80 && end >= 2
+                && (afterScriptLetter || (TextBytes.isASCIILetter(text[end - 1]) && TextBytes.isASCIILetter(text[end - 2]))) {
+                guard let next = TextBytes.letterAfter(text, end) else { break }
+                end = next
+                afterScriptLetter = true
+                continue
+            }
+            afterScriptLetter = false
             end += 1
         }
         while end > start && (text[end - 1] == UInt8(ascii: ".") || text[end - 1] == UInt8(ascii: "-")) { end -= 1 }

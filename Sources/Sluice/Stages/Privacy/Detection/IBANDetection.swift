@@ -2,10 +2,14 @@
 /// fixed number of letters and digits, written solid or in groups of four
 /// (`DE89 3704 0044 0532 0130 00`), with a valid mod-97 checksum (ISO 7064).
 ///
-/// The country's length comes from the IBAN registry (`lengths`), so an IBAN
-/// followed by more text ends where it must. A country outside the registry,
-/// or an IBAN of another length, is taken as the whole token when its
-/// checksum holds (`wholeTokenEnd`). Lowercase is accepted.
+/// The country's length comes from the SWIFT IBAN registry (`lengths`: its 89
+/// countries, release 100, and the territories it lists under France, the
+/// United Kingdom and Finland with their length), so an IBAN followed by more
+/// text ends where it must. A country outside the registry, or an IBAN of
+/// another length, is taken as the whole token when its checksum holds
+/// (`wholeTokenEnd`). Lowercase is accepted. The check digits may be the only
+/// digits: BBANs of letters and digits (`4!a13!c` in Latvia, Palestine,
+/// Kuwait, Bahrain, Qatar; `2!c18!c` in Moldova) can be all letters.
 enum IBANDetection {
     static let lengths: [UInt16: Int] = {
         let registry = """
@@ -13,7 +17,8 @@ enum IBANDetection {
             EE20 EG29 ES24 FI18 FK18 FO18 FR27 GB22 GE22 GI23 GL18 GR27 GT28 HN28 HR21 HU28 IE22 IL23 IQ23 IS26 \
             IT27 JO30 KW30 KZ20 LB28 LC32 LI21 LT20 LU20 LV21 LY25 MC27 MD24 ME22 MK19 MN20 MR27 MT31 MU30 NI28 \
             NL18 NO15 OM23 PK24 PL28 PS29 PT25 QA29 RO24 RS22 RU33 SA24 SC31 SD18 SE24 SI19 SK24 SM27 SO23 ST25 \
-            SV28 TL23 TN24 TR26 UA29 VA22 VG24 XK20 YE30
+            SV28 TL23 TN24 TR26 UA29 VA22 VG24 XK20 YE30 \
+            AX18 BL27 GF27 GP27 MF27 MQ27 NC27 PF27 PM27 RE27 TF27 WF27 YT27 GG22 IM22 JE22
             """
         var table: [UInt16: Int] = [:]
         for entry in registry.split(separator: " ") {

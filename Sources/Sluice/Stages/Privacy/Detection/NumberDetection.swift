@@ -22,7 +22,8 @@ enum NumberDetection {
     /// a card-like window inside a longer digit group (`111-3393611-7262358`)
     /// is not a card. Within a run of space-separated groups
     /// (`qty 2 4111 1111 1111 1111 12 29`), a window of whole groups printed as
-    /// a card is.
+    /// a card is, a solid number among them too: two cards with a space
+    /// between them (`4111111111111111 5500000000000004`) are two cards.
     static func scanCards(_ text: Span<UInt8>, groups: inout [Group], _ found: (Int, Int) -> Void) {
         var index = 0
         let count = text.count
@@ -48,7 +49,7 @@ enum NumberDetection {
             if TextBytes.endsToken(text, runEnd) {
                 if isPrintedCard(groups[...]) && isCard(text, groups[0].start, runEnd) {
                     found(groups[0].start, runEnd)
-                } else if !dashed && groups.count > 2 {
+                } else if !dashed && groups.count >= 2 {
                     claimWindows(text, groups: groups, found)
                 }
             }
@@ -71,7 +72,8 @@ enum NumberDetection {
     }
 
     /// Reports the windows of whole groups inside a longer space-separated run
-    /// that are cards printed as cards, longest first, none overlapping.
+    /// that are cards printed as cards (one solid group, or groups as
+    /// `isPrintedCard` says), longest first, none overlapping.
     private static func claimWindows(_ text: Span<UInt8>, groups: [Group], _ found: (Int, Int) -> Void) {
         var windows: [(first: Int, last: Int, digits: Int)] = []
         for first in groups.indices {
@@ -79,7 +81,7 @@ enum NumberDetection {
             for last in first..<groups.count {
                 digits += groups[last].digits
                 if digits > 19 { break }
-                if digits >= 12 && last > first && isPrintedCard(groups[first...last])
+                if digits >= 12 && isPrintedCard(groups[first...last])
                     && isCard(text, groups[first].start, groups[last].end) {
                     windows.append((first, last, digits))
                 }

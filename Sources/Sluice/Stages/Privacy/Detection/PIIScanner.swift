@@ -42,9 +42,11 @@ struct PIIMatch: Equatable {
 ///
 /// The fast reject: one pass over the bytes ORs their classes together and
 /// counts digits; a string with no `@`, no `%`, fewer than two `:` and fewer
-/// than four digits (most strings: names, words, enum values) is done after
+/// than two digits (most strings: names, words, enum values) is done after
 /// that pass. Each detector runs only on the strings its own pre-condition
-/// lets through (an `@` for emails, 13 digits for cards, ...).
+/// lets through (an `@` for emails, two digits and 15 bytes for IBANs, 12
+/// digits for cards, ...); a `%` or `+` next to a digit in a query or form
+/// value has the number detectors read it decoded too (`FormDecoding`).
 struct PIIScanner {
     let enabled: Set<PIIDetector>
     let patterns: [PatternProgram]
@@ -53,6 +55,7 @@ struct PIIScanner {
     private var phoneScratch = PhoneDetection.Scratch()
     private var patternScratch = PatternProgram.Scratch()
     private var claims = MatchClaims()
+    private var form = FormDecoding()
     /// Matches read while settling detectors' claims (`MatchClaims.steps`).
     var claimSteps: Int { claims.steps }
     /// The event whose `context.locale` national phone numbers are read in
@@ -99,6 +102,7 @@ struct PIIScanner {
         table[Int(UInt8(ascii: "@"))] = 2
         table[Int(UInt8(ascii: "%"))] = 4
         table[Int(UInt8(ascii: ":"))] = 8
+        table[Int(UInt8(ascii: "+"))] = 16
         return table
     }()
 
@@ -117,10 +121,10 @@ struct PIIScanner {
                 let kind = table[Int(text[index])]
                 seen |= kind
                 digits &+= Int(kind & 1)
-                colons &+= Int(kind >> 3)
+                colons &+= Int(kind >> 3 & 1)
             }
         }
-        if seen == 0 && patterns.isEmpty { return }
+        if seen & 15 == 0 && patterns.isEmpty { return }
         // Each detector offers its matches in text order; they are settled before the next detector runs.
         // (Held in a local while the detectors run, so their closures do not overlap with `groups`.)
         var claims = MatchClaims()
@@ -137,22 +141,56 @@ struct PIIScanner {
         if digits >= 4 {
             if ip { IPDetection.scanIPv4(text, fieldName: fieldName) { claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.ip.rawValue)) } }
             claims.settle(into: &matches, from: first)
-            if iban { IBANDetection.scan(text) { claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.iban.rawValue)) } }
-            claims.settle(into: &matches, from: first)
-            if card && digits >= 12 { NumberDetection.scanCards(text, groups: &groups) { claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.card.rawValue)) } }
-            claims.settle(into: &matches, from: first)
-            if phone && digits >= 7 {
-                PhoneDetection.scan(text, fieldHint: { PhoneContext.hint(forKey: fieldName) }, scratch: &phoneScratch) {
-                    claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.phone.rawValue))
+        }
+        scanNumbers(text, digits: digits, fieldName: fieldName, claims: &claims, matches: &matches, first: first)
+        // A query or form value (`phone=%2B44+20+7946+0958`) is read decoded too (`FormDecoding`): what that
+        // finds, mapped back to the encoded bytes, is taken where nothing was found in the encoded text.
+        if seen & 20 != 0 && digits >= 2 && (iban || card || phone) {
+            var form = FormDecoding()
+            swap(&form, &self.form)
+            defer { swap(&form, &self.form) }
+            if form.decode(text) {
+                var decodedMatches: [PIIMatch] = []
+                var decodedClaims = MatchClaims()
+                scanNumbers(form.decoded.span, digits: digits, fieldName: fieldName, claims: &decodedClaims, matches: &decodedMatches, first: 0)
+                for match in decodedMatches {
+                    let start = form.offsets[match.start], end = form.offsets[match.end]
+                    if !matches[first...].contains(where: { $0.start < end && start < $0.end }) {
+                        claims.offer(PIIMatch(start: start, end: end, detector: match.detector))
+                    }
                 }
+                claims.settle(into: &matches, from: first)
             }
-            claims.settle(into: &matches, from: first)
         }
         // Iterating the patterns retains the array, even an empty one: asked first.
         guard !patterns.isEmpty else { return }
         for (index, pattern) in patterns.enumerated() {
             pattern.forEachMatch(text, scratch: &patternScratch) { start, end in
                 claims.offer(PIIMatch(start: start, end: end, detector: PIIDetector.allCases.count + index))
+            }
+            claims.settle(into: &matches, from: first)
+        }
+    }
+
+    /// The IBAN, card and phone detectors over `text` (`digits` of its bytes are
+    /// digits), each one's matches settled into `matches` before the next runs.
+    /// An IBAN may hold two digits only (`LV27IRRDCNIDRAJFHQVJF`); cards and
+    /// phones need more.
+    @inline(__always)
+    private mutating func scanNumbers(_ text: Span<UInt8>, digits: Int, fieldName: Span<UInt8>, claims: inout MatchClaims,
+                                      matches: inout [PIIMatch], first: Int) {
+        if iban && digits >= 2 && text.count >= 15 {
+            IBANDetection.scan(text) { claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.iban.rawValue)) }
+            claims.settle(into: &matches, from: first)
+        }
+        guard digits >= 4 else { return }
+        if card && digits >= 12 {
+            NumberDetection.scanCards(text, groups: &groups) { claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.card.rawValue)) }
+            claims.settle(into: &matches, from: first)
+        }
+        if phone && digits >= 7 {
+            PhoneDetection.scan(text, fieldHint: { PhoneContext.hint(forKey: fieldName) }, scratch: &phoneScratch) {
+                claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.phone.rawValue))
             }
             claims.settle(into: &matches, from: first)
         }

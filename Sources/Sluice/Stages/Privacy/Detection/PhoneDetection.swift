@@ -46,6 +46,8 @@ enum PhoneDetection {
         /// Set when a run's reading depended on the event's region (`CleanScanMemo` keys on it then).
         var regionRead = false
         var regions = PhoneRegion.Cache()
+        /// A failed candidate's groups while its parts are tried (`splitAtSpace`).
+        var whole: [Group] = []
     }
 
     static func scan(_ text: Span<UInt8>, fieldHint: () -> PhoneContext.Hint, scratch: inout Scratch,
@@ -80,11 +82,63 @@ enum PhoneDetection {
                 // A number written whole in brackets, `(512775005)`: the brackets stay.
                 found(only ? scratch.groups[0].start : index, only ? scratch.groups[0].end : candidate.end)
                 index = candidate.end
+            } else if let next = splitAtSpace(candidate, text, fieldHint: fieldHint, scratch: &scratch, found) {
+                index = next
             } else {
                 // A candidate that is not a phone is skipped whole: its tail is not tried as one.
                 index = Swift.max(candidate.numberEnd, index + 1)
             }
         }
+    }
+
+    /// Two numbers written one after the other with a space between them
+    /// (`415-555-0142 415-555-0143`, `+44 20 7946 0958 4111111111111111`,
+    /// `4155550142 4155550143`) read as one candidate that is no phone. When
+    /// the space clearly ends a number, the part before it is tried alone
+    /// (longest first), as it would be with a comma there; the part after it
+    /// is read as a candidate of its own. A space ends a number after or
+    /// before a solid run of 7 or more digits, after a number written with
+    /// dashes, dots or slashes, or inside a number written with a `+`. A run
+    /// grouped one way throughout (`9400 1000 0000 0000 0000 00`,
+    /// `5 585 170 304`) is not cut. Returns where to read on (the found
+    /// part's end, or the first part after a space that ends a number), or
+    /// nil when no space does.
+    private static func splitAtSpace(_ candidate: Candidate, _ text: Span<UInt8>, fieldHint: () -> PhoneContext.Hint,
+                                     scratch: inout Scratch, _ found: (Int, Int) -> Void) -> Int? {
+        guard scratch.groups.count >= 2 else { return nil }
+        // The whole candidate's groups stay in `whole` while `groups` holds the part tried.
+        swap(&scratch.groups, &scratch.whole)
+        let groups = scratch.whole
+        func ends(_ split: Int) -> Bool {
+            let before = groups[split - 1], after = groups[split]
+            let space = before.parenthesized ? before.end + 1 : before.end
+            guard after.separator == UInt8(ascii: " "), space < text.count, text[space] == UInt8(ascii: " ") else { return false }
+            if (!before.parenthesized && before.digits >= 7) || (!after.parenthesized && after.digits >= 7) { return true }
+            if candidate.international { return true }
+            return split >= 2 && groups[1..<split].allSatisfy { $0.separator != UInt8(ascii: " ") }
+        }
+        guard let first = (1..<groups.count).first(where: ends) else { return nil }
+        var split = groups.count - 1
+        while split >= first {
+            defer { split -= 1 }
+            guard ends(split) else { continue }
+            var digits = 0
+            for group in groups[..<split] { digits += group.digits }
+            guard digits >= 7 else { continue }
+            let last = groups[split - 1]
+            let numberEnd = last.parenthesized ? last.end + 1 : last.end
+            let part = Candidate(start: candidate.start, numberEnd: numberEnd, end: numberEnd, international: candidate.international,
+                                 hasExtension: false, trunkGroup: candidate.trunkGroup.flatMap { $0 < split ? $0 : nil },
+                                 endsToken: true, digits: digits)
+            scratch.groups.removeAll(keepingCapacity: true)
+            scratch.groups.append(contentsOf: groups[..<split])
+            if !looksLikeAmount(text, part) && isPhone(part, text, fieldHint: fieldHint, scratch: &scratch) {
+                found(candidate.start, numberEnd)
+                return numberEnd
+            }
+        }
+        let next = groups[first]
+        return next.parenthesized ? next.start - 1 : next.start
     }
 
     /// What one candidate is made of; its groups are in the scratch.

@@ -82,6 +82,55 @@ enum TextBytes {
         isASCIIAlnum(byte) || byte >= 0x80 || localPunctuation[Int(byte)]
     }
 
+    /// Where the character ending just before `end` starts, when it is a
+    /// letter of an alphabetic script (`isScriptLetter`); nil for any other
+    /// character or a broken sequence. `text[end - 1]` is not ASCII.
+    static func letterBefore(_ text: Span<UInt8>, _ end: Int) -> Int? {
+        var lead = end - 1
+        while lead > 0 && end - lead < 4 && text[lead] & 0xC0 == 0x80 { lead -= 1 }
+        guard let (scalar, length) = decode(text, lead), lead + length == end, isScriptLetter(scalar) else { return nil }
+        return lead
+    }
+
+    /// Where the character starting at `start` ends, when it is a letter of an
+    /// alphabetic script (`isScriptLetter`); nil for any other character.
+    static func letterAfter(_ text: Span<UInt8>, _ start: Int) -> Int? {
+        guard let (scalar, length) = decode(text, start), isScriptLetter(scalar) else { return nil }
+        return start + length
+    }
+
+    /// The scalar of the UTF-8 sequence of two or three bytes at `start`, and its length; nil otherwise.
+    @inline(__always)
+    private static func decode(_ text: Span<UInt8>, _ start: Int) -> (UInt32, Int)? {
+        let lead = text[start]
+        if lead & 0xE0 == 0xC0 {
+            guard start + 1 < text.count, text[start + 1] & 0xC0 == 0x80 else { return nil }
+            return (UInt32(lead & 0x1F) << 6 | UInt32(text[start + 1] & 0x3F), 2)
+        }
+        if lead & 0xF0 == 0xE0 {
+            guard start + 2 < text.count, text[start + 1] & 0xC0 == 0x80, text[start + 2] & 0xC0 == 0x80 else { return nil }
+            return (UInt32(lead & 0x0F) << 12 | UInt32(text[start + 1] & 0x3F) << 6 | UInt32(text[start + 2] & 0x3F), 3)
+        }
+        return nil
+    }
+
+    /// A letter (or combining mark) of the alphabetic scripts written with
+    /// spaces between words, which people put in an address's local part
+    /// next to ASCII (`josé.garcía`, `jörg`, `δημήτρης`, `nguyễn`): Latin-1's
+    /// letters and Latin Extended (not `×`, `÷`, nor Latin-1's punctuation
+    /// and quotes such as `«` `»` `¿`), IPA, combining diacritics, Greek,
+    /// Cyrillic, Armenian, Latin and Greek Extended. CJK, Thai, Hebrew and
+    /// Arabic text is written against an ASCII address without a space, so
+    /// it is not one of them.
+    @inline(__always)
+    static func isScriptLetter(_ scalar: UInt32) -> Bool {
+        switch scalar {
+        case 0xD7, 0xF7, 0x37E, 0x387: return false
+        case 0xC0...0x36F, 0x370...0x52F, 0x531...0x587, 0x1E00...0x1FFF: return true
+        default: return false
+        }
+    }
+
     private static let localPunctuation: [Bool] = {
         var table = [Bool](repeating: false, count: 256)
         for byte in "._%+-'!$*^`{|}~".utf8 { table[Int(byte)] = true }
