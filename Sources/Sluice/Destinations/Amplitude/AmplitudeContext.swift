@@ -17,7 +17,9 @@ extension AmplitudeDestination {
         MappedContext.Field.carrier.bit | MappedContext.Field.locale.bit | MappedContext.campaign | locationFields
     }
     @inline(__always) static var locationFields: MappedContext.Mask {
-        MappedContext.mask(.latitude, .longitude, .city, .country, .region)
+        // Bits ORed, not `MappedContext.mask(...)`: its variadic list is an array made per event.
+        MappedContext.Field.latitude.bit | MappedContext.Field.longitude.bit | MappedContext.Field.city.bit
+            | MappedContext.Field.country.bit | MappedContext.Field.region.bit
     }
 
     mutating func appendMappedContext(_ fields: EventFields, _ record: inout JSONObjectEncoder, _ out: inout ByteBuffer) {

@@ -20,6 +20,20 @@ import Testing
         #expect(found == [#"p.yaml:5:9: warning: destination 'analytics' (ga4): event 'Movie Tapped' is not a valid GA4 event name and would be sent as 'Movie_Tapped'; add `rename: {"Movie Tapped": Movie_Tapped}` to the destination to choose the name"#])
     }
 
+    @Test func aPlannedEventNamedLikeMixpanelsOrAmplitudesOwnIsAWarningOrWithNamesRejectAnError() throws {
+        let found = try PipelineConfiguration.load(yaml: """
+        version: 1
+        stages:
+          - plan: {events: {"$merge": {}, "[Amplitude] Revenue": {}, movie_tapped: {}}}
+        destinations:
+          mixpanel: {type: mixpanel}
+          amplitude: {type: amplitude, names: reject}
+        """, file: "p.yaml").lint()
+        #expect(found.map(\.severity) == [.warning, .error])
+        #expect(found.first?.description.contains("destination 'mixpanel' (mixpanel): event '$merge' is named like Mixpanel's own events and would be sent as 'app_$merge'") == true)
+        #expect(found.last?.description.contains("destination 'amplitude' (amplitude): event '[Amplitude] Revenue' is named like Amplitude's own events; with `names: reject` it would be refused (reserved_event_name)") == true)
+    }
+
     @Test func aRenameToAValidNameSilencesItAndOneToAnInvalidNameDoesNot() throws {
         let found = try lint("""
         version: 1
