@@ -7,7 +7,7 @@ struct PlanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
         abstract: "Work with tracking plans: the app's typed event catalog from a plan, a draft plan from logs.",
-        subcommands: [PlanSwiftCommand.self, PlanInferCommand.self]
+        subcommands: [PlanSwiftCommand.self, PlanTypeScriptCommand.self, PlanKotlinCommand.self, PlanInferCommand.self]
     )
 }
 
@@ -58,12 +58,7 @@ struct PlanSwiftCommand: ParsableCommand {
         guard SwiftCatalog.Access(rawValue: access) != nil else {
             throw ValidationError("--access must be public or internal, not '\(access)'")
         }
-        let identifier = typeName.unicodeScalars
-        guard let first = identifier.first, first == "_" || first.properties.isAlphabetic,
-              identifier.allSatisfy({ $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }),
-              identifier.allSatisfy(\.isASCII) else {
-            throw ValidationError("--type-name must be a Swift type name (letters, digits and _, not starting with a digit), not '\(typeName)'")
-        }
+        try PlanSwiftCommand.validateTypeName(typeName)
         if check != nil && output != nil { throw ValidationError("--check writes nothing: give it without --output") }
     }
 
@@ -73,11 +68,147 @@ struct PlanSwiftCommand: ParsableCommand {
         request.checkPath = check
         request.typeName = typeName
         request.access = SwiftCatalog.Access(rawValue: access)!
+        try PlanSwiftCommand.generate(request)
+    }
+
+    /// Runs `CatalogProgram.generate`; the text to stdout, a nonzero status as the exit code.
+    static func generate(_ request: CatalogProgram.Request) throws {
         let console = StderrConsole()
-        let status = CatalogProgram.swift(request, logger: .sluiceStderr(console: console, quiet: false)) { text in
+        let status = CatalogProgram.generate(request, logger: .sluiceStderr(console: console, quiet: false)) { text in
             FileHandle.standardOutput.write(Data(text.utf8))
         }
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// `--type-name` must be an identifier in every language the catalog is written in.
+    static func validateTypeName(_ typeName: String) throws {
+        let identifier = typeName.unicodeScalars
+        guard let first = identifier.first, first == "_" || first.properties.isAlphabetic,
+              identifier.allSatisfy({ $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }),
+              identifier.allSatisfy(\.isASCII) else {
+            throw ValidationError("--type-name must be a type name (letters, digits and _, not starting with a digit), not '\(typeName)'")
+        }
+    }
+}
+
+struct PlanTypeScriptCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "typescript",
+        abstract: "Write the plan as a typed TypeScript event catalog for a web app (one dependency-free module).",
+        discussion: """
+        Each planned event's properties become an interface under the plan's own
+        names (required ones required, optional ones `?`, nullable ones `| null`,
+        integer and number `number`, timestamp `Date`, an enum the union of its
+        literals, object and array JSON values); AnalyticsEvent is the union of
+        the events, with one constructor each (AnalyticsEvent.movieTapped({...})),
+        and trackMessage() gives the Segment-spec message. Screens, identify's
+        traits, a tracker interface and a recording tracker for tests come with
+        them. tsc --strict refuses a misspelt event, a missing required property
+        or a wrong type; it cannot tell 1.5 from an integer, which the pipeline's
+        plan stage still refuses. The header carries the plan's fingerprint,
+        which --check compares.
+
+        Examples:
+          sluice plan typescript --pipeline pipelines/plan.yaml --output web/src/AnalyticsEvent.ts
+          sluice plan typescript --pipeline pipelines/plan.yaml --check web/src/AnalyticsEvent.ts
+
+        Exit codes: as `sluice plan swift`.
+        """
+    )
+
+    @Option(help: ArgumentHelp("The pipeline file whose plan stage holds the tracking plan.", valueName: "file"),
+            completion: .file(extensions: ["yaml", "yml"]))
+    var pipeline: String
+
+    @Option(help: ArgumentHelp("Write the TypeScript file here (default: stdout).", valueName: "path"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("Check that this generated file matches the plan (exit 1 if stale); write nothing.", valueName: "file"))
+    var check: String?
+
+    @Option(name: .customLong("type-name"),
+            help: ArgumentHelp("The events' union type; the other types are named after it (default: AnalyticsEvent).", valueName: "name"))
+    var typeName: String = "AnalyticsEvent"
+
+    func validate() throws {
+        try PlanSwiftCommand.validateTypeName(typeName)
+        if check != nil && output != nil { throw ValidationError("--check writes nothing: give it without --output") }
+    }
+
+    func run() throws {
+        var request = CatalogProgram.Request(pipelinePath: pipeline)
+        request.language = .typescript
+        request.outputPath = output
+        request.checkPath = check
+        request.typeName = typeName
+        try PlanSwiftCommand.generate(request)
+    }
+}
+
+struct PlanKotlinCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "kotlin",
+        abstract: "Write the plan as a typed Kotlin event catalog for an Android app (one dependency-free file).",
+        discussion: """
+        The plan stage's events become data classes of the sealed class
+        AnalyticsEvent (an event without properties an object), their
+        properties typed from the plan (integer Long, number Double, boolean
+        Boolean, string String, timestamp java.util.Date, enum an enum class,
+        object and array Map and List; required ones without a default),
+        screens those of AnalyticsScreen, identify's traits the data class
+        AnalyticsTraits; each has name, properties and segmentMessage (and
+        segmentJson, JSON text written by the file itself). A tracker interface
+        and a recording tracker for tests come with them. Kotlin 1.3 or later,
+        no library beyond the JDK's. The header carries the plan's fingerprint,
+        which --check compares.
+
+        Examples:
+          sluice plan kotlin --pipeline pipelines/plan.yaml --package com.example.analytics --output app/src/main/java/AnalyticsEvent.kt
+          sluice plan kotlin --pipeline pipelines/plan.yaml --check app/src/main/java/AnalyticsEvent.kt
+
+        Exit codes: as `sluice plan swift`.
+        """
+    )
+
+    @Option(help: ArgumentHelp("The pipeline file whose plan stage holds the tracking plan.", valueName: "file"),
+            completion: .file(extensions: ["yaml", "yml"]))
+    var pipeline: String
+
+    @Option(help: ArgumentHelp("Write the Kotlin file here (default: stdout).", valueName: "path"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("Check that this generated file matches the plan (exit 1 if stale); write nothing.", valueName: "file"))
+    var check: String?
+
+    @Option(name: .customLong("package"), help: ArgumentHelp("The file's Kotlin package (default: none).", valueName: "name"))
+    var packageName: String?
+
+    @Option(name: .customLong("type-name"),
+            help: ArgumentHelp("The events' sealed class; the other types are named after it (default: AnalyticsEvent).", valueName: "name"))
+    var typeName: String = "AnalyticsEvent"
+
+    func validate() throws {
+        try PlanSwiftCommand.validateTypeName(typeName)
+        if let packageName {
+            let parts = packageName.split(separator: ".", omittingEmptySubsequences: false)
+            guard !parts.isEmpty, parts.allSatisfy({ part in
+                guard let first = part.first, first.isASCII, first.isLetter || first == "_" else { return false }
+                return part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+            }) else {
+                throw ValidationError("--package must be a Kotlin package name such as com.example.analytics, not '\(packageName)'")
+            }
+        }
+        if check != nil && output != nil { throw ValidationError("--check writes nothing: give it without --output") }
+    }
+
+    func run() throws {
+        var request = CatalogProgram.Request(pipelinePath: pipeline)
+        request.language = .kotlin
+        request.outputPath = output
+        request.checkPath = check
+        request.typeName = typeName
+        request.packageName = packageName
+        try PlanSwiftCommand.generate(request)
     }
 }
 

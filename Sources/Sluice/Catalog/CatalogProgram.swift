@@ -2,10 +2,16 @@ import Foundation
 import Logging
 import SluiceJSON
 
-/// `sluice plan swift` as one library call: the pipeline's plan read, the
-/// catalog written (or checked against a file), mapped to an exit status.
+/// `sluice plan swift|typescript|kotlin` as one library call: the pipeline's plan
+/// read, the catalog written (or checked against a file), mapped to an exit status.
 public enum CatalogProgram {
+    /// The app's language: what the catalog is written in.
+    public enum Language: String, Sendable, CaseIterable {
+        case swift, typescript, kotlin
+    }
+
     public struct Request: Sendable {
+        public var language = Language.swift
         public var pipelinePath: String
         /// `--output`: the file to write; nil writes to stdout.
         public var outputPath: String?
@@ -13,6 +19,8 @@ public enum CatalogProgram {
         public var checkPath: String?
         public var typeName = "AnalyticsEvent"
         public var access = SwiftCatalog.Access.public
+        /// Kotlin: the file's `package` (none by default).
+        public var packageName: String?
 
         public init(pipelinePath: String) { self.pipelinePath = pipelinePath }
     }
@@ -38,7 +46,7 @@ public enum CatalogProgram {
 
     public struct ExitCode: Error { public let status: Int32; init(_ status: Int32) { self.status = status } }
 
-    public static func swift(_ request: Request, logger: Logger, stdout: (String) -> Void) -> Int32 {
+    public static func generate(_ request: Request, logger: Logger, stdout: (String) -> Void) -> Int32 {
         let plan: PlanSettings
         switch loadPlan(request.pipelinePath, logger: logger) {
         case .failure(let code): return code.status
@@ -50,19 +58,33 @@ public enum CatalogProgram {
                 return ExitStatus.noInput
             }
             guard let found = SwiftCatalog.fingerprint(in: text) else {
-                logger.error("\(checkPath) has no `\(SwiftCatalog.fingerprintPrefix.trimmingCharacters(in: .whitespaces))` line: not a catalog sluice plan swift generated")
+                logger.error("\(checkPath) has no `\(SwiftCatalog.fingerprintPrefix.trimmingCharacters(in: .whitespaces))` line: not a catalog sluice plan generated")
                 return 1
             }
             guard found == plan.fingerprint else {
-                logger.error("\(checkPath) is stale: its plan has changed since it was generated; run `sluice plan swift --pipeline \(request.pipelinePath) --output \(checkPath)` again")
+                logger.error("\(checkPath) is stale: its plan has changed since it was generated; run `sluice plan \(request.language.rawValue) --pipeline \(request.pipelinePath) --output \(checkPath)` again")
                 return 1
             }
             return ExitStatus.ok
         }
-        var catalog = SwiftCatalog(plan: plan, source: (request.pipelinePath as NSString).lastPathComponent)
-        catalog.typeName = request.typeName
-        catalog.access = request.access
-        let text = catalog.generate()
+        let source = (request.pipelinePath as NSString).lastPathComponent
+        let text: String
+        switch request.language {
+        case .swift:
+            var catalog = SwiftCatalog(plan: plan, source: source)
+            catalog.typeName = request.typeName
+            catalog.access = request.access
+            text = catalog.generate()
+        case .typescript:
+            var catalog = TypeScriptCatalog(plan: plan, source: source)
+            catalog.typeName = request.typeName
+            text = catalog.generate()
+        case .kotlin:
+            var catalog = KotlinCatalog(plan: plan, source: source)
+            catalog.typeName = request.typeName
+            catalog.packageName = request.packageName
+            text = catalog.generate()
+        }
         guard let outputPath = request.outputPath else {
             stdout(text)
             return ExitStatus.ok
