@@ -26,15 +26,10 @@ public struct SwiftCatalog {
     }
 
     /// The header line that carries the plan's fingerprint (`--check` reads it back).
-    public static let fingerprintPrefix = "// sluice-plan-sha256: "
+    public static var fingerprintPrefix: String { PlanSettings.fingerprintPrefix }
 
     /// The fingerprint a generated file's header carries, if it has one.
-    public static func fingerprint(in text: String) -> String? {
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false).prefix(20) where line.hasPrefix(fingerprintPrefix) {
-            return String(line.dropFirst(fingerprintPrefix.count)).trimmingCharacters(in: .whitespaces)
-        }
-        return nil
-    }
+    public static func fingerprint(in text: String) -> String? { PlanSettings.fingerprint(in: text) }
 
     /// The names of the generated types, all from `typeName`.
     struct TypeNames {

@@ -1,3 +1,4 @@
+import Foundation
 extension PipelineConfiguration {
     /// The settings' warnings and every stage's lint against the destinations, in file order. Errors
     /// (a destination would refuse a planned event) make `validate` exit 78;
@@ -6,7 +7,15 @@ extension PipelineConfiguration {
         let settings = warnings.map {
             LintDiagnostic(file: file, line: $0.line, column: $0.column, severity: .warning, message: $0.message)
         }
-        let found = settings + stages.flatMap { ($0 as? any DestinationLintingStage)?.lint(destinations: destinations) ?? [] }.map { diagnostic -> LintDiagnostic in
+        // The app's catalogs generated from the plan (`catalogs:`), relative to the pipeline file.
+        let directory = (file as NSString).deletingLastPathComponent
+        let catalogs = stages.flatMap { ($0 as? any PlanCheckingStage)?.planSettings.catalogFindings(relativeTo: directory) ?? [] }
+            .map { diagnostic -> LintDiagnostic in
+                var diagnostic = diagnostic
+                diagnostic.file = file
+                return diagnostic
+            }
+        let found = settings + catalogs + stages.flatMap { ($0 as? any DestinationLintingStage)?.lint(destinations: destinations) ?? [] }.map { diagnostic -> LintDiagnostic in
             var diagnostic = diagnostic
             diagnostic.file = file
             return diagnostic

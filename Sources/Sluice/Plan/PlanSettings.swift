@@ -51,7 +51,11 @@ public struct PlanSettings: Sendable {
 
     public init() {}
 
-    static let keys = ["on_violation", "unplanned_events", "events", "screens", "identify"]
+    /// `catalogs:` the app's catalogs generated from this plan (`sluice plan swift|typescript|kotlin`),
+    /// paths relative to the pipeline file: `sluice validate` says when one is stale.
+    public var catalogs: [(path: String, line: Int, column: Int)] = []
+
+    static let keys = ["on_violation", "unplanned_events", "events", "screens", "identify", "catalogs"]
     static let messageKeys = ["properties", "required", "additional_properties", "description"]
     static let identifyKeys = ["traits", "required", "additional_properties", "description"]
     static let typeKeys = ["type", "enum", "nullable", "description"]
@@ -76,6 +80,15 @@ public struct PlanSettings: Sendable {
             case "identify":
                 settings.identify = readMessage(entry.value, type: .identify, name: "identify", at: entry.keyNode,
                                                 what: what, &reader)
+            case "catalogs":
+                guard let paths = reader.strings(entry.value, what: what) else { continue }
+                for (path, item) in zip(paths, entry.value.sequence ?? []) {
+                    guard !path.isEmpty else {
+                        reader.error(item, "\(what) lists the files `sluice plan swift|typescript|kotlin` wrote, not an empty path")
+                        continue
+                    }
+                    settings.catalogs.append((path, item.line, item.column))
+                }
             default:
                 break
             }
