@@ -32,7 +32,7 @@ struct BatchDelivery: Sendable {
     /// True when every record of `range` was acknowledged.
     func deliver(_ batch: DestinationQueue.Batch) async -> Bool {
         // Records the provider would drop if sent now (GA4's 72 hours) go to the send-rejects, not the request.
-        let outdated = api.outdatedRecords(batch.file.bytes(batch.range), count: batch.range.count, nowMs: BatchDelivery.wallClockMs())
+        let outdated = api.outdatedRecords(batch.file.bytes(batch.range), count: batch.range.count, nowMs: WallClock.milliseconds())
         guard !outdated.isEmpty else { return await deliver(batch.file, batch.range, gzipped: batch.gzipped) }
         let refused = outdated.map { (index: $0.index + batch.range.lowerBound, reason: $0.reason) }
         guard await queue.refuse(batch.file, status: 0, refused) else { return false }
@@ -40,10 +40,6 @@ struct BatchDelivery: Sendable {
             guard await deliver(batch.file, rest, gzipped: nil) else { return false }
         }
         return true
-    }
-
-    static func wallClockMs() -> Int64 {
-        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 
     /// - Parameter since: the first attempt at these records (a part of a batch sent again keeps its batch's deadline).

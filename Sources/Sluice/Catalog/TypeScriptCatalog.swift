@@ -1,3 +1,5 @@
+import SluiceJSON
+
 /// `sluice plan typescript`: the tracking plan as one dependency-free TypeScript
 /// module for web apps, so `tsc` refuses what the pipeline's `plan` stage would
 /// reject: an interface of each planned message's properties under the plan's
@@ -191,24 +193,10 @@ public struct TypeScriptCatalog {
         return isIdentifier ? name : literal(name)
     }
 
-    /// A string literal in double quotes (JSON's escapes, which TypeScript reads the same).
+    /// A string literal in double quotes: a JSON string, which TypeScript reads the same.
     static func literal(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029 {
-                    out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        var out: [UInt8] = []
+        JSONString.appendQuoted(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 }

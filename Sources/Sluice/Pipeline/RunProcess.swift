@@ -22,9 +22,7 @@ public struct RunProcess: Sendable, Equatable {
 
     /// The wall clock now, in seconds since the epoch (millisecond precision).
     public static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Double(Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000) / 1000
+        Double(WallClock.milliseconds()) / 1000
     }
 
     /// `2026-11-26T01:02:03.456Z`.

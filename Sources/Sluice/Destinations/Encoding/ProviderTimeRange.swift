@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The event times a provider takes; an event outside them is refused
 /// (`time_out_of_range`, the detail saying which bound), never sent to be
 /// dropped or re-dated by the provider:
@@ -59,25 +51,6 @@ struct ProviderTimeRange: Sendable {
         }
         let margin = aheadMs == ProviderTimeRange.hourMs ? "an hour" : "a day"
         return Rejection(.timeOutOfRange, "\(time.iso8601) is more than \(margin) after Sluice's clock, which \(provider) does not take")
-    }
-}
-
-/// The wall clock in milliseconds since the epoch, as last read.
-struct WallClock: Sendable {
-    private(set) var nowMs: Int64 = WallClock.read()
-
-    /// Whether `ms` is more than `margin` after the clock, reading it again first when it seems so.
-    @inline(__always)
-    mutating func isBefore(_ ms: Int64, by margin: Int64) -> Bool {
-        if ms <= nowMs &+ margin { return false }
-        nowMs = WallClock.read()
-        return ms > nowMs &+ margin
-    }
-
-    static func read() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
     }
 }
 
