@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // The provider emulator of the tests (already a dependency of async-http-client).
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        // `sluice serve --tls-cert/--tls-key` (already a dependency of async-http-client).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // zlib, linked directly: `apt-get install libz-dev`.
@@ -98,6 +100,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -143,8 +146,9 @@ let package = Package(
         .testTarget(
             name: "SluiceCLITests",
             dependencies: ["Sluice", "SluiceJSON", "SluiceTestSupport", "ProviderEmulator", "sluice"],
-            // The catalog generators' golden plans and files, read from the source tree.
-            exclude: ["Catalog/Golden"]
+            // The catalog generators' golden plans and files, and serve's test
+            // certificate, read from the source tree.
+            exclude: ["Catalog/Golden", "TLS"]
         ),
         .testTarget(
             name: "SluiceServeTests",

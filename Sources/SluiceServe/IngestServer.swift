@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Sluice
 import SluiceJSON
 
@@ -19,17 +20,39 @@ package final class IngestServer: Sendable {
     package let requestTimeout: TimeAmount
     /// Connections open at once; one more is answered 503 and closed.
     package let maxConnections: Int
+    /// Request body bytes held at once across connections (as received, and
+    /// the lines they became until the journal has them); a request whose
+    /// body would go over is answered 429.
+    package let maxBodyMemory: Int
     private let acceptingBox = NIOLockedValueBox(true)
     private let connections = NIOLockedValueBox(0)
+    private let bodyMemory = NIOLockedValueBox(0)
 
     package init(normalizer: MessageNormalizer, journal: Journal, retryAfterSeconds: Int = 5,
-                 requestTimeout: TimeAmount = .seconds(30), maxConnections: Int = 1024) {
+                 requestTimeout: TimeAmount = .seconds(30), maxConnections: Int = 1024, maxBodyMemory: Int = 64 << 20) {
         self.normalizer = normalizer
         self.journal = journal
         self.retryAfterSeconds = retryAfterSeconds
         self.requestTimeout = requestTimeout
         self.maxConnections = maxConnections
+        self.maxBodyMemory = maxBodyMemory
     }
+
+    /// Takes `bytes` more of the body memory; false (nothing taken) when that would pass `maxBodyMemory`.
+    func reserveBody(_ bytes: Int) -> Bool {
+        bodyMemory.withLockedValue { held in
+            guard held + bytes <= maxBodyMemory else { return false }
+            held += bytes
+            return true
+        }
+    }
+
+    func releaseBody(_ bytes: Int) { bodyMemory.withLockedValue { $0 -= bytes } }
+
+    /// Counts `bytes` held without the cap: what an admitted body became.
+    func holdBody(_ bytes: Int) { bodyMemory.withLockedValue { $0 += bytes } }
+
+    package var bodyMemoryBytes: Int { bodyMemory.withLockedValue { $0 } }
 
     /// Counts a new connection in; false (not counted) when `maxConnections` are open.
     func admit() -> Bool {
@@ -54,8 +77,8 @@ package final class IngestServer: Sendable {
 }
 
 /// The listening socket, on SwiftNIO's HTTP/1.1 server (keep-alive, pipelined
-/// requests answered in order): one event loop thread, since the pipeline's
-/// epochs and the deflate pool share the same cores.
+/// requests answered in order), under TLS when given a `ServeTLS`: one event
+/// loop thread, since the pipeline's epochs and the deflate pool share the same cores.
 package final class IngestListener {
     private let group: MultiThreadedEventLoopGroup
     private let channel: Channel
@@ -63,7 +86,7 @@ package final class IngestListener {
     package let host: String
     package let port: Int
 
-    package init(host: String, port: Int, server: IngestServer) throws {
+    package init(host: String, port: Int, server: IngestServer, tls: NIOSSLContext? = nil) throws {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
             channel = try ServerBootstrap(group: group)
@@ -72,6 +95,7 @@ package final class IngestListener {
                 .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                         try channel.pipeline.syncOperations.addHandler(ConnectionGuard(server: server))
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                         try channel.pipeline.syncOperations.addHandler(IngestHandler(server: server))
@@ -91,6 +115,39 @@ package final class IngestListener {
         try? channel.close().wait()
         try? group.syncShutdownGracefully()
     }
+}
+
+/// `--tls-cert` and `--tls-key`: a PEM certificate chain (the server's
+/// certificate first) and its PEM private key, read once at start.
+package enum ServeTLS {
+    package static func context(certificate: String, key: String) throws(ServeTLSError) -> NIOSSLContext {
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(certificate)
+        } catch {
+            throw ServeTLSError(message: "--tls-cert \(certificate): not a PEM certificate chain (\(error))")
+        }
+        guard !chain.isEmpty else { throw ServeTLSError(message: "--tls-cert \(certificate): no certificate in it") }
+        let privateKey: NIOSSLPrivateKey
+        do {
+            privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
+        } catch {
+            throw ServeTLSError(message: "--tls-key \(key): not a PEM private key (\(error))")
+        }
+        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) },
+                                                                     privateKey: .privateKey(privateKey))
+        configuration.minimumTLSVersion = .tlsv12
+        do {
+            return try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw ServeTLSError(message: "--tls-cert \(certificate) and --tls-key \(key) do not make a TLS server (\(error))")
+        }
+    }
+}
+
+package struct ServeTLSError: Error, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
 }
 
 /// An answer written as bytes under the HTTP handlers, then the connection
@@ -130,7 +187,7 @@ final class ConnectionGuard: ChannelDuplexHandler {
             server.metrics.refusedConnection()
             server.metrics.answered(status: 503, seconds: 0, bytes: 0, messages: 0)
             answer(context, RawAnswer(status: 503, reason: "Service Unavailable",
-                                      body: IngestHandler.errorBody("too many connections (--max-connections \(server.maxConnections))"),
+                                      body: IngestHandler.errorBody(503, "too many connections (--max-connections \(server.maxConnections))"),
                                       retryAfter: server.retryAfterSeconds))
             return
         }
@@ -182,6 +239,8 @@ final class IngestHandler: ChannelInboundHandler {
     /// When the current request's head arrived, and its body's size as sent.
     private var started: UInt64 = 0
     private var bodyBytes = 0
+    /// The body memory this request holds (`IngestServer.reserveBody`), given back once it is answered.
+    private var held = 0
     /// 408 and close when it fires: armed while a connection waits for a
     /// request (idle, or a head arriving slowly) and while a body arrives.
     private var timeout: Scheduled<Void>?
@@ -199,7 +258,20 @@ final class IngestHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         timeout?.cancel()
         timeout = nil
+        releaseHeld()
         context.fireChannelInactive()
+    }
+
+    private func releaseHeld() {
+        if held > 0 { server.releaseBody(held) }
+        held = 0
+    }
+
+    /// Holds `bytes` more of the body memory for this request; false when the server is at its cap.
+    private func hold(_ bytes: Int) -> Bool {
+        guard server.reserveBody(bytes) else { return false }
+        held += bytes
+        return true
     }
 
     /// Arms (again) the timer that answers 408 to a request that does not arrive whole in time.
@@ -216,7 +288,7 @@ final class IngestHandler: ChannelInboundHandler {
                                             bytes: handler.bodyBytes, messages: 0)
             // Answered under the HTTP handlers: there may be no request (a head still arriving) to answer through them.
             context.triggerUserOutboundEvent(RawAnswer(status: 408, reason: "Request Timeout",
-                                                       body: Self.errorBody("the request did not arrive whole within the request timeout")),
+                                                       body: Self.errorBody(408, "the request did not arrive whole within the request timeout")),
                                              promise: nil)
         }
     }
@@ -226,6 +298,7 @@ final class IngestHandler: ChannelInboundHandler {
         case let .head(request):
             head = request
             body = []
+            releaseHeld()
             cutOff = false
             started = Monotonic.nanoseconds()
             bodyBytes = 0
@@ -236,6 +309,11 @@ final class IngestHandler: ChannelInboundHandler {
             guard !cutOff else { return }
             if body.count + buffer.readableBytes > IngestLimits.batchBytes {
                 refuse(context, .badRequest("the request body is over \(IngestLimits.batchBytes) bytes, the most a batch may have"))
+                return
+            }
+            guard hold(buffer.readableBytes) else {
+                server.metrics.refusedForBodyMemory()
+                refuse(context, Self.bodyMemoryRefusal(server))
                 return
             }
             bodyBytes += buffer.readableBytes
@@ -255,7 +333,12 @@ final class IngestHandler: ChannelInboundHandler {
     private func refuse(_ context: ChannelHandlerContext, _ refusal: IngestRefusal) {
         cutOff = true
         let version = head?.version ?? .http1_1
-        respond(context, version: version, keepAlive: false, status: refusal.status, body: Self.errorBody(refusal.reason))
+        respond(context, version: version, keepAlive: false, status: refusal.status, body: Self.errorBody(refusal.status, refusal.reason),
+                retryAfter: refusal.status == 429 ? 1 : nil)
+    }
+
+    static func bodyMemoryRefusal(_ server: IngestServer) -> IngestRefusal {
+        IngestRefusal(status: 429, reason: "the server holds --max-body-memory (\(server.maxBodyMemory) bytes) of request bodies: try again")
     }
 
     private func handle(_ context: ChannelHandlerContext, _ request: HTTPRequestHead, _ body: [UInt8]) {
@@ -273,17 +356,17 @@ final class IngestHandler: ChannelInboundHandler {
                 : answer(503, #"{"status":"not ready"}"#, retryAfter: true)
         case "/metrics":
             let text = server.metrics.render(backlogBytes: server.journal.backlogBytes, accepting: server.accepting,
-                                             connections: server.openConnections)
+                                             connections: server.openConnections, bodyMemoryBytes: server.bodyMemoryBytes)
             return respond(context, version: request.version, keepAlive: keepAlive, status: 200, body: text,
                            contentType: "text/plain; version=0.0.4")
         default:
             break
         }
-        guard let endpoint = IngestEndpoint(path: path) else { return answer(404, Self.errorBody("no such endpoint: \(path)")) }
-        guard request.method == .POST else { return answer(405, Self.errorBody("\(path) takes POST")) }
-        guard server.accepting else { return answer(503, Self.errorBody("the server is stopping"), retryAfter: true) }
+        guard let endpoint = IngestEndpoint(path: path) else { return answer(404, Self.errorBody(404, "no such endpoint: \(path)")) }
+        guard request.method == .POST else { return answer(405, Self.errorBody(405, "\(path) takes POST")) }
+        guard server.accepting else { return answer(503, Self.errorBody(503, "the server is stopping"), retryAfter: true) }
         guard !server.journal.isBacklogged else {
-            return answer(503, Self.errorBody("the journal's backlog is full: try again later"), retryAfter: true)
+            return answer(503, Self.errorBody(503, "the journal's backlog is full: try again later"), retryAfter: true)
         }
         let lines: [UInt8]
         let count: Int
@@ -299,10 +382,15 @@ final class IngestHandler: ChannelInboundHandler {
             let user = request.headers.first(name: "authorization").flatMap(WriteKeys.basicUser)
             (lines, count) = try server.normalizer.normalize(body: text, endpoint: endpoint, basicUser: user, peer: peer,
                                                              receivedAt: EventTime(microseconds: Self.nowMicroseconds()))
+            // The lines wait in memory for the journal's fsync, in place of the body (the cap admits bodies only).
+            releaseHeld()
+            server.holdBody(lines.count)
+            held = lines.count
         } catch let refusal as IngestRefusal {
-            return answer(refusal.status, Self.errorBody(refusal.reason))
+            return respond(context, version: request.version, keepAlive: keepAlive, status: refusal.status,
+                           body: Self.errorBody(refusal.status, refusal.reason), retryAfter: refusal.status == 429 ? 1 : nil)
         } catch {
-            return answer(400, Self.errorBody("\(error)"))
+            return answer(400, Self.errorBody(400, "\(error)"))
         }
         let loop = context.eventLoop
         let bound = NIOLoopBound((handler: self, context: context), eventLoop: loop)
@@ -316,14 +404,14 @@ final class IngestHandler: ChannelInboundHandler {
                                     messages: count)
                 case .backlogged:
                     handler.respond(context, version: version, keepAlive: keepAlive, status: 503,
-                                    body: Self.errorBody("the journal's backlog is full: try again later"),
+                                    body: Self.errorBody(503, "the journal's backlog is full: try again later"),
                                     retryAfter: handler.server.retryAfterSeconds)
                 case let .failed(message):
                     handler.respond(context, version: version, keepAlive: keepAlive, status: 503,
-                                    body: Self.errorBody("not journaled: \(message)"), retryAfter: handler.server.retryAfterSeconds)
+                                    body: Self.errorBody(503, "not journaled: \(message)"), retryAfter: handler.server.retryAfterSeconds)
                 case .closed:
                     handler.respond(context, version: version, keepAlive: keepAlive, status: 503,
-                                    body: Self.errorBody("the server is stopping"), retryAfter: handler.server.retryAfterSeconds)
+                                    body: Self.errorBody(503, "the server is stopping"), retryAfter: handler.server.retryAfterSeconds)
                 }
             }
         }
@@ -334,6 +422,7 @@ final class IngestHandler: ChannelInboundHandler {
                          retryAfter: Int? = nil, contentType: String = "application/json", messages: Int = 0) {
         let seconds = Double(Monotonic.nanoseconds() &- started) / 1e9
         server.metrics.answered(status: status, seconds: seconds, bytes: bodyBytes, messages: messages)
+        releaseHeld()
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: contentType)
         headers.add(name: "Content-Length", value: String(body.utf8.count))
@@ -354,11 +443,32 @@ final class IngestHandler: ChannelInboundHandler {
         }
     }
 
-    static func errorBody(_ reason: String) -> String {
-        var out: [UInt8] = Array(#"{"success":false,"error":"#.utf8)
-        JSONString.appendQuoted(reason, to: &out)
+    /// `{"success":false,"code":...,"message":...,"error":...}`: `error` as
+    /// Segment's API words it, `code` and `message` as the SDKs read an error
+    /// (RudderStack's Python SDK takes a JSON answer without them for a network
+    /// failure and retries even a 400 or a 401).
+    static func errorBody(_ status: Int, _ reason: String) -> String {
+        var out: [UInt8] = Array(#"{"success":false,"code":"#.utf8)
+        JSONString.appendQuoted(errorCode(status), to: &out)
+        for key in [#","message":"#, #","error":"#] {
+            out.append(contentsOf: key.utf8)
+            JSONString.appendQuoted(reason, to: &out)
+        }
         out.append(UInt8(ascii: "}"))
         return String(decoding: out, as: UTF8.self)
+    }
+
+    static func errorCode(_ status: Int) -> String {
+        switch status {
+        case 400: "bad_request"
+        case 401: "unauthorized"
+        case 404: "not_found"
+        case 405: "method_not_allowed"
+        case 408: "request_timeout"
+        case 429: "too_many_requests"
+        case 503: "unavailable"
+        default: "error"
+        }
     }
 
     static func nowMicroseconds() -> Int64 {

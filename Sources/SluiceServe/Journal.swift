@@ -24,7 +24,10 @@ import Darwin
 ///   arrive), writes them with one pwrite(2) each and fsyncs once for all,
 ///   then answers them all. A failed write or fsync (disk full) cuts the
 ///   segment back to where the group began and answers `.failed`: never a
-///   200 for a line not on disk.
+///   200 for a line not on disk. A group that would leave less than
+///   `diskReserve` free on the journal's file system is not written either
+///   (`.failed`): that room is kept for the epochs' commit record, so a
+///   full disk never stops the epochs that empty it.
 /// - Backlog: the bytes of every segment not consumed yet, plus the queued;
 ///   an append that would take it past `maxBacklog` is answered `.backlogged`.
 /// - Recovery at open: a `.active` segment left by a crash is cut back to its
@@ -58,6 +61,8 @@ package final class Journal: @unchecked Sendable {
     private let segmentBytes: Int
     private let commitInterval: Duration
     private let maxBacklog: Int
+    /// Bytes kept free on the journal's file system (statvfs) for the commit record.
+    private let diskReserve: Int
     private let condition = NSCondition()
     private var queue: [(bytes: [UInt8], done: @Sendable (AppendResult) -> Void)] = []
     private var queuedBytes = 0
@@ -74,8 +79,9 @@ package final class Journal: @unchecked Sendable {
     /// Opens (creating) the journal directory, takes its lock, recovers a torn
     /// tail and starts the writer thread.
     package init(directory: String, segmentBytes: Int = 64 << 20, commitInterval: Duration = .milliseconds(2),
-                 maxBacklog: Int = 1 << 30) throws(JournalError) {
+                 maxBacklog: Int = 1 << 30, diskReserve: Int = 1 << 20) throws(JournalError) {
         self.directory = directory
+        self.diskReserve = diskReserve
         self.segmentBytes = max(segmentBytes, 1)
         self.commitInterval = commitInterval
         self.maxBacklog = maxBacklog
@@ -251,6 +257,9 @@ package final class Journal: @unchecked Sendable {
             condition.unlock()
 
             var written = 0
+            if failure == nil {
+                failure = diskShortfall(needing: group.reduce(0) { $0 + $1.bytes.count })
+            }
             if failure == nil, let segment {
                 (written, failure) = Self.write(group.map(\.bytes), fd: segment.fd, at: segment.bytes, path: segment.path)
                 if failure != nil {
@@ -279,6 +288,16 @@ package final class Journal: @unchecked Sendable {
             let result: AppendResult = failure.map { .failed($0) } ?? .durable
             for request in group { request.done(result) }
         }
+    }
+
+    /// Why `bytes` more would leave less than `diskReserve` free on the journal's
+    /// file system, or nil (also when statvfs cannot tell).
+    private func diskShortfall(needing bytes: Int) -> String? {
+        var info = statvfs()
+        guard statvfs(directory, &info) == 0 else { return nil }
+        let free = Int(clamping: UInt64(info.f_bavail) &* UInt64(info.f_frsize))
+        guard free < bytes + diskReserve else { return nil }
+        return "the journal's disk is full: \(free) bytes free, \(bytes) to write, and \(diskReserve) are kept for the epochs"
     }
 
     private static func write(_ parts: [[UInt8]], fd: Int32, at offset: Int, path: String) -> (Int, String?) {

@@ -5,8 +5,8 @@ import Sluice
 /// status, messages journaled, body bytes received, request latency (from
 /// the request's head to its answer: the journal's fsync included), the
 /// journal's backlog, whether the server takes messages, and the epochs.
-/// The run's own metrics (lines, records, files of each epoch) are
-/// `--metrics`'s, as for `sluice run`.
+/// After them, the run's own metrics (`sluice run`'s `--metrics` names),
+/// summed over the epochs committed since the server started.
 package final class ServeMetrics: Sendable {
     /// The latency histogram's upper bounds, in seconds.
     static let bounds: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
@@ -22,6 +22,9 @@ package final class ServeMetrics: Sendable {
         var epochsFailed = 0
         var refusedConnections = 0
         var timeouts = 0
+        var bodyMemoryRefusals = 0
+        /// The committed epochs' stats, added up.
+        var run: RunSummary?
     }
 
     private let counts = NIOLockedValueBox(Counts())
@@ -46,14 +49,25 @@ package final class ServeMetrics: Sendable {
     /// A request that did not arrive whole within `--request-timeout`, answered 408.
     package func timedOut() { counts.withLockedValue { $0.timeouts += 1 } }
 
-    package func epoch(committed: Bool) {
+    /// A request refused because the bodies held at once were at `--max-body-memory` (answered 429).
+    package func refusedForBodyMemory() { counts.withLockedValue { $0.bodyMemoryRefusals += 1 } }
+
+    /// An epoch ended; a committed one's stats (`summary`) are added to the run's totals.
+    package func epoch(committed: Bool, summary: RunSummary?) {
         counts.withLockedValue { counts in
             if committed { counts.epochsCommitted += 1 } else { counts.epochsFailed += 1 }
         }
+        if committed, let summary { addRun(summary) }
+    }
+
+    /// An epoch's stats added to the run's totals: one that committed, or a
+    /// failed one whose files were moved into place from its commit record.
+    package func addRun(_ summary: RunSummary) {
+        counts.withLockedValue { $0.run = RunSummary.total($0.run, adding: summary) }
     }
 
     /// The text of `GET /metrics`.
-    package func render(backlogBytes: Int, accepting: Bool, connections: Int) -> String {
+    package func render(backlogBytes: Int, accepting: Bool, connections: Int, bodyMemoryBytes: Int) -> String {
         let counts = counts.withLockedValue { $0 }
         var out = PrometheusExposition()
         out.metric("sluice_serve_requests_total", .counter, "Requests answered, by HTTP status.",
@@ -70,8 +84,13 @@ package final class ServeMetrics: Sendable {
                    [([], counts.refusedConnections)])
         out.metric("sluice_serve_request_timeouts_total", .counter,
                    "Requests not whole within --request-timeout (slow clients), answered 408.", [([], counts.timeouts)])
+        out.metric("sluice_serve_body_memory_bytes", .gauge, "Request body bytes held at once, across connections.",
+                   [([], bodyMemoryBytes)])
+        out.metric("sluice_serve_body_memory_refusals_total", .counter,
+                   "Requests refused because the bodies held were at --max-body-memory (answered 429).", [([], counts.bodyMemoryRefusals)])
         out.metric("sluice_serve_epochs_total", .counter, "Epochs run over the journal, by result.",
                    [([("result", "committed")], counts.epochsCommitted), ([("result", "failed")], counts.epochsFailed)])
-        return out.text
+        // The run's metrics once an epoch has committed: the same names as `sluice run --metrics`.
+        return out.text + (counts.run.map { PrometheusTextfile.render($0) } ?? "")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOSSL
 import Sluice
 #if canImport(Glibc)
 import Glibc
@@ -34,6 +35,11 @@ package struct ServeRequest: Sendable {
     package var requestTimeout: Duration = .seconds(30)
     /// `--max-connections`: connections open at once.
     package var maxConnections = 1024
+    /// `--max-body-memory`: request body bytes held at once across connections.
+    package var maxBodyMemory = 64 << 20
+    /// `--tls-cert` and `--tls-key` (PEM): HTTPS instead of HTTP.
+    package var tlsCertificate: String?
+    package var tlsKey: String?
 
     package init() {}
 }
@@ -73,6 +79,15 @@ package enum ServeProgram {
         } catch {
             logger.error("\(error)")
             return ExitStatus.usage
+        }
+        var tls: NIOSSLContext?
+        if let certificate = request.tlsCertificate, let key = request.tlsKey {
+            do {
+                tls = try ServeTLS.context(certificate: certificate, key: key)
+            } catch {
+                logger.error("\(error)")
+                return ExitStatus.config
+            }
         }
         let configuration: PipelineConfiguration
         do {
@@ -121,15 +136,15 @@ package enum ServeProgram {
 
         let server = IngestServer(normalizer: MessageNormalizer(keys: keys, trustedProxies: Set(request.trustedProxies)), journal: journal,
                                   requestTimeout: .nanoseconds(max(request.requestTimeout.nanoseconds, 1_000_000)),
-                                  maxConnections: request.maxConnections)
+                                  maxConnections: request.maxConnections, maxBodyMemory: request.maxBodyMemory)
         let socket: IngestListener
         do {
-            socket = try IngestListener(host: request.host, port: request.port, server: server)
+            socket = try IngestListener(host: request.host, port: request.port, server: server, tls: tls)
         } catch {
             logger.error("cannot listen on \(request.host):\(request.port): \(error)")
             return ExitStatus.cannotCreate
         }
-        logger.info("serve: listening on \(request.host):\(socket.port); journal \(layout.journal)")
+        logger.info("serve: listening on \(request.host):\(socket.port)\(tls == nil ? "" : " (TLS)"); journal \(layout.journal)")
         if let portFile = request.portFile {
             do {
                 try AtomicText.write("\(socket.port)\n", to: portFile)
@@ -233,8 +248,8 @@ package enum ServeProgram {
             CommitRecord.remove(recordPath)
             record = nil
         })
-        let status = epochs.run(inputs: segments.map(\.path), commit: hooks)
-        metrics.epoch(committed: status == ExitStatus.ok)
+        let (status, summary) = epochs.run(inputs: segments.map(\.path), commit: hooks)
+        metrics.epoch(committed: status == ExitStatus.ok, summary: summary)
         if status == ExitStatus.ok {
             journal.consumed(segments)
             CommitRecord.remove(recordPath)
@@ -244,6 +259,7 @@ package enum ServeProgram {
             // Past the record an epoch only goes forward.
             do {
                 try record.rollForward()
+                if let summary { metrics.addRun(summary) }
                 journal.consumed(segments)
                 CommitRecord.remove(recordPath)
                 logger.info("serve: the epoch's commit was finished from its record")

@@ -30,6 +30,7 @@ struct ServeCommand: ParsableCommand {
         Status codes: 200 journaled; 400 never accepted (bad JSON, over a limit, a
         gzip body that is not gzip or inflates past 500 KB); 401 unknown or
         missing write key; 408 not whole within --request-timeout (slow clients);
+        429 with Retry-After: the bodies held at once are at --max-body-memory;
         503 with Retry-After: try again (stopping, backlog over --max-backlog,
         the journal cannot be written, over --max-connections).
 
@@ -42,6 +43,8 @@ struct ServeCommand: ParsableCommand {
           sluice serve --listen 0.0.0.0:8088 --listen-public \\
               --write-key-file /etc/sluice/keys --trusted-proxy 10.0.0.5
           sluice serve --listen 127.0.0.1:0 --port-file port --write-key-env KEYS
+          sluice serve --listen 0.0.0.0:8443 --listen-public --tls-cert cert.pem \\
+              --tls-key key.pem --write-key-file /etc/sluice/keys
         """
     )
 
@@ -113,6 +116,18 @@ struct ServeCommand: ParsableCommand {
             transform: { try CountArgument.parse($0) })
     var maxConnections: Int = 1024
 
+    @Option(name: .customLong("max-body-memory"),
+            help: ArgumentHelp("Request body bytes held at once across connections; a request that would pass it is answered 429 "
+                               + "(default: 64MiB).", valueName: "size"))
+    var maxBodyMemory: String = "64MiB"
+
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (with --tls-key).",
+                                                               valueName: "file"), completion: .file())
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"), completion: .file())
+    var tlsKey: String?
+
     @Option(help: ArgumentHelp("Write the last epoch's accounting as JSON to this file after every epoch.", valueName: "file"),
             completion: .file())
     var stats: String?
@@ -146,8 +161,12 @@ struct ServeCommand: ParsableCommand {
         if writeKeyEnv == nil && writeKeyFile == nil {
             throw ValidationError("give the write keys: --write-key-env VAR or --write-key-file FILE")
         }
-        for (flag, text) in [("--segment-size", segmentSize), ("--max-backlog", maxBacklog)] where ConfigReader.parseSize(text) == nil {
+        for (flag, text) in [("--segment-size", segmentSize), ("--max-backlog", maxBacklog), ("--max-body-memory", maxBodyMemory)]
+        where ConfigReader.parseSize(text) == nil {
             throw ValidationError("\(flag) '\(text)' is not a size (e.g. 64MiB, 1GiB)")
+        }
+        if (tlsCert == nil) != (tlsKey == nil) {
+            throw ValidationError("give --tls-cert and --tls-key together")
         }
         if let compressionThreads, !(1...256).contains(compressionThreads) {
             throw ValidationError("--compression-threads \(compressionThreads): give 1 to 256")
@@ -181,6 +200,9 @@ struct ServeCommand: ParsableCommand {
         request.maxBacklog = ConfigReader.parseSize(maxBacklog) ?? (1 << 30)
         request.requestTimeout = requestTimeout.value
         request.maxConnections = maxConnections
+        request.maxBodyMemory = ConfigReader.parseSize(maxBodyMemory) ?? (64 << 20)
+        request.tlsCertificate = tlsCert
+        request.tlsKey = tlsKey
         request.run.pipelinePath = pipeline
         request.run.options.outDirectory = out ?? "out"
         request.run.options.statePath = state

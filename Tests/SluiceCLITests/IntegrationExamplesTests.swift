@@ -30,11 +30,12 @@ import Glibc
     @Test(.enabled(if: installed("systemd-analyze"), "needs systemd-analyze (apt-get install systemd; .ci/run installs it)"))
     func theSystemdUnitsPassSystemdAnalyzeVerify() throws {
         let directory = TemporaryDirectory()
-        for name in ["sluice-sidecar.service", "sluice-hourly.service", "sluice-hourly.timer"] {
+        for name in ["sluice-sidecar.service", "sluice-hourly.service", "sluice-hourly.timer", "sluice-serve.service"] {
             // The binary named is the one built here, so verify finds it executable.
             directory.write(name, try text("systemd/" + name).replacingOccurrences(of: "/usr/local/bin/sluice", with: SluiceBinary.path))
         }
-        let verify = try SluiceBinary.shell("systemd-analyze verify --man=no ./sluice-sidecar.service ./sluice-hourly.service ./sluice-hourly.timer",
+        let verify = try SluiceBinary.shell("systemd-analyze verify --man=no ./sluice-sidecar.service ./sluice-hourly.service ./sluice-hourly.timer "
+                                            + "./sluice-serve.service",
                                             in: directory.path)
         #expect(verify.status == 0, "\(verify.stderr)")
         #expect(verify.stderr.isEmpty, "every warning is a mistake in an example: \(verify.stderr)")
@@ -51,6 +52,49 @@ import Glibc
         #expect(check.status == 0, "\(check.stdoutText)")
         #expect(!check.stdoutText.contains("error:"), "\(check.stdoutText)")
         #expect(check.stdoutText.contains("/var/log/app/events.log"), "the snippet was read: \(check.stdoutText)")
+    }
+
+    /// The serve unit's command with its paths moved here and any free port: an SDK's batch is
+    /// answered 200, `systemctl reload`'s SIGHUP runs an epoch, and `systemctl stop`'s SIGTERM
+    /// runs a last one and exits 143, every acknowledged message in the files.
+    @Test func theServeUnitsCommandTakesSegmentsAPIAndStopsCleanly() throws {
+        let directory = TemporaryDirectory()
+        directory.write("write-keys", "# the services' keys\nwk_unit\n")
+        let unit = try text("systemd/sluice-serve.service").replacingOccurrences(of: "\\\n", with: "")
+        let line = try #require(unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
+        let command = String(line.dropFirst("ExecStart=".count))
+            .replacingOccurrences(of: "/usr/local/bin/sluice", with: SluiceBinary.path)
+            .replacingOccurrences(of: "/etc/sluice/serve.yaml", with: repositoryRoot + "/pipelines/dedupe.yaml")
+            .replacingOccurrences(of: "/etc/sluice/write-keys", with: directory.file("write-keys"))
+            .replacingOccurrences(of: "/var/lib/sluice/", with: directory.path + "/")
+            .replacingOccurrences(of: "/var/lib/node_exporter/textfile/", with: directory.path + "/")
+            .replacingOccurrences(of: "127.0.0.1:8088", with: "127.0.0.1:0 --port-file port")
+        #expect(!command.contains("/var/") && !command.contains("/etc/"), "a path left unmoved: \(command)")
+        let words = command.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        let server = try SluiceProcess(Array(words.dropFirst()), in: directory.path, executable: words[0])
+        var port = 0
+        #expect(waitUntil(timeout: 60) {
+            port = Int((try? String(contentsOfFile: directory.file("port"), encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+            return port != 0 || !server.process.isRunning
+        })
+        #expect(httpExchange(port: port, path: "/v1/batch", body: trackBatch(0..<20), headers: basicAuth("wk_unit"))?.status == 200)
+        server.signal(SIGHUP)
+        #expect(waitUntil(timeout: 60) { FileManager.default.fileExists(atPath: directory.file("serve-stats.json")) })
+        #expect(httpExchange(port: port, path: "/v1/batch", body: trackBatch(20..<30), headers: basicAuth("wk_unit"))?.status == 200)
+        server.signal(SIGTERM)
+        #expect(server.waitForExit(timeout: 60) == 143, "\(server.stderr)")
+        let metrics = prometheusSamples(directory.file("sluice-serve.prom"))
+        #expect(metrics["sluice_lines_in_total"] == 10, "the last epoch's lines")
+        // What the epochs' state still holds (exact order waits for later events) comes out with --final.
+        let empty = directory.write("empty.ndjson", [])
+        let drained = try SluiceBinary.run(["run", "--pipeline", repositoryRoot + "/pipelines/dedupe.yaml", "--state",
+                                            "serve/.sluice-serve/state", "--final", "--out", "serve", "--quiet", empty], in: directory.path)
+        #expect(drained.status == 0, "\(drained.stderr)")
+        let ids = gunzipFiles(directory, under: "serve/archive/").flatMap(\.lines).compactMap {
+            ((try? JSONSerialization.jsonObject(with: Data($0))) as? [String: Any])?["messageId"] as? String
+        }
+        #expect(ids.sorted() == (0..<30).map { "m\($0)" }.sorted())
     }
 
     /// The sidecar unit's command, run as systemd would: sluice is the process

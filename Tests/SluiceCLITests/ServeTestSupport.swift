@@ -15,16 +15,21 @@ final class ServeProcess {
 
     /// Starts `sluice serve ARGS --listen 127.0.0.1:0 --port-file F` in `directory` and waits until it listens.
     /// `fileSizeLimit`: bash's `ulimit -f` (1024-byte blocks) for the server, so its writes past it fail (EFBIG), as on a full disk.
-    init(_ arguments: [String], in directory: TemporaryDirectory, keys: String = "k1,k2", fileSizeLimit: Int? = nil) throws {
+    /// `setup`: bash commands run first, in `directory`; `launcher`: a command the whole runs under (`unshare -m`).
+    init(_ arguments: [String], in directory: TemporaryDirectory, keys: String = "k1,k2", fileSizeLimit: Int? = nil,
+         setup: String? = nil, launcher: [String] = [], environment: [String: String] = [:]) throws {
         let portFile = directory.file("port-\(UUID().uuidString)")
         let serve = ["serve", "--listen", "127.0.0.1:0", "--port-file", portFile, "--write-key-env", "SERVE_KEYS"] + arguments
         let process: SluiceProcess
-        if let fileSizeLimit {
+        let environment = environment.merging(["SERVE_KEYS": keys]) { $1 }
+        if fileSizeLimit != nil || setup != nil || !launcher.isEmpty {
             let quoted = serve.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-            process = try SluiceProcess(["-c", "ulimit -f \(fileSizeLimit) && exec \"$SLUICE\" \(quoted)"], in: directory.path,
-                                        executable: "/bin/bash", environment: ["SERVE_KEYS": keys])
+            let steps = [setup, fileSizeLimit.map { "ulimit -f \($0)" }].compactMap { $0 } + ["exec \"$SLUICE\" \(quoted)"]
+            let script = ["-c", steps.joined(separator: " && ")]
+            process = try SluiceProcess(launcher.isEmpty ? script : Array(launcher.dropFirst()) + ["/bin/bash"] + script, in: directory.path,
+                                        executable: launcher.first ?? "/bin/bash", environment: environment)
         } else {
-            process = try SluiceProcess(serve, in: directory.path, environment: ["SERVE_KEYS": keys])
+            process = try SluiceProcess(serve, in: directory.path, environment: environment)
         }
         var port = 0
         _ = waitUntil(timeout: 60) {
@@ -74,8 +79,8 @@ func sendAll(_ fd: Int32, _ bytes: [UInt8]) {
     }
 }
 
-/// What the server sends until it closes (or 30 s pass), as status and body; nil when nothing came.
-func readAnswer(_ fd: Int32) -> (status: Int, body: String)? {
+/// What the server sends until it closes (or 30 s pass), as status, body and head; nil when nothing came.
+func readAnswer(_ fd: Int32) -> (status: Int, body: String, head: String)? {
     var answer: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
@@ -85,14 +90,15 @@ func readAnswer(_ fd: Int32) -> (status: Int, body: String)? {
     }
     let text = String(decoding: answer, as: UTF8.self)
     guard text.hasPrefix("HTTP/1.1 "), let status = Int(text.dropFirst(9).prefix(3)) else { return nil }
-    let bodyText = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
-    return (status, bodyText)
+    let end = text.range(of: "\r\n\r\n")
+    let bodyText = end.map { String(text[$0.upperBound...]) } ?? ""
+    return (status, bodyText, end.map { String(text[..<$0.lowerBound]) } ?? text)
 }
 
 /// One HTTP/1.1 exchange over a fresh loopback connection (`Connection: close`):
 /// the status and body, or nil when the connection failed or closed with no answer.
 func httpExchange(port: Int, method: String = "POST", path: String, body: [UInt8] = [], headers: [String: String] = [:],
-                  contentLength: Int? = nil) -> (status: Int, body: String)? {
+                  contentLength: Int? = nil) -> (status: Int, body: String, head: String)? {
     guard let fd = connectLoopback(port: port) else { return nil }
     defer { close(fd) }
     var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"

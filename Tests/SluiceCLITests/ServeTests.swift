@@ -195,7 +195,7 @@ import Glibc
 
     /// Segment's own Python SDK (`pip install segment-analytics-python`), gzip on, pointed at the server:
     /// skipped where python3 or the package is missing, except in CI, which installs it.
-    @Test(.enabled(if: pythonSDKInstalled(), "needs python3 and segment-analytics-python"))
+    @Test(.enabled(if: pythonModuleInstalled("segment.analytics", requiredBy: "SLUICE_REQUIRE_SEGMENT_SDK"), "needs python3 and segment-analytics-python"))
     func segmentsPythonSDKSendsThroughTheServerAndEveryMessageReachesTheFilesOnce() throws {
         let directory = TemporaryDirectory()
         _ = directory.write("p.yaml", Array(Self.pipeline.utf8))
@@ -371,20 +371,6 @@ private final class BatchSender: @unchecked Sendable {
             if answer == nil { return }
         }
     }
-}
-
-/// Whether `python3` can import Segment's SDK; always true where `SLUICE_REQUIRE_SEGMENT_SDK=1`
-/// (CI installs it), so the test runs there and fails rather than being skipped.
-private func pythonSDKInstalled() -> Bool {
-    if ProcessInfo.processInfo.environment["SLUICE_REQUIRE_SEGMENT_SDK"] == "1" { return true }
-    let probe = Process()
-    probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    probe.arguments = ["python3", "-c", "import segment.analytics"]
-    probe.standardOutput = FileHandle.nullDevice
-    probe.standardError = FileHandle.nullDevice
-    guard (try? probe.run()) != nil else { return false }
-    probe.waitUntilExit()
-    return probe.terminationStatus == 0
 }
 
 /// A record as sorted-key JSON text, `receivedAt` and all, for comparing multisets of records.

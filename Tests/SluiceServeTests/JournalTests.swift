@@ -40,6 +40,20 @@ private final class ResultBox: @unchecked Sendable {
         #expect(!FileManager.default.fileExists(atPath: segments[0].path))
     }
 
+    @Test func aGroupThatWouldEatIntoTheDiskReserveIsRefusedAndNothingOfItIsWritten() throws {
+        let directory = TemporaryDirectory()
+        // A reserve larger than any disk: no group fits (the tmpfs end-to-end test fills a real one).
+        let journal = try Journal(directory: directory.file("j"), commitInterval: .zero, diskReserve: 1 << 60)
+        guard case let .failed(message) = appendAndWait(journal, "{\"a\":1}\n") else {
+            Issue.record("a group past the reserve was written")
+            return
+        }
+        #expect(message.contains("the journal's disk is full"), "\(message)")
+        #expect(message.contains("\(1 << 60) are kept for the epochs"))
+        #expect(journal.sealForEpoch().isEmpty)
+        #expect(journal.backlogBytes == 0)
+    }
+
     @Test func aSegmentIsSealedBySizeAndNamesOnlyGrow() throws {
         let directory = TemporaryDirectory()
         let journal = try Journal(directory: directory.file("j"), segmentBytes: 5, commitInterval: .zero)

@@ -38,14 +38,18 @@ package final class EpochRun {
     /// Runs one epoch over `inputs` (the sealed segments, oldest first) and
     /// returns its exit status: 0 once its files are in place and its state
     /// saved (`commit.prepare` wrote the record before the first move).
-    package func run(inputs: [String], commit: StagedCommitHooks) -> Int32 {
+    /// `summary` is the epoch's stats, as its `--stats` says them (nil when it
+    /// ended before it counted anything).
+    package func run(inputs: [String], commit: StagedCommitHooks) -> (status: Int32, summary: RunSummary?) {
         var request = base
         request.inputs = inputs
         request.options.finalRun = false
         request.options.seqSkipsNamesUnderOut = true
         request.progress = false
-        return RunProgram.execute(request, configuration: configuration, control: RunControl(), openParts: openParts,
-                                  reports: reports, console: nil, logger: logger, commit: commit)
+        _ = reports.takeWritten()
+        let status = RunProgram.execute(request, configuration: configuration, control: RunControl(), openParts: openParts,
+                                        reports: reports, console: nil, logger: logger, commit: commit)
+        return (status, reports.takeWritten())
     }
 }
 

@@ -36,6 +36,9 @@ final class RunReports: RunReporter, @unchecked Sendable {
     private let lock = NSLock()
     /// The stats the run last reported, for a forced exit.
     private var lastReported: RunSummary?
+    /// The stats of the last run that ended through `write` (`sluice serve`'s
+    /// epochs share one `RunReports`, and add each epoch's up for `/metrics`).
+    private var lastWritten: RunSummary?
 
     init(statsPath: String?, metricsPath: String?, interval: Duration, shard: ShardID? = nil) {
         self.shard = shard
@@ -86,7 +89,17 @@ final class RunReports: RunReporter, @unchecked Sendable {
     func write(_ summary: RunSummary, status: Int32, logger: Logger?, stopWaiting: (() -> Bool)? = nil) -> Bool {
         lock.lock()
         defer { lock.unlock() }
+        lastWritten = summary
         return writeLocked(summary, status: status, logger: logger, stopWaiting: stopWaiting)
+    }
+
+    /// The stats the last run that ended wrote (nil before one has), and forgets them.
+    func takeWritten() -> RunSummary? {
+        lock.lock()
+        defer { lock.unlock() }
+        let summary = lastWritten
+        lastWritten = nil
+        return summary
     }
 
     private func writeLocked(_ summary: RunSummary, status: Int32, logger: Logger?, atForcedExit: Bool = false,

@@ -138,6 +138,23 @@ public enum StatsMergeError: Error, Sendable, Equatable, CustomStringConvertible
 }
 
 extension RunSummary {
+    /// The stats of a series of runs of one pipeline in one process (`sluice
+    /// serve`'s epochs): `next` added to `total` (nil for the first) as
+    /// `stats merge` adds shards. The lists of inputs and files are left out
+    /// (they would grow with every run), and so are a process's times and exit.
+    public static func total(_ total: RunSummary?, adding next: RunSummary) -> RunSummary {
+        var sum = next
+        if var earlier = total {
+            earlier.add(next, path: "")
+            sum = earlier
+        }
+        sum.inputs = []
+        sum.files = []
+        sum.process = nil
+        sum.error = nil
+        return sum
+    }
+
     /// Adds a shard of the same pipeline (`StatsMerge.merge` checked it).
     fileprivate mutating func add(_ shard: RunSummary, path: String) {
         linesIn += shard.linesIn
