@@ -77,8 +77,9 @@ package final class IngestServer: Sendable {
 }
 
 /// The listening socket, on SwiftNIO's HTTP/1.1 server (keep-alive, pipelined
-/// requests answered in order), under TLS when given a `ServeTLS`: one event
-/// loop thread, since the pipeline's epochs and the deflate pool share the same cores.
+/// requests answered in order), under TLS when given a `ServeTLS`. Connections
+/// are spread over two event loop threads: gunzip and normalization go on
+/// while the other thread is off its core (an epoch and the deflate pool share the cores).
 package final class IngestListener {
     private let group: MultiThreadedEventLoopGroup
     private let channel: Channel
@@ -87,7 +88,7 @@ package final class IngestListener {
     package let port: Int
 
     package init(host: String, port: Int, server: IngestServer, tls: NIOSSLContext? = nil) throws {
-        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         do {
             channel = try ServerBootstrap(group: group)
                 .serverChannelOption(ChannelOptions.backlog, value: 256)

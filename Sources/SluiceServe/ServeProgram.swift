@@ -89,13 +89,17 @@ package enum ServeProgram {
                 return ExitStatus.config
             }
         }
-        let configuration: PipelineConfiguration
+        var configuration: PipelineConfiguration
         do {
             configuration = try request.run.pipelinePath.map { try PipelineConfiguration.load(path: $0) } ?? PipelineConfiguration.builtIn()
         } catch {
             for line in "\(error)".split(separator: "\n") { logger.error("\(line)") }
             return ExitStatus.config
         }
+        // An epoch's events are ordered within a smaller budget than a batch job's (sorted
+        // runs spill beyond it), and its outputs buffer less: the server's memory stays
+        // bounded while it takes requests.
+        if !configuration.input.reorderBufferGiven { configuration.input.reorderBufferBytes = Self.epochReorderBuffer }
         for warning in configuration.warnings { logger.warning("\(warning)") }
         if configuration.destinations.contains(where: { $0.target == .stdout }) {
             logger.error("sluice serve writes files: a destination with path \"-\" (stdout) cannot be served")
@@ -126,6 +130,7 @@ package enum ServeProgram {
         runRequest.options.outDirectory = layout.out
         runRequest.options.statePath = layout.state
         runRequest.options.stagingDirectory = layout.staging
+        runRequest.options.outputBufferBytes = Self.epochOutputBuffers
         let epochs: EpochRun
         do {
             epochs = try EpochRun(request: runRequest, configuration: configuration, openParts: openParts, logger: logger)
@@ -155,6 +160,10 @@ package enum ServeProgram {
             }
         }
         journal.onBacklogPressure { control.requestRotation() }
+        // From here this thread runs the epochs, and the threads each epoch starts (its reader, the
+        // deflate pool) inherit its nice value: the connections and the journal's fsyncs, started
+        // before, keep the cores first, and an epoch takes what they leave.
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.epochNice)
 
         var status = ExitStatus.ok
         let interval = UInt64(max(request.epochInterval.nanoseconds, 1_000_000))
@@ -269,6 +278,14 @@ package enum ServeProgram {
         }
         return status
     }
+
+    /// The nice value of the thread that runs the epochs (Linux's nice values are per thread).
+    package static let epochNice: Int32 = 10
+
+    /// `input.reorder_buffer` of the epochs when the pipeline file does not give one.
+    package static let epochReorderBuffer = 32 << 20
+    /// What the epochs' file outputs may hold in buffers together (`sluice run`: 256 MiB).
+    package static let epochOutputBuffers = 32 << 20
 
     static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")

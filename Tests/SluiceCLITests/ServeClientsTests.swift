@@ -63,6 +63,53 @@ import Glibc
         #expect(mixpanel.contains { (($0["$set"] as? [String: Any])?["plan"] as? String) == "pro" }, "\(mixpanel.suffix(3))")
     }
 
+    /// Segment's Python SDK keeps sending while the server is killed (-9) and started again on the
+    /// same port: the SDK sends again what got no answer, and every message it was not told
+    /// failed is in the files exactly once (the journal, and dedupe for a batch journaled whose
+    /// 200 never went out).
+    @Test(.enabled(if: pythonModuleInstalled("segment.analytics", requiredBy: "SLUICE_REQUIRE_SEGMENT_SDK"),
+                   "needs python3 and segment-analytics-python"))
+    func segmentsSDKSendsThroughAKill9AndARestartAndEveryMessageItWasNotToldFailedIsInTheFilesOnce() throws {
+        let directory = TemporaryDirectory()
+        _ = directory.write("p.yaml", Array(ServeTests.pipeline.utf8))
+        _ = directory.write("send.py", """
+            import json, sys
+            import segment.analytics as analytics
+            failed = []
+            def on_error(error, batch):
+                failed.extend(message["messageId"] for message in batch)
+            client = analytics.Client(sys.argv[1], host=sys.argv[2], gzip=True, on_error=on_error, upload_size=20, max_retries=10,
+                                      upload_interval=0.01)
+            for i in range(int(sys.argv[3])):
+                client.track(user_id=f"u{i % 9}", event="Song Played", properties={"i": i}, message_id=f"k{i}")
+            client.shutdown()
+            json.dump(failed, open("failed.json", "w"))
+
+            """)
+        let server = try ServeProcess(["--pipeline", "p.yaml", "--out", "out"], in: directory, keys: "wk_kill")
+        let port = server.port
+        let sender = try SluiceProcess(["python3", "send.py", "wk_kill", "http://127.0.0.1:\(port)", "4000"], in: directory.path,
+                                       executable: "/usr/bin/env")
+        // Killed once a part of the stream is acknowledged, while the SDK is still sending.
+        #expect(waitUntil(timeout: 60) { (scrapeMetrics(port: port)["sluice_serve_messages_total"] ?? 0) >= 600 })
+        server.process.signal(SIGKILL)
+        _ = server.process.waitForExit(timeout: 30)
+        let again = try ServeProcess(["--pipeline", "p.yaml", "--out", "out"], in: directory, keys: "wk_kill", port: port)
+        #expect(sender.waitForExit(timeout: 120) == 0, "\(sender.stderr)")
+        again.process.signal(SIGTERM)
+        #expect(again.process.waitForExit(timeout: 60) == 143, "\(again.process.stderr)")
+        try ServeTests().drainState(directory)
+
+        let failed = Set((try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("failed.json"))))
+                          as? [String]) ?? ["failed.json missing"])
+        let ids = records(in: directory, out: "out", destination: "archive").compactMap { $0["messageId"] as? String }
+        #expect(ids.count == Set(ids).count, "a message is in the files twice")
+        let expected = Set((0..<4000).map { "k\($0)" }).subtracting(failed)
+        let missing = expected.subtracting(ids).sorted().prefix(5), unexpected = Set(ids).subtracting(expected).sorted().prefix(5)
+        #expect(Set(ids) == expected, "\(failed.count) failed; missing \(missing), unexpected \(unexpected)")
+        #expect(failed.count < 100, "the SDK gave up on \(failed.count) messages")
+    }
+
     /// HTTPS with the given certificate: Segment's Python SDK, trusting that certificate, sends
     /// through it; plain HTTP on the same port gets no HTTP answer; a key that is not PEM is exit 78.
     @Test(.enabled(if: pythonModuleInstalled("segment.analytics", requiredBy: "SLUICE_REQUIRE_SEGMENT_SDK"),

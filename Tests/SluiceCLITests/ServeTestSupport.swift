@@ -13,13 +13,14 @@ final class ServeProcess {
     let process: SluiceProcess
     let port: Int
 
-    /// Starts `sluice serve ARGS --listen 127.0.0.1:0 --port-file F` in `directory` and waits until it listens.
+    /// Starts `sluice serve ARGS --listen 127.0.0.1:PORT --port-file F` in `directory` (port 0: any free
+    /// port) and waits until it listens.
     /// `fileSizeLimit`: bash's `ulimit -f` (1024-byte blocks) for the server, so its writes past it fail (EFBIG), as on a full disk.
     /// `setup`: bash commands run first, in `directory`; `launcher`: a command the whole runs under (`unshare -m`).
     init(_ arguments: [String], in directory: TemporaryDirectory, keys: String = "k1,k2", fileSizeLimit: Int? = nil,
-         setup: String? = nil, launcher: [String] = [], environment: [String: String] = [:]) throws {
+         setup: String? = nil, launcher: [String] = [], environment: [String: String] = [:], port: Int = 0) throws {
         let portFile = directory.file("port-\(UUID().uuidString)")
-        let serve = ["serve", "--listen", "127.0.0.1:0", "--port-file", portFile, "--write-key-env", "SERVE_KEYS"] + arguments
+        let serve = ["serve", "--listen", "127.0.0.1:\(port)", "--port-file", portFile, "--write-key-env", "SERVE_KEYS"] + arguments
         let process: SluiceProcess
         let environment = environment.merging(["SERVE_KEYS": keys]) { $1 }
         if fileSizeLimit != nil || setup != nil || !launcher.isEmpty {

@@ -24,10 +24,11 @@ public struct OutputBudget: Sendable, Equatable, CustomStringConvertible {
     public let outputs: Int
 
     /// - Parameter compressionThreads: the deflate pool's threads (nil: one per core).
-    public init(fileOutputs: Int, compressionThreads: Int? = nil) {
+    /// - Parameter totalBytes: what the outputs' buffers may take together.
+    public init(fileOutputs: Int, compressionThreads: Int? = nil, totalBytes: Int = OutputBudget.totalBytes) {
         let compressionThreads = compressionThreads ?? CompressionPool.defaultThreadCount
         outputs = max(fileOutputs, 1)
-        let share = Self.totalBytes / outputs
+        let share = totalBytes / outputs
         let fullBlocksInFlight = max(compressionThreads, 1) + 2
         let full = Self.bytes(queueDepth: 32, blockSize: BlockGzipStream.defaultBlockSize, blocksInFlight: fullBlocksInFlight)
         if full <= share {

@@ -75,7 +75,8 @@ final class OutputSet {
         let pool = CompressionPool(threads: options.compressionThreads ?? CompressionPool.defaultThreadCount)
         self.pool = pool
         // The file outputs share one budget for their buffers.
-        let budget = OutputBudget(fileOutputs: configuration.fileOutputs.count, compressionThreads: pool.threadCount)
+        let budget = OutputBudget(fileOutputs: configuration.fileOutputs.count, compressionThreads: pool.threadCount,
+                                  totalBytes: options.outputBufferBytes ?? OutputBudget.totalBytes)
         func files(_ template: PathTemplate, _ name: String, output: String? = nil, level: Int, members: GzipMembers = .blocks,
                    rotation: RotationPolicy) -> FileSink {
             FileSink(template: template.filling(shard: shard), worker: CompressionWorker(

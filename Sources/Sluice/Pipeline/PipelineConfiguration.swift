@@ -164,6 +164,7 @@ public struct PipelineConfiguration {
                 }
             default:
                 input.reorderBufferBytes = size
+                input.reorderBufferGiven = true
             }
         }
     }

@@ -8,6 +8,8 @@ public struct InputSettings: Sendable {
     /// `reorder_buffer` (default 256MiB): how much memory the lines held to merge
     /// several inputs in event time may take; beyond it the oldest is let out early.
     public var reorderBufferBytes = 256 << 20
+    /// Whether the pipeline file gave `reorder_buffer` (`sluice serve` has a smaller default).
+    public var reorderBufferGiven = false
 }
 
 /// `rejects:` settings.

@@ -32,6 +32,9 @@ public struct RunOptions: Sendable {
     /// (`sluice serve`'s epochs) never names a file twice. A redone epoch
     /// finds `--out` as its first attempt did and picks the same names.
     public var seqSkipsNamesUnderOut = false
+    /// What the file outputs' buffers may take together (`OutputBudget`); nil:
+    /// `OutputBudget.totalBytes`. `sluice serve` gives its epochs less.
+    public var outputBufferBytes: Int?
 
     /// Where relative output paths are written: the staging directory, else `--out`.
     public var writeRoot: String { stagingDirectory ?? outDirectory }

@@ -27,4 +27,11 @@ import Testing
         // 1,000 destinations and the rejects: under a gigabyte of output buffers in all, where each took 7 MB.
         #expect(OutputBudget(fileOutputs: 1001, compressionThreads: 2).perOutputBytes * 1001 < 1 << 30)
     }
+
+    /// `sluice serve`'s epochs give a smaller total: four outputs share 32 MiB.
+    @Test func aSmallerTotalIsSharedTheSameWay() {
+        let budget = OutputBudget(fileOutputs: 4, compressionThreads: 2, totalBytes: 32 << 20)
+        #expect(budget.perOutputBytes * 4 <= 32 << 20, "\(budget)")
+        #expect(budget.perOutputBytes < OutputBudget(fileOutputs: 4, compressionThreads: 2).perOutputBytes)
+    }
 }

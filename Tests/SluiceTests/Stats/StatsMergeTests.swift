@@ -40,6 +40,25 @@ import Testing
         try RunSummary(statsJSON: Array(summary.json.utf8), path: path)
     }
 
+    /// `sluice serve`'s totals over its epochs: counts added, high-water marks the highest,
+    /// and no list that would grow with every epoch (inputs, files), nor a process's times.
+    @Test func epochTotalsAddCountsKeepTheHighestMarkAndDropTheLists() {
+        let first = shard(lines: 100, devicesHighWater: 80, input: "segment-1.ndjson", elapsed: 1, hits: [("email", 3)])
+        var second = shard(lines: 50, devicesHighWater: 30, input: "segment-2.ndjson", elapsed: 2, hits: [("email", 1)])
+        second.process = RunProcess(startedAt: 1)
+        let once = RunSummary.total(nil, adding: first)
+        #expect(once.linesIn == 100 && once.inputs.isEmpty && once.files.isEmpty && once.process == nil)
+        let total = RunSummary.total(once, adding: second)
+        #expect(total.linesIn == 150)
+        #expect(total.emitted == 130)
+        #expect(total.carriedIn == 4 && total.carried == 4)
+        #expect(total.rejected[.invalidJSON] == 8)
+        #expect(total.destinations[0].records == 91 + 41)
+        #expect(total.stages[0].counters.first { $0.name == "devices_high_water" }?.value == 80)
+        #expect(total.inputs.isEmpty && total.files.isEmpty && total.process == nil)
+        #expect(total.inFlight == 0)
+    }
+
     @Test func statsJSONReadBackWritesTheSameText() throws {
         var summary = shard(lines: 1000, devicesHighWater: 80, input: "a.ndjson", elapsed: 1.25, hits: [("email", 3), ("phone", 1)])
         summary.inputs[0].error = "corrupt gzip data in a.ndjson at compressed byte 12: bad"
