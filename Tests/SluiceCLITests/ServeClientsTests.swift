@@ -164,13 +164,7 @@ import Glibc
 
 /// `GET /metrics` read into samples by series (`name{labels}`).
 func scrapeMetrics(port: Int) -> [String: Double] {
-    var samples: [String: Double] = [:]
-    let text = httpExchange(port: port, method: "GET", path: "/metrics")?.body ?? ""
-    for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-        guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
-        samples[String(line[..<space])] = value
-    }
-    return samples
+    prometheusSamples(text: httpExchange(port: port, method: "GET", path: "/metrics")?.body ?? "")
 }
 
 /// Whether `python3` can import `module`; always true where the environment variable

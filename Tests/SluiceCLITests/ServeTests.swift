@@ -267,11 +267,7 @@ import Glibc
         let scraped = httpExchange(port: server.port, method: "GET", path: "/metrics")
         #expect(scraped?.status == 200)
         let text = scraped?.body ?? ""
-        var samples: [String: Double] = [:]
-        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
-            samples[String(line[..<space])] = value
-        }
+        let samples = prometheusSamples(text: text)
         #expect(samples["sluice_serve_requests_total{status=\"200\"}"] == 3)
         #expect(samples["sluice_serve_requests_total{status=\"401\"}"] == 1)
         #expect(samples["sluice_serve_messages_total"] == 30)

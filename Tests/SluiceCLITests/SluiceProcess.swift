@@ -134,8 +134,13 @@ func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
 /// The samples of a Prometheus textfile, by name with labels (`name{a="b"}`).
 func prometheusSamples(_ path: String) -> [String: Double] {
     guard let data = FileManager.default.contents(atPath: path) else { return [:] }
+    return prometheusSamples(text: String(decoding: data, as: UTF8.self))
+}
+
+/// The samples of a Prometheus text exposition, by name with labels (`name{a="b"}`).
+func prometheusSamples(text: String) -> [String: Double] {
     var result: [String: Double] = [:]
-    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
+    for line in text.split(separator: "\n") where !line.hasPrefix("#") {
         guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
         result[String(line[..<space])] = value
     }
