@@ -7,8 +7,11 @@ possible lengths of a national significant number, and the pattern a valid
 national number matches (the union of its regions' general descriptions).
 Then, for every region, how its people's numbers are written: its trunk
 prefix and the patterns of its fixed-line and mobile numbers, split by
-whether national format writes them with the trunk prefix (`PhoneRegion`,
-for runs read in the country an event's `context.locale` names).
+whether national format writes them with the trunk prefix, and the possible
+lengths of its national numbers (`PhoneRegion`, for runs read in the country
+an event names). Last, the names of the regions in the languages the stage
+knows (`PhoneRegion.named(byName:)`, for a `context.location.country` such
+as "United States" or "Deutschland").
 The detector compiles each pattern with Sluice's own pattern engine
 (Sources/Sluice/Stages/Privacy/Patterns), anchored at both ends, the first
 time a candidate with that calling code is checked.
@@ -72,9 +75,15 @@ def main():
     out.write("    /// fixed-line and mobile numbers: those written without the trunk prefix in\n")
     out.write("    /// national format, and those written with it.\n")
     out.write("    static let regionTable: [RegionEntry] = [\n")
-    for region, code, trunk, bare, trunked in people:
-        out.write("        RegionEntry(region: %s, code: %d, trunk: %s,\n                    bare: %s,\n                    trunked: %s),\n"
-                  % (swift_string(region), code, swift_string(trunk), swift_string(bare), swift_string(trunked)))
+    for region, code, trunk, lengths, bare, trunked in people:
+        out.write("        RegionEntry(region: %s, code: %d, trunk: %s, lengths: [%s],\n                    bare: %s,\n                    trunked: %s),\n"
+                  % (swift_string(region), code, swift_string(trunk), ", ".join(map(str, lengths)), swift_string(bare),
+                     swift_string(trunked)))
+    out.write("    ]\n\n")
+    out.write("    /// Country names (lower case) and their regions, in the languages the stage knows.\n")
+    out.write("    static let countryNames: [(name: String, region: String)] = [\n")
+    for name, region in country_names({row[0] for row in people}):
+        out.write("        (%s, %s),\n" % (swift_string(name), swift_string(region)))
     out.write("    ]\n}\n")
 
 
@@ -117,8 +126,41 @@ def region_rows():
                     target.append(pattern)
             if not bare and not trunked:
                 continue
-            rows.append((region, code, trunk, either(bare), either(trunked)))
+            lengths = sorted(length for length in (data.general_desc.possible_length or ()) if length > 0)
+            rows.append((region, code, trunk, lengths, either(bare), either(trunked)))
     return rows
+
+
+# The languages of the stage's phone and identifier words (`PhoneContext`).
+NAME_LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "pl", "cs", "sv", "tr", "ru", "ja", "zh", "ko", "he")
+
+
+def country_names(regions):
+    """(name, region) for every region's name in NAME_LANGUAGES (libphonenumber's
+    geocoding data), lower case, each name once (a name two regions share is left out)."""
+    from phonenumbers.geodata.locale import LOCALE_DATA
+
+    def resolve(names, language):
+        name = names.get(language)
+        for _ in range(4):  # "*aa": the same as language "aa"
+            if name is None or not name.startswith("*"):
+                return name
+            name = names.get(name[1:])
+        return None
+
+    found = {}
+    for region in sorted(regions):
+        names = LOCALE_DATA.get(region, {})
+        for language in NAME_LANGUAGES:
+            name = resolve(names, "aa" if language == "en" else language) or (resolve(names, "aa") if language == "en" else None)
+            if not name:
+                continue
+            name = name.lower()
+            if found.get(name, region) != region:
+                found[name] = None
+            else:
+                found[name] = region
+    return sorted((name, region) for name, region in found.items() if region)
 
 
 def either(patterns):

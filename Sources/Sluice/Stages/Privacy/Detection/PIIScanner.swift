@@ -76,10 +76,16 @@ struct PIIScanner {
         set { phoneScratch.regionRead = newValue }
     }
 
-    /// The region of `phoneEvent` (-1 for none), read now if no scan has yet.
+    /// The regions of `phoneEvent` (a pair, `PhoneRegion.regions(ofPair:)`; -1 for none), read now if no scan has yet.
     mutating func eventRegion() -> Int {
         if phoneScratch.region == -2 { phoneScratch.region = phoneScratch.event.flatMap(PhoneRegion.ofEvent) ?? -1 }
         return phoneScratch.region
+    }
+
+    /// Reads national phone numbers in the regions `pair` (`PhoneRegion.regions(ofPair:)`) instead of an event's, for the tests.
+    mutating func setPhoneRegionsForTesting(_ pair: Int) {
+        phoneScratch.event = nil
+        phoneScratch.region = pair
     }
 
     init(enabled: Set<PIIDetector>, patterns: [PatternProgram]) {
@@ -185,7 +191,12 @@ struct PIIScanner {
         }
         guard digits >= 4 else { return }
         if card && digits >= 12 {
-            NumberDetection.scanCards(text, groups: &groups) { claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.card.rawValue)) }
+            NumberDetection.scanCards(text, groups: &groups) { start, end in
+                // An order's, an invoice's or a shipment's id that passes Luhn stays an id, unless a card word says card.
+                let near = PhoneContext.cardWordsBefore(text, start)
+                if near == .notPhone || (near == .none && PhoneContext.namesOrderOrShipment(fieldName)) { return }
+                claims.offer(PIIMatch(start: start, end: end, detector: PIIDetector.card.rawValue))
+            }
             claims.settle(into: &matches, from: first)
         }
         if phone && digits >= 7 {

@@ -67,35 +67,87 @@ enum PhoneContext {
     }
 
     /// Whether the words before `start` in `text` (up to 32 bytes back) say
-    /// phone (`call`, `tel:`, `Mobil`, `телефон`, `電話`), and whether they say
-    /// something else (`order`, `invoice`, `isbn`, `#`). The later word wins.
+    /// phone (`call`, `tel:`, `Mobil`, `телефон`, `電話`, `טלפון`), or say the
+    /// number is an identifier (`order`, `invoice`, `P/N`, `Art.`, `ISBN`,
+    /// `型番`, `#`). The word that ends last wins; at the same end, phone.
     static func wordsBefore(_ text: Span<UInt8>, _ start: Int) -> Hint {
-        let from = Swift.max(0, start - 32)
-        guard start > from else { return .none }
-        var best = Hint.none
-        var bestEnd = -1
-        // The keyword that ends last wins; each list is searched from the right, case folded in place.
-        func look(_ words: [[UInt8]], _ hint: Hint) {
-            for word in words where start - from >= word.count {
-                var position = start - word.count
-                while position >= from && position + word.count > bestEnd {
-                    if TextBytes.fold(text[position]) == word[0] {
-                        var offset = 1
-                        while offset < word.count && TextBytes.fold(text[position + offset]) == word[offset] { offset += 1 }
-                        if offset == word.count && (position == 0 || !TextBytes.isASCIIAlnum(text[position - 1])) {
-                            bestEnd = position + word.count
-                            best = hint
-                            break
-                        }
-                    }
-                    position -= 1
+        numberWords.before(text, start)
+    }
+
+    /// Whether the words before `start` say payment card (`card`, `Karte`,
+    /// `カード`: `.phone` here stands for card), or an order, invoice or
+    /// shipment (`.notPhone`), whose 16-digit ids can pass Luhn; the later wins.
+    static func cardWordsBefore(_ text: Span<UInt8>, _ start: Int) -> Hint {
+        cardContextWords.before(text, start)
+    }
+
+    /// Whether a field's name says the value is an order's, an invoice's or a
+    /// shipment's id (`order_id`, `tracking_number`, `invoiceNo`), which a
+    /// word that says card in it (`card_order`) undoes.
+    static func namesOrderOrShipment(_ key: Span<UInt8>) -> Bool {
+        var order = false
+        var card = false
+        forEachWord(key) { word in
+            if cardWords.contains(where: { TextBytes.equalsFolded(word, $0) }) { card = true }
+            if orderFieldWords.contains(where: { TextBytes.equalsFolded(word, $0) }) { order = true }
+            return !card
+        }
+        return order && !card
+    }
+
+    /// Keywords looked for before a number, bucketed by their last byte (case
+    /// folded): reading back from the number, the first keyword that ends at
+    /// a position is the one that ends last.
+    struct Keywords: Sendable {
+        private let words: [[UInt8]]
+        private let hints: [Hint]
+        private let buckets: [[Int]]
+
+        init(_ lists: [([String], Hint)]) {
+            var words: [[UInt8]] = []
+            var hints: [Hint] = []
+            var buckets = [[Int]](repeating: [], count: 256)
+            for (list, hint) in lists {
+                // A word in a script with capitals is also looked for capitalized (`Заказ`, `Część`).
+                let capitalized = list.compactMap { word -> String? in
+                    guard let first = word.unicodeScalars.first, !first.isASCII else { return nil }
+                    let capital = word.prefix(1).uppercased() + word.dropFirst()
+                    return capital == word ? nil : capital
+                }
+                for word in list + capitalized {
+                    let bytes = Array(word.utf8).map(TextBytes.fold)
+                    buckets[Int(bytes[bytes.count - 1])].append(words.count)
+                    words.append(bytes)
+                    hints.append(hint)
                 }
             }
+            self.words = words
+            self.hints = hints
+            self.buckets = buckets
         }
-        look(phoneKeywords, .phone)
-        look(otherKeywords, .notPhone)
-        return best
+
+        /// The hint of the keyword that ends last within 32 bytes before
+        /// `start`, starting a word (not after an ASCII letter or digit).
+        func before(_ text: Span<UInt8>, _ start: Int) -> Hint {
+            let from = Swift.max(0, start - 32)
+            var end = start
+            while end > from {
+                for index in buckets[Int(TextBytes.fold(text[end - 1]))] {
+                    let word = words[index]
+                    let position = end - word.count
+                    guard position >= from else { continue }
+                    var offset = word.count - 2
+                    while offset >= 0 && TextBytes.fold(text[position + offset]) == word[offset] { offset -= 1 }
+                    if offset < 0 && (position == 0 || !TextBytes.isASCIIAlnum(text[position - 1])) { return hints[index] }
+                }
+                end -= 1
+            }
+            return .none
+        }
     }
+
+    private static let numberWords = Keywords([(phoneKeywords, .phone), (identifierKeywords, .notPhone)])
+    private static let cardContextWords = Keywords([(cardKeywords, .phone), (orderKeywords, .notPhone)])
 
     /// Parts of a field name that say phone wherever they appear (`homePhone`, `telefono`).
     private static let phoneStems: [[UInt8]] = ["phone", "mobile", "msisdn", "whatsapp", "telef", "teleph"].map { Array($0.utf8) }
@@ -113,21 +165,69 @@ enum PhoneContext {
         "tracking", "version", "build", "ver", "code", "zip", "postal", "postcode", "price", "amount", "total", "qty",
         "quantity", "ts", "time", "timestamp", "duration", "ms", "seq", "sequence", "serial", "barcode",
         "reference", "sum", "size", "bytes", "score", "revenue", "cents", "at", "epoch", "expires", "expiry",
-        "expiration", "created", "updated", "modified", "since", "until",
+        "expiration", "created", "updated", "modified", "since", "until", "model", "part", "pn", "mpn", "art", "article",
+        "artikel", "item", "hs", "hscode", "tariff", "parcel", "shipment", "awb", "waybill", "batch", "lot", "asin",
+        "product", "catalog", "ticket", "receipt", "booking",
     ].map { Array($0.utf8) }
 
-    /// Words before a number that say phone, in the languages Sluice's users write most.
-    private static let phoneKeywords: [[UInt8]] = [
-        "tel", "tél", "phone", "mobile", "mobil", "móvil", "cell", "call", "fax", "sms", "whatsapp", "contact", "ring",
-        "dial", "handy", "telefon", "telefono", "teléfono", "telefone", "telefoon", "celular", "cellulare", "portable",
-        "numer", "puhelin", "gsm", "my number", "number is", "телефон", "тел", "моб", "звоните", "電話", "携帯",
-        "手机", "电话", "致电", "전화", "휴대폰", "연락처", "cep",
-    ].map { Array($0.utf8) }
+    /// Words before a number that say phone, in the languages of the stage
+    /// (English, German, French, Spanish, Italian, Portuguese, Dutch, Polish,
+    /// Czech, Swedish, Finnish, Turkish, Russian, Japanese, Chinese, Korean,
+    /// Hebrew, Arabic). Words that say contact in general (`contact`, `연락처`)
+    /// are not among them: an address or a handle is contact too.
+    private static let phoneKeywords: [String] = [
+        "tel", "tél", "phone", "mobile", "mobil", "móvil", "cell", "call", "fax", "sms", "whatsapp", "ring", "dial", "handy",
+        "telefon", "telefono", "teléfono", "telefone", "telefoon", "mobiel", "bel ", "bel me", "celular", "cellulare",
+        "portable", "puhelin", "soita", "gsm", "my number", "number is", "anrufen", "ruf ", "rufen sie", "rückruf",
+        "appelez", "appeler", "llama", "llámame", "llamar", "chiama", "chiamare", "ligue", "ligar", "zadzwoń", "komórk",
+        "volejte", "zavolejte", "mobilní", "arayın", "arayabilir", "cep", "телефон", "тел", "моб", "звоните",
+        "позвоните", "сотов", "電話", "携帯", "手机", "电话", "致电", "拨打", "전화", "휴대폰", "핸드폰", "טלפון", "טל'", "נייד",
+        "פלאפון", "התקשר", "חייג", "هاتف", "جوال", "اتصل",
+    ]
 
-    /// Words before a number that say it is something else.
-    private static let otherKeywords: [[UInt8]] = [
+    /// Words before a number that say it is an identifier: an order, an
+    /// invoice, a model or part, an article, a tariff code, a stock unit, a
+    /// shipment, a version or build, a book, in the same languages.
+    private static let identifierKeywords: [String] = [
         "order", "invoice", "isbn", "ean", "sku", "tracking", "serial", "ref", "id", "version", "build", "#", "no.",
-        "qty", "total", "price", "amount", "account", "iban", "bic", "zip", "postcode", "code",
+        "qty", "total", "price", "amount", "account", "iban", "bic", "zip", "postcode", "code", "model", "part ", "part#",
+        "part-", "p/n", "pn:", "pn ", "mpn", "art.", "art ", "art-", "article", "item", "upc", "gtin", "asin", "batch",
+        "lot ", "parcel", "shipment", "package", "waybill", "awb", "consignment", "receipt", "ticket", "booking",
+        "catalog", "product", "release", "rev ", "rev.", "revision", "firmware", "patch",
+        // German, French, Spanish, Italian, Portuguese, Dutch
+        "modell", "teil", "artikel", "bestell", "auftrag", "rechnung", "sendung", "seriennummer", "kundennummer",
+        "zolltarif", "modèle", "pièce", "réf", "commande", "facture", "suivi", "colis", "série", "modelo", "pieza",
+        "artículo", "pedido", "factura", "seguimiento", "envío", "versión", "modello", "articolo", "ordine", "fattura",
+        "spedizione", "codice", "versione", "peça", "artigo", "encomenda", "fatura", "rastreio", "rastreamento",
+        "versão", "onderdeel", "bestelling", "factuur", "zending", "versie",
+        // Polish, Czech, Swedish, Turkish, Russian
+        "część", "artykuł", "zamówieni", "faktur", "przesyłk", "wersj", "díl", "artikl", "objednávk", "zásilk", "verze",
+        "beställning", "försändelse", "spårning", "parça", "ürün", "sipariş", "kargo", "takip", "sürüm", "модел",
+        "артикул", "детал", "заказ", "счёт", "счет", "накладн", "трек", "отслежива", "верси", "сборк", "серийн",
+        // Japanese, Chinese, Korean, Hebrew
+        "型番", "品番", "注文", "請求書", "追跡", "伝票", "製品", "部品", "バージョン", "型号", "货号", "订单", "发票", "快递",
+        "运单", "追踪", "版本", "零件", "序列号", "모델", "품번", "주문", "송장", "운송장", "추적", "버전", "부품", "מק\"ט",
+        "דגם", "הזמנה", "חשבונית", "משלוח", "גרסה",
+    ]
+
+    /// Words before a number that say payment card.
+    private static let cardKeywords: [String] = [
+        "card", "karte", "carte", "tarjeta", "carta", "cartão", "kaart", "karta", "kart", "карт", "visa", "mastercard",
+        "amex", "カード", "卡", "카드", "כרטיס",
+    ]
+
+    /// Words before a number that say an order's, an invoice's or a shipment's id.
+    private static let orderKeywords: [String] = [
+        "order", "invoice", "tracking", "shipment", "parcel", "waybill", "consignment", "receipt", "bestell", "rechnung",
+        "sendung", "commande", "facture", "suivi", "colis", "pedido", "factura", "seguimiento", "ordine", "fattura",
+        "spedizione", "encomenda", "fatura", "rastreio", "bestelling", "factuur", "zending", "zamówieni", "faktur",
+        "przesyłk", "objednávk", "zásilk", "beställning", "försändelse", "sipariş", "kargo", "takip", "заказ", "накладн",
+        "трек", "注文", "追跡", "订单", "发票", "快递", "运单", "주문", "송장", "הזמנה", "חשבונית", "משלוח",
+    ]
+
+    /// Whole words of a field name that say an order's, an invoice's or a shipment's id.
+    private static let orderFieldWords: [[UInt8]] = [
+        "order", "orders", "invoice", "tracking", "shipment", "parcel", "waybill", "awb", "consignment", "receipt",
     ].map { Array($0.utf8) }
 }
 

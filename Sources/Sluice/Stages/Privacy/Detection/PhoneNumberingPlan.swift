@@ -17,13 +17,15 @@ enum PhoneNumberingPlan {
         let pattern: String
     }
 
-    /// A region's people's numbers (`PhoneRegion`): the patterns of its
-    /// fixed-line and mobile numbers written without the trunk prefix in
-    /// national format, and of those written with it ("" for none).
+    /// A region's people's numbers (`PhoneRegion`): the possible lengths of its
+    /// national numbers, and the patterns of its fixed-line and mobile numbers
+    /// written without the trunk prefix in national format, and of those
+    /// written with it ("" for none).
     struct RegionEntry {
         let region: String
         let code: Int
         let trunk: String
+        let lengths: [Int]
         let bare: String
         let trunked: String
     }
