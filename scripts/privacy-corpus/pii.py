@@ -5,15 +5,14 @@ email, an address with its port) and `probe` the part of it that is personal
 data, which redaction must replace whole; `number`, for phones and cards, is
 the JSON number text the same value has when an app stores it as a number.
 `form` names how the value was written, so misses can be counted by shape.
+Phones are in phones.py, labelled by the rule in phone_rule.py.
 """
 import ipaddress
 import re
 from dataclasses import dataclass
 from urllib.parse import quote
 
-import phonenumbers
 from faker.providers.credit_card import Provider as CreditCardProvider
-from phonenumbers import PhoneNumberFormat as PNF
 
 import iban
 
@@ -23,6 +22,9 @@ REGIONS = {
     "ja_JP": "JP", "zh_CN": "CN", "ko_KR": "KR", "tr_TR": "TR", "sv_SE": "SE", "cs_CZ": "CZ",
 }
 LOCALES = list(REGIONS)
+# The phone classes and the identifier look-alikes also come from Hebrew and Arabic locales.
+PHONE_REGIONS = dict(REGIONS, he_IL="IL", ar_AE="AE")
+PHONE_LOCALES = list(PHONE_REGIONS)
 
 
 @dataclass
@@ -31,6 +33,10 @@ class Probe:
     probe: str
     form: str
     number: str = None
+    context: str = "any"   # what its placement must name: any, phone, identifier, none
+    ident: str = None      # for identifier context: the kind of identifier (words.ID_KEYWORDS)
+    branch: str = None     # for a phone: which branch of the rule makes it one (phone_rule)
+    id_word: bool = False  # for a phone: an identifier word is nearby too
 
 
 def pick(rnd, weighted):
@@ -122,73 +128,6 @@ def url_email(rnd, fake, locale):
     else:
         value = encoded
     return Probe(value, encoded, form)
-
-
-# ---------------------------------------------------------------- phone
-
-def random_valid_number(rnd, region):
-    """A number phonenumbers calls valid for the region: an example number with its tail re-drawn."""
-    kind = rnd.choice([phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE])
-    example = phonenumbers.example_number_for_type(region, kind)
-    nsn = phonenumbers.national_significant_number(example)
-    keep = min(3, len(nsn) - 4)
-    for _ in range(200):
-        candidate = nsn[:keep] + "".join(rnd.choice("0123456789") for _ in range(len(nsn) - keep))
-        number = phonenumbers.parse(f"+{example.country_code}{candidate}")
-        if phonenumbers.is_valid_number(number):
-            return number
-    return example
-
-
-def possible(text, region):
-    try:
-        number = phonenumbers.parse(text, region)
-    except phonenumbers.NumberParseException:
-        return None
-    reason = phonenumbers.is_possible_number_with_reason(number)
-    return number if reason == phonenumbers.ValidationResult.IS_POSSIBLE else None
-
-
-# Where "+44 (0)20 ..." is a common way to write a number: the trunk prefix in brackets.
-TRUNK_BRACKET_REGIONS = {"GB", "DE", "FR", "NL", "SE", "AU", "IN", "TR"}
-
-
-def phone(rnd, fake, locale):
-    region = REGIONS[locale]
-    number = random_valid_number(rnd, region)
-    international = phonenumbers.format_number(number, PNF.INTERNATIONAL)
-    national = phonenumbers.format_number(number, PNF.NATIONAL)
-    e164 = phonenumbers.format_number(number, PNF.E164)
-    form = pick(rnd, {"faker": 30, "international": 15, "e164": 12, "national": 15, "national_digits": 8,
-                      "trunk_bracket": 6, "intl_00": 5, "extension": 4, "tel_uri": 5})
-    if form == "faker":
-        # Faker's own formats for the locale, extensions included; some of its
-        # outputs are no possible number of the region ("212 9 972"), and are drawn again.
-        for _ in range(10):
-            text = fake.phone_number()
-            parsed = possible(text, region)
-            if parsed:
-                digits = str(parsed.country_code) + phonenumbers.national_significant_number(parsed)
-                return Probe(text, text, "faker_ext" if parsed.extension else "faker", digits)
-        form = "international"
-    digits = e164[1:] if rnd.random() < 0.7 else re.sub(r"\D", "", national).lstrip("0")
-    if form == "trunk_bracket" and region not in TRUNK_BRACKET_REGIONS:
-        form = "international"
-    text = {
-        "international": international,
-        "e164": e164,
-        "national": national,
-        "national_digits": re.sub(r"\D", "", national),
-        "trunk_bracket": international.replace(" ", " (0)", 1),
-        "intl_00": "00" + international[1:],
-        "tel_uri": phonenumbers.format_number(number, PNF.RFC3966),
-    }.get(form)
-    if form == "tel_uri":   # the scheme is not the number: "tel:[phone]"
-        return Probe(text, text[len("tel:"):], form, digits)
-    if form == "extension":
-        number.extension = str(rnd.randint(1, 9999))
-        text = phonenumbers.format_number(number, rnd.choice([PNF.INTERNATIONAL, PNF.NATIONAL]))
-    return Probe(text, text, form, digits)
 
 
 # ---------------------------------------------------------------- card
@@ -296,7 +235,7 @@ def ipv6(rnd, fake, locale):
     return Probe(text, text, form)
 
 
-GENERATORS = {"email": email, "url_email": url_email, "phone": phone, "card": card, "iban": iban_number,
+GENERATORS = {"email": email, "url_email": url_email, "card": card, "iban": iban_number,
               "ipv4": ipv4, "ipv6": ipv6}
 TOKENS = {"email": "[email]", "url_email": "[email]", "phone": "[phone]", "card": "[card]", "iban": "[iban]",
           "ipv4": "[ip]", "ipv6": "[ip]"}
