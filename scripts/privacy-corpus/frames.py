@@ -1,7 +1,8 @@
 """Free text around a value, in the languages of the corpus's locales.
 
 `FRAMES` for any value, `NEUTRAL_FRAMES` that name nothing, `PHONE_FRAMES`
-with a phone keyword right before the value, and `id_sentence` with an
+with a phone keyword right before the value (`PHONE_AFTER_FRAMES`: right
+after it, in brackets), and `id_sentence` with an
 identifier keyword right before it (see words.py).
 
 `{v}` is where the value goes. The frames put punctuation right after it
@@ -85,6 +86,16 @@ PHONE_FRAMES = {
            "الهاتف:{v}"],
 }
 
+# Frames with the phone keyword right after the value, in brackets.
+PHONE_AFTER_FRAMES = {
+    "en": ["{v} (mobile)", "Reach me on {v} (cell), thanks!"], "de": ["{v} (Handy)", "Erreichbar unter {v} (mobil)."],
+    "fr": ["{v} (portable)"], "es": ["{v} (móvil)"], "it": ["{v} (cellulare)"], "nl": ["{v} (mobiel)"],
+    "pt": ["{v} (celular)"], "pl": ["{v} (komórka)"], "ru": ["{v} (моб.)"], "ja": ["{v}（携帯）", "{v}（自宅電話）"],
+    "zh": ["{v}（手机）"], "ko": ["{v} (휴대폰)"], "tr": ["{v} (cep)"], "sv": ["{v} (mobil)"], "cs": ["{v} (mobil)"],
+    "he": ["{v} (נייד)"], "ar": ["{v} (جوال)"],
+}
+KEYWORD_AFTER_SHARE = 0.12
+
 # An identifier word before a phone frame: the number still goes (its keyword names a phone).
 ID_WORD_BEFORE_PHONE = {
     "en": ["About my order — ", "Invoice query, ", "Tracking problem. "], "de": ["Zu meiner Bestellung: ", "Rechnung – "],
@@ -110,8 +121,12 @@ def sentence(rnd, locale, value, frames=FRAMES):
 
 
 def phone_sentence(rnd, locale, value, id_word=False):
-    """A phone keyword right before `value`; with `id_word`, an order or invoice word earlier in the text."""
+    """A phone keyword right before `value` (one time in eight right after it, in brackets); with `id_word`,
+    an order or invoice word earlier in the text."""
     lang = language(locale)
+    if not id_word and rnd.random() < KEYWORD_AFTER_SHARE:
+        frame = rnd.choice(PHONE_AFTER_FRAMES[lang])
+        return frame.replace("{v}", value), frame
     frame = rnd.choice(PHONE_FRAMES[lang])
     if id_word:
         lead = rnd.choice(ID_WORD_BEFORE_PHONE[lang])

@@ -22,6 +22,7 @@ for a benign value the value itself.
 Same seed, events and package versions: same bytes (see README.md).
 """
 import argparse
+import collections
 import datetime
 import gzip
 import json
@@ -96,6 +97,7 @@ CLASS_WEIGHTS = {**{("pii", cls): 570 for cls in pii.GENERATORS},
                  ("benign", "grouped_id"): 220, ("benign", "sku_code"): 200, ("benign", "long_id"): 240,
                  ("benign", "hs_code"): 160, ("benign", "id_valid_phone"): 300, ("benign", "phone_shaped_invalid"): 250}
 OLD_BENIGN = set(benign.GENERATORS)
+REDRAWN = collections.Counter()   # benign values of the first make drawn again: phones under the rule
 NEW_BENIGN = dict(lookalikes.GENERATORS, id_valid_phone=phones.id_valid_phone, phone_shaped_invalid=phones.phone_shaped_invalid)
 # Benign classes whose free text names nothing (no contact words either).
 NEUTRAL_TEXT_CLASSES = {"phone_shaped_invalid"}
@@ -299,7 +301,7 @@ def build(rnd, index, locale, kind, cls, probe):
     rule = phone_rule.branch(probe_text, region, place.names_phone)
     if cls == "phone":
         assert rule == probe.branch, (probe, placement, rule, names)
-    elif kind == "benign" and probe.context != "identifier":
+    elif kind == "benign" and probe.context != "identifier" and phone_rule.digit_run(probe_text):
         assert rule is None, (cls, probe, placement, rule, names)
 
     label = {"messageId": event["messageId"], "kind": kind, "class": cls, "form": probe.form, "locale": locale,
@@ -337,8 +339,8 @@ def plan(rnd, events):
 
 
 def generate(rnd, fakers, kind, cls):
-    """(locale, probe) of one event: phones by branch; benign values the rule would call a phone outside
-    identifier context are drawn again."""
+    """(locale, probe) of one event: phones by branch; benign values of the first make that are bare digit
+    runs the rule would call a phone outside identifier context are drawn again."""
     if cls.startswith("phone:"):
         locale = rnd.choice(pii.PHONE_LOCALES)
         return locale, "phone", phones.phone(rnd, fakers[locale], locale, cls.split(":")[1])
@@ -350,9 +352,10 @@ def generate(rnd, fakers, kind, cls):
         region = pii.REGIONS[locale]
         for _ in range(100):
             probe = benign.GENERATORS[cls](rnd, fakers[locale], locale)
-            if phone_rule.branch(probe.probe, region, False) is None and \
-                    (probe.number is None or phone_rule.branch(probe.number, region, False) is None):
+            if not any(text is not None and phone_rule.digit_run(text) and phone_rule.branch(text, region, False)
+                       for text in (probe.probe, probe.number)):
                 return locale, cls, probe
+            REDRAWN[cls] += 1
         raise ValueError(f"{cls}: no value in 100 draws that is not a phone of {region}")
     locale = rnd.choice(pii.PHONE_LOCALES)
     return locale, cls, NEW_BENIGN[cls](rnd, fakers[locale], locale)
@@ -381,7 +384,8 @@ def main():
             event_line, label_line = build(rnd, index, locale, kind, cls, probe)
             ev.write(event_line.encode() + b"\n")
             lb.write(label_line.encode() + b"\n")
-    print(f"make_corpus: {a.events} events in {a.out}", file=sys.stderr)
+    print(f"make_corpus: {a.events} events in {a.out}; benign values drawn again as phones under the rule: "
+          + (", ".join(f"{cls} {n}" for cls, n in REDRAWN.most_common()) or "none"), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -11,12 +11,21 @@ A probe is a phone when
    the field's name or a phone keyword right before it in free text (branch
    `placed`).
 
-Nothing else is a phone. The corpus computes every phone label with
-`branch()`, and draws benign values again when `branch()` would call them a
-phone outside identifier context.
+Nothing else is a phone, and only a digit string can be one: digits with
+spaces, dashes, dots, slashes or brackets between them, a leading `+`, and an
+extension (`x123`, `ext. 123`); phonenumbers alone would also read a number
+out of `POINT(-48.2 -11.9)` or spell `ITEM6900958` on a keypad. The corpus
+computes every phone label with `branch()`, and draws benign values of the
+first make again when they are bare digit runs (`digit_run()`) that
+`branch()` would call a phone outside identifier context.
 """
+import re
+
 import phonenumbers
 from phonenumbers import ValidationResult
+
+DIGIT_STRING = re.compile(r"\+?\(?[0-9][0-9 ().\-/]*[0-9](\s*(x|ext\.?|#)\s*[0-9]{1,6})?")
+DIGIT_RUN = re.compile(r"\+?[0-9]+([ \-][0-9]+)*")
 
 INTL, VALID, PLACED = "intl", "valid", "placed"
 
@@ -44,9 +53,19 @@ def international_text(text):
     return None
 
 
+def digit_run(text):
+    """Digits alone, or in groups split by single spaces or dashes (`0451 103 316`, `8471-30`)."""
+    return DIGIT_RUN.fullmatch(text) is not None
+
+
 def branch(text, region, placed):
     """`intl`, `valid`, `placed`, or None (not a phone) for `text` in an event of `region`;
     `placed`: its field or the keyword before it names a phone."""
+    bare = text.strip()
+    if bare.startswith("tel:"):
+        bare = bare[len("tel:"):]
+    if DIGIT_STRING.fullmatch(bare) is None:
+        return None
     intl = international_text(text)
     if intl is not None:
         number = _parse(intl, None)
