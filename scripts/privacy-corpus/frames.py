@@ -140,7 +140,9 @@ def id_sentence(rnd, locale, keyword, value):
     lang = language(locale)
     if lang in CJK:
         sep = rnd.choice(["", "：", " ", ": "])
-    elif keyword.endswith(("#", "°", "№", ".", "'")):
+    elif keyword.endswith("#"):
+        sep = rnd.choice(["", "", " "])
+    elif keyword.endswith(("°", "№", ".", "'")):
         sep = " "
     else:
         sep = rnd.choice([" ", ": ", " ", ":"])
