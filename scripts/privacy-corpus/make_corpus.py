@@ -53,6 +53,7 @@ NAMED = {
     "email": (["email", "user_email", "contact_email", "billing_email", "e_mail", "login"], ["shared_with", "recipients"]),
     "url_email": (["url", "page_url", "return_url", "link", "redirect_to", "referrer"], ["latency_by_route", "hits_by_url"]),
     "phone": (["phone", "mobile", "phone_number", "tel", "contact_phone", "whatsapp"], ["contacts", "calls_by_number"]),
+    "side_by_side": (["numbers", "contact_numbers", "payment_details", "accounts_text"], ["pairs"]),
     "card": (["card_number", "pan", "cc_number", "card", "payment_card"], ["cards_on_file"]),
     "iban": (["iban", "bank_account", "account_iban", "payout_iban"], ["balances", "accounts"]),
     "ipv4": (["ip_address", "client_ip", "remote_addr", "server_ip", "peer_ip"], ["requests_by_ip"]),
@@ -92,6 +93,7 @@ NAMED = {
 # 200 to 300 per class of look-alikes in identifier context and of phone-shaped strings).
 CLASS_WEIGHTS = {**{("pii", cls): 570 for cls in pii.GENERATORS},
                  ("pii", "phone:valid"): 600, ("pii", "phone:intl"): 550, ("pii", "phone:placed"): 500,
+                 ("pii", "side_by_side"): 200,
                  **{("benign", cls): 137 for cls in benign.GENERATORS},
                  ("benign", "part_number"): 260, ("benign", "build_version"): 200, ("benign", "parcel_tracking"): 260,
                  ("benign", "grouped_id"): 220, ("benign", "sku_code"): 200, ("benign", "long_id"): 240,
@@ -211,14 +213,17 @@ def country_fields(rnd, locale):
 
 def build(rnd, index, locale, kind, cls, probe):
     """The event and its label."""
-    token = pii.TOKENS[cls] if kind == "pii" else None
+    token = pii.TOKENS.get(cls) if kind == "pii" else None
     placement = choose_placement(rnd, kind, cls, probe)
     place = Place(rnd, locale, cls, probe)
     text_value, expected = probe.value, None
 
     def redacted(text):
-        if token is None:
+        if kind != "pii":
             return text
+        if probe.redacted is not None:   # more than one probe in the value
+            assert text.count(probe.value) == 1, (text, probe.value)
+            return text.replace(probe.value, probe.redacted)
         assert text.count(probe.probe) == 1, (text, probe.probe)
         return text.replace(probe.probe, token)
 
@@ -297,7 +302,7 @@ def build(rnd, index, locale, kind, cls, probe):
     if probe.context == "none":
         assert names == "none", (cls, probe, placement)
     region = pii.PHONE_REGIONS[locale]
-    probe_text = probe.number if placement == "number" else probe.probe
+    probe_text = probe.number if placement == "number" else (probe.plain or probe.probe)
     rule = phone_rule.branch(probe_text, region, place.names_phone)
     if cls == "phone":
         assert rule == probe.branch, (probe, placement, rule, names)
@@ -344,6 +349,9 @@ def generate(rnd, fakers, kind, cls):
     if cls.startswith("phone:"):
         locale = rnd.choice(pii.PHONE_LOCALES)
         return locale, "phone", phones.phone(rnd, fakers[locale], locale, cls.split(":")[1])
+    if cls == "side_by_side":
+        locale = rnd.choice(pii.PHONE_LOCALES)
+        return locale, cls, phones.side_by_side(rnd, fakers[locale], locale)
     if kind == "pii":
         locale = rnd.choice(pii.LOCALES)
         return locale, cls, pii.GENERATORS[cls](rnd, fakers[locale], locale)

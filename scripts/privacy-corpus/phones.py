@@ -29,7 +29,7 @@ import phonenumbers
 from phonenumbers import PhoneNumberFormat as PNF
 
 import phone_rule
-from pii import PHONE_REGIONS, Probe, pick
+from pii import PHONE_REGIONS, Probe, form_encoded, pick
 
 # Where "+44 (0)20 ..." is a common way to write a number: the trunk prefix in brackets.
 TRUNK_BRACKET_REGIONS = {"GB", "DE", "FR", "NL", "SE", "AU", "IN", "TR", "IL"}
@@ -179,9 +179,17 @@ def placed_phone(rnd, fake, locale):
     return Probe(text, text, f"placed_{form}", number, context="phone")
 
 
+ENCODED_SHARE = 0.06
+
+
 def phone(rnd, fake, locale, branch):
     probe = {phone_rule.INTL: intl_phone, phone_rule.VALID: valid_phone, phone_rule.PLACED: placed_phone}[branch](rnd, fake, locale)
     probe.branch = branch
+    if branch != phone_rule.PLACED and probe.value == probe.probe and rnd.random() < ENCODED_SHARE:
+        # In a query string or a form body: "phone=%2B44+20+7946+0958".
+        encoded = form_encoded(rnd, fake, probe.probe, ["phone", "tel", "mobile", "to", "whatsapp"], probe.form)
+        encoded.branch = branch
+        return encoded
     if branch != phone_rule.PLACED and rnd.random() < ID_NEARBY_SHARE:
         probe.id_word, probe.context = True, "phone"
         probe.form += "+id_word"
@@ -219,3 +227,46 @@ def id_valid_phone(rnd, fake, locale):
         form, text = "digits", national_digits(number)
     number_text = json_number(rnd, [text], region, phone_rule.VALID, False) if text.isdigit() else None
     return Probe(text, text, form, number_text, context="identifier", ident=rnd.choice(ID_KINDS_FOR_PHONE_DIGITS))
+
+
+def side_by_side(rnd, fake, locale):
+    """Two numbers with only a space between them (or a comma and a space): both are personal data.
+    Phones of the pair are valid for the event's country (national, or international)."""
+    import pii
+    region = PHONE_REGIONS[locale]
+    form = pick(rnd, {"phone_phone": 35, "card_card": 25, "phone_card": 20, "iban_iban": 10, "card_phone": 10})
+    sep = ", " if rnd.random() < 0.25 else " "
+
+    def a_phone(intl):
+        """With only a space between two numbers, each must be one token of its own to be told apart:
+        international (`+49 …` starts the second), or national without inner spaces (`030-1234567`)."""
+        number = random_valid_number(rnd, region)
+        if intl:
+            return phonenumbers.format_number(number, PNF.INTERNATIONAL)
+        national = phonenumbers.format_number(number, PNF.NATIONAL)
+        if sep == " ":
+            dashed = re.sub(r"[\s()-]+", "-", national).strip("-")
+            national = dashed if phone_rule.branch(dashed, region, False) == phone_rule.VALID else national_digits(number)
+        return national
+
+    def a_card():
+        return pii.card(rnd, fake, locale).probe if rnd.random() < 0.5 else pii.luhn_complete(rnd, rnd.choice(["4", "51", "55"]), 16)
+
+    intl = rnd.random() < 0.5
+    if form == "phone_phone":
+        first, second, tokens = a_phone(intl), a_phone(intl), ("[phone]", "[phone]")
+    elif form == "card_card":
+        first, second, tokens = pii.luhn_complete(rnd, "4", 16), pii.luhn_complete(rnd, rnd.choice(["51", "55", "4"]), 16), ("[card]", "[card]")
+    elif form == "phone_card":
+        first, second, tokens = a_phone(True), pii.luhn_complete(rnd, "4", 16), ("[phone]", "[card]")
+    elif form == "card_phone":
+        first, second, tokens = pii.luhn_complete(rnd, rnd.choice(["4", "51"]), 16), a_phone(True), ("[card]", "[phone]")
+    else:
+        first, second, tokens = pii.iban.make(rnd, rnd.choice(sorted(pii.iban.BBAN_FORMATS)), 0), \
+            pii.iban.make(rnd, rnd.choice(sorted(pii.iban.BBAN_FORMATS)), 0), ("[iban]", "[iban]")
+    for text, token in zip((first, second), tokens):
+        if token == "[phone]":
+            assert phone_rule.branch(text, region, False) in (phone_rule.VALID, phone_rule.INTL), (text, region)
+    value = f"{first}{sep}{second}"
+    return Probe(value, value, f"{form}{'_comma' if sep != ' ' else ''}{'_intl' if intl and form == 'phone_phone' else ''}",
+                 redacted=f"{tokens[0]}{sep}{tokens[1]}")

@@ -10,7 +10,7 @@ Phones are in phones.py, labelled by the rule in phone_rule.py.
 import ipaddress
 import re
 from dataclasses import dataclass
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 from faker.providers.credit_card import Provider as CreditCardProvider
 
@@ -37,6 +37,8 @@ class Probe:
     ident: str = None      # for identifier context: the kind of identifier (words.ID_KEYWORDS)
     branch: str = None     # for a phone: which branch of the rule makes it one (phone_rule)
     id_word: bool = False  # for a phone: an identifier word is nearby too
+    plain: str = None      # the probe as written before form- or percent-encoding, when it was encoded
+    redacted: str = None   # the value after redaction, when it holds more than one probe
 
 
 def pick(rnd, weighted):
@@ -97,8 +99,30 @@ def email_address(rnd, fake, locale):
     return address, form
 
 
+# Local parts with letters beyond ASCII (RFC 6531), and domains written in Unicode.
+UNICODE_LOCALS = ["josé.garcía", "jörg", "françois.müller", "łukasz.żółć", "çağrı.yılmaz", "åsa.ström", "jiří.novák",
+                  "иван.петров", "ana.conceição", "søren", "zoë.o'brien", "björn_ängström", "ömer", "renée.dubois",
+                  "maría-josé", "gülşen", "дарья", "zdeněk.dvořák", "małgorzata", "núñez.íñigo"]
+UNICODE_DOMAINS = ["müller.de", "bücher.example", "пример.рф", "café.fr", "españa.es", "zürich.ch", "straße.de",
+                   "ñandú.com.mx", "łódź.pl", "почта.рф"]
+CJK_LANGUAGES = ("ja", "zh", "ko")
+
+
+def unicode_email(rnd, fake):
+    """An address with Unicode letters in its local part (and one time in two in its domain)."""
+    local = re.sub(r"[\s']", "", f"{fake.first_name()}.{fake.last_name()}".lower())
+    if local.isascii() or not all(ch.isalpha() or ch in "._-" for ch in local):
+        local = rnd.choice(UNICODE_LOCALS).replace("'", "")
+    domain = rnd.choice(UNICODE_DOMAINS) if rnd.random() < 0.5 else fake.free_email_domain()
+    return f"{local}@{domain}"
+
+
 def email(rnd, fake, locale):
     address, form = email_address(rnd, fake, locale)
+    # Not in the CJK locales, whose sentences glue the value to letters of their own.
+    if not locale.startswith(CJK_LANGUAGES) and rnd.random() < 0.1:
+        address = unicode_email(rnd, fake)
+        return Probe(address, address, "unicode_domain" if not address.split("@")[1].isascii() else "unicode_local")
     if rnd.random() < 0.06:
         url = f"https://{fake.domain_name()}/unsubscribe?email={address}&list={rnd.randint(1, 40)}"
         return Probe(url, address, "in_url")
@@ -154,6 +178,29 @@ def luhn_complete(rnd, prefix, length):
     return body + str((10 - total % 10) % 10)
 
 
+def grouped_digits(digits):
+    sizes, parts, at = GROUPS[len(digits)], [], 0
+    for size in sizes:
+        parts.append(digits[at:at + size])
+        at += size
+    return parts
+
+
+# Form- and percent-encoded values: in a query string or a form body, spaces become `+` or `%20`
+# and `+` becomes `%2B`; the encoded text is the probe, redacted where it stands.
+ENCODED_SHARE = 0.08
+
+
+def form_encoded(rnd, fake, text, keys, form):
+    style = rnd.choice(["plus", "percent"])
+    encoded = quote_plus(text) if style == "plus" else quote(text, safe="")
+    query = f"{rnd.choice(keys)}={encoded}&{rnd.choice(['save=1', 'consent=true', 'source=app', 'step=review'])}"
+    where = pick(rnd, {"url": 45, "search": 20, "body": 35})
+    value = {"url": f"https://{fake.domain_name()}/{rnd.choice(['checkout', 'contact', 'api/v1/profile', 'signup'])}?{query}",
+             "search": f"?{query}", "body": query}[where]
+    return Probe(value, encoded, f"{form}_form_{style}_{where}", plain=text)
+
+
 def card(rnd, fake, locale):
     kind = rnd.choice(sorted(CARD_TYPES))
     prefixes, length = CARD_TYPES[kind]
@@ -163,11 +210,9 @@ def card(rnd, fake, locale):
     layout = pick(rnd, {"solid": 50, "spaced": 35, "dashed": 15})
     text = digits
     if layout != "solid":
-        sizes, parts, at = GROUPS[len(digits)], [], 0
-        for size in sizes:
-            parts.append(digits[at:at + size])
-            at += size
-        text = (" " if layout == "spaced" else "-").join(parts)
+        text = (" " if layout == "spaced" else "-").join(grouped_digits(digits))
+    if rnd.random() < ENCODED_SHARE:
+        return form_encoded(rnd, fake, " ".join(grouped_digits(digits)), ["card", "card_number", "cc", "pan"], kind)
     # A number cannot start with 0 (Faker's Maestro 0604...): such a card is only ever text.
     return Probe(text, text, f"{kind}_{layout}", digits if digits[0] != "0" else None)
 
@@ -185,6 +230,8 @@ def iban_number(rnd, fake, locale):
             raise ValueError(f"Faker {locale} made an invalid IBAN {value}")
     else:
         value = iban.make(rnd, rnd.choice(sorted(iban.BBAN_FORMATS)), 0.25 if rnd.random() < 0.4 else 0)
+    if rnd.random() < ENCODED_SHARE:
+        return form_encoded(rnd, fake, iban.grouped(value), ["iban", "account", "IBAN", "payout_iban"], f"{value[:2]}_{source}")
     layout = "grouped" if rnd.random() < 0.45 else "solid"
     text = iban.grouped(value) if layout == "grouped" else value
     return Probe(text, text, f"{value[:2]}_{layout}_{source}")
