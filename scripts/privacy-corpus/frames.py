@@ -95,6 +95,7 @@ PHONE_AFTER_FRAMES = {
     "he": ["{v} (נייד)"], "ar": ["{v} (جوال)"],
 }
 KEYWORD_AFTER_SHARE = 0.12
+OTHER_LANGUAGE_SHARE = 0.15
 
 # An identifier word before a phone frame: the number still goes (its keyword names a phone).
 ID_WORD_BEFORE_PHONE = {
@@ -121,9 +122,13 @@ def sentence(rnd, locale, value, frames=FRAMES):
 
 
 def phone_sentence(rnd, locale, value, id_word=False):
-    """A phone keyword right before `value` (one time in eight right after it, in brackets); with `id_word`,
-    an order or invoice word earlier in the text."""
+    """A phone keyword right before `value` (one time in eight right after it, in brackets), in the
+    locale's language (one time in seven in English or another of the languages); with `id_word`, an
+    order or invoice word earlier in the text."""
     lang = language(locale)
+    draw = rnd.random()
+    if draw < OTHER_LANGUAGE_SHARE:   # the keyword of another language the stage knows ("Tel." in a Polish note)
+        lang = "en" if draw < OTHER_LANGUAGE_SHARE / 2 else rnd.choice(sorted(PHONE_FRAMES))
     if not id_word and rnd.random() < KEYWORD_AFTER_SHARE:
         frame = rnd.choice(PHONE_AFTER_FRAMES[lang])
         return frame.replace("{v}", value), frame
