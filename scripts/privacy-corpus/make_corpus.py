@@ -360,7 +360,8 @@ def generate(rnd, fakers, kind, cls):
         region = pii.REGIONS[locale]
         for _ in range(100):
             probe = benign.GENERATORS[cls](rnd, fakers[locale], locale)
-            if not any(text is not None and phone_rule.digit_run(text) and phone_rule.branch(text, region, False)
+            if not any(text is not None and phone_rule.digit_run(text)
+                       and (phone_rule.branch(text, region, False) or phone_rule.valid_under_shared_code(text, region))
                        for text in (probe.probe, probe.number)):
                 return locale, cls, probe
             REDRAWN[cls] += 1

@@ -80,3 +80,12 @@ def branch(text, region, placed):
     if phonenumbers.is_valid_number_for_region(number, region):
         return VALID
     return PLACED if placed and _possible(number) else None
+
+
+def valid_under_shared_code(text, region):
+    """A national number that is not valid for `region` but is for another country sharing its
+    code (a Canadian number in a US event): a phone to some readers, so never a benign probe."""
+    if DIGIT_STRING.fullmatch(text.strip()) is None or international_text(text) is not None:
+        return False
+    number = _parse(text.strip(), region)
+    return number is not None and phonenumbers.is_valid_number(number)

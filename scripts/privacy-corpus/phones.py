@@ -93,7 +93,8 @@ def redrawn_invalid(rnd, region, intl=False):
         head = rnd.randint(1, min(3, len(nsn) - 1))
         new_nsn = "".join(rnd.choice("0123456789") for _ in range(head)) + nsn[head:]
         text = relayout(layout, digits[:len(digits) - len(nsn)] + new_nsn)
-        if phone_rule.branch(text, region, False) is None and phone_rule.branch(text, region, True) == phone_rule.PLACED:
+        if phone_rule.branch(text, region, False) is None and phone_rule.branch(text, region, True) == phone_rule.PLACED \
+                and not phone_rule.valid_under_shared_code(text, region):
             return text
     return None
 
@@ -202,7 +203,8 @@ def phone_shaped_invalid(rnd, fake, locale):
     form = pick(rnd, {"faker": 70, "redrawn": 30})
     text = None
     if form == "faker":
-        text = faker_number(fake, region, lambda t: phone_rule.branch(t, region, False) is None, tries=40)
+        text = faker_number(fake, region, lambda t: phone_rule.branch(t, region, False) is None
+                            and not phone_rule.valid_under_shared_code(t, region), tries=40)
         if text is not None:
             form = "faker_possible" if phone_rule.branch(text, region, True) else "faker_impossible"
     if text is None:
