@@ -81,9 +81,9 @@ PHONE_FRAMES = {
     "sv": ["Telefon: {v}", "Ring min mobil {v}, tack!", "Tel. {v}", "Mobilnummer {v}", "Fax {v}"],
     "cs": ["Telefon: {v}", "Volejte na mobil {v}, děkuji!", "Tel. {v}", "Mob.: {v}", "Fax {v}"],
     "he": ["טלפון: {v}", "אפשר להשיג אותי בנייד ב-{v}.", "טל׳ {v}", "נייד: {v}, תודה!", "התקשרו לטלפון ב-{v}", "פקס: {v}",
-           "וואטסאפ ל-{v}", "טלפון ב-{v}"],
+           "וואטסאפ ל-{v}", "טלפון ב-{v}", "טל' {v}"],
     "ar": ["هاتف: {v}", "رقم الجوال: {v}", "يرجى الاتصال على الهاتف {v}، شكرًا!", "جوال {v}", "واتساب: {v}", "فاكس: {v}",
-           "الهاتف:{v}"],
+           "الهاتف:{v}", "للحجز اتصل بـ{v}", "جوال:{v}"],
 }
 
 # Frames with the phone keyword right after the value, in brackets.
