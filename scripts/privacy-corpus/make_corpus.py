@@ -187,7 +187,8 @@ class Place:
         """(the text with `value` in it, its frame)."""
         rnd, probe, locale = self.rnd, self.probe, self.locale
         self.names_phone = self.names_id = False
-        if self.context == "phone" or (self.cls == "phone" and rnd.random() < 0.55):
+        # A phone alone after a phone keyword; a URL or form body holding one goes in a plain sentence.
+        if self.context == "phone" or (self.cls == "phone" and probe.value == probe.probe and rnd.random() < 0.55):
             self.names_phone, self.names_id = True, probe.id_word
             return frames.phone_sentence(rnd, locale, value, id_word=probe.id_word)
         if self.context == "identifier":
