@@ -285,11 +285,13 @@ struct RedactionWalk {
             if isCard && (hint != .notPhone || PhoneContext.namesCard(fieldName)) {
                 detector = .card
             } else if phonesInNumbers && digits.count <= 15 && hint != .notPhone {
-                // The phone rule (`PhoneDetection`): valid, or of a possible length in a field named for a phone.
-                if PhoneDetection.isInternationalNumber(digits, scratch: &phoneScratch) || regionalReading(digits) == .valid {
+                // The phone rule (`PhoneDetection`): valid for the event's country, or of a possible length in a
+                // field named for a phone. Digits are no international form: `4915123456789` is a German number
+                // only in a German event (or a field named for a phone).
+                if regionalReading(digits) == .valid {
                     detector = .phone
                 } else if hint == .phone && (regionalReading(digits) == .possible
-                                             || PhoneDetection.internationalReading(digits, from: 0, scratch: &phoneScratch) != .none) {
+                                             || PhoneDetection.internationalReading(digits, from: 0, codes: &regions, scratch: &phoneScratch) != .none) {
                     detector = .phone
                 }
             }

@@ -17,7 +17,7 @@ import SluiceJSON
 ///    names a phone: the field's name (`phone`, `mobileNumber`), a phone word
 ///    just before it in any of the stage's languages (`tel.`, `Mobil:`,
 ///    `телефон`, `電話`, `טלפון`, with a preposition glued to the number as
-///    Hebrew writes `ב-`), or an extension after it (`PhoneContext`).
+///    Hebrew writes `ב-`), or right after it (`0612345678 (mobile)`: `PhoneContext`).
 /// Nothing else. Identifier context (a field named `order_id`, `sku`, `model`;
 /// `order`, `P/N`, `Art.`, `ISBN`, `SKU` just before it) vetoes a run, but
 /// for a valid number that a phone word or a phone field also names.
@@ -117,6 +117,12 @@ enum PhoneDetection {
             return split >= 2 && groups[1..<split].allSatisfy { $0.separator != UInt8(ascii: " ") }
         }
         guard let first = (1..<groups.count).first(where: ends) else { return nil }
+        // A space that leaves fewer than 7 digits before it ends no number (`01016 9975153`: one number, or none).
+        var before = 0
+        for group in groups[..<first] { before += group.digits }
+        guard before >= 7 || (first + 1..<groups.count).contains(where: { split in
+            ends(split) && groups[..<split].reduce(0) { $0 + $1.digits } >= 7
+        }) else { return nil }
         var split = groups.count - 1
         while split >= first {
             defer { split -= 1 }
@@ -176,12 +182,17 @@ enum PhoneDetection {
         case UInt8(ascii: "("):
             return true  // `(+49 1515 7222662)`, `(019-232-0873)`: the number inside the brackets
         case UInt8(ascii: "-"):
-            // A preposition glued to the number (Hebrew `ב-050…`); not a negative number, a range or `SKU-…`.
-            return index >= 2 && text[index - 2] >= 0x80
+            // A preposition glued to the number (Hebrew `ב-050…`, a Hebrew or Arabic letter before the dash);
+            // not a negative number, a range or `SKU-…`.
+            return index >= 3 && text[index - 3] >= 0xD7 && text[index - 3] <= 0xDB && text[index - 2] & 0xC0 == 0x80
+        case UInt8(ascii: "%"):
+            return false  // the digits of an escape (`%2012…`), read decoded (`FormDecoding`)
         case UInt8(ascii: "+"), UInt8(ascii: "$"), UInt8(ascii: "/"):
             return false
         case UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: ":"):
             return !(index >= 2 && TextBytes.isDigit(text[index - 2]))
+        case _ where index >= 2 && text[index - 2] == UInt8(ascii: "%") && TextBytes.isHexDigit(previous):
+            return false  // `%A0…`: the escape's second digit is a hex letter
         case UInt8(ascii: " "):
             return !(index >= 2 && isCurrencyEnd(text, index - 1))
         default:
@@ -315,9 +326,13 @@ enum PhoneDetection {
         scratch.digits.removeAll(keepingCapacity: true)
         var separators: UInt8 = 0  // bits: 1 space, 2 dash, 4 dot, 8 slash
         var oneDigitGroup = false
+        // `00` and a calling code is international form too (`0031 6 12355293`: the one-digit area code after it).
+        let first = groups[0]
+        let international = candidate.international
+            || (first.digits >= 3 && first.digits <= 5 && text[first.start] == UInt8(ascii: "0") && text[first.start + 1] == UInt8(ascii: "0"))
         for (index, group) in groups.enumerated() where index != candidate.trunkGroup {
             for position in group.start..<group.end { scratch.digits.append(text[position]) }
-            if index > 0 && !(candidate.international && index == 1 && group.separator == UInt8(ascii: " ")) {
+            if index > 0 && !(international && index == 1 && group.separator == UInt8(ascii: " ")) {
                 switch group.separator {
                 case UInt8(ascii: " "): separators |= 1
                 case UInt8(ascii: "-"): separators |= 2
@@ -329,14 +344,14 @@ enum PhoneDetection {
             // After the first group, groups of one digit are versions or lists, except a `(0)` trunk and,
             // after a `+` and country code, a one-digit area code (`+33 6 12 34 56 78`).
             if index > 0 && group.digits < 2 && index != candidate.trunkGroup
-                && !(candidate.international && (index == 1 || index - 1 == candidate.trunkGroup)) {
+                && !(international && (index == 1 || index - 1 == candidate.trunkGroup)) {
                 oneDigitGroup = true
             }
         }
         // Dots do not mix with other separators in a phone number (`33.951944-05`, `101.36380 -39.11030`).
         if separators & 4 != 0 && separators != 4 { return false }
-        // After the first group, a group of one digit makes a version or a list (`3.2.1`, `795 6 732`).
-        if oneDigitGroup { return false }
+        // Two groups joined by a dot are a decimal (`3434832.18`, `26.412737`).
+        if separators == 4 && groups.count == 2 { return false }
         let digitCount = scratch.digits.count
         // Held in a local while the checks run, so their use of `scratch.pattern` does not overlap it.
         var held: [UInt8] = []
@@ -344,8 +359,15 @@ enum PhoneDetection {
         defer { swap(&held, &scratch.digits) }
         let digits = held.span
         do {
+            // After the first group, a group of one digit makes a version or a list (`3.2.1`, `795 6 732`,
+            // `1-4743-6613-9`), unless the field's name says phone (`"phone":"030 6 970"`).
+            if oneDigitGroup {
+                guard fieldHint() == .phone else { return false }
+                if candidate.international { return internationalReading(digits, from: 0, codes: &scratch.regions, scratch: &scratch.pattern) != .none }
+                return digitCount <= 13 && regionalReading(digits, scratch: &scratch) != .none
+            }
             if candidate.international {
-                switch internationalReading(digits, from: 0, scratch: &scratch.pattern) {
+                switch internationalReading(digits, from: 0, codes: &scratch.regions, scratch: &scratch.pattern) {
                 case .valid: return true
                 case .possible: return saysPhone(candidate, text, fieldHint: fieldHint)
                 case .none: return false
@@ -364,7 +386,7 @@ enum PhoneDetection {
             var reading = PhoneRegion.Reading.none
             // `00` and a calling code: `00420 601 123 456`, `001-415-555-0123`.
             if digitCount >= 10 && digits[0] == UInt8(ascii: "0") && digits[1] == UInt8(ascii: "0") {
-                reading = internationalReading(digits, from: 2, scratch: &scratch.pattern)
+                reading = internationalReading(digits, from: 2, codes: &scratch.regions, scratch: &scratch.pattern)
             }
             if reading == .none {
                 guard digitCount <= 13 else { return false }
@@ -392,15 +414,15 @@ enum PhoneDetection {
 
     /// The rule, given how a run reads: a valid number is a phone; one of a
     /// possible length only when its placement names a phone (the field's
-    /// name, a phone word just before it, an extension after it). Identifier
+    /// name, a phone word just before it or right after it). Identifier
     /// context (a field named `order_id`, `sku`, `model` or `order`, `P/N`,
     /// `Art.`, `ISBN` just before it) vetoes the run, but for a valid number
     /// that a phone word or field also names. A solid run with a barcode's
     /// check digit is a phone only when the placement says so.
     private static func placementAllows(_ reading: PhoneRegion.Reading, checkDigit: Bool, _ candidate: Candidate,
                                         _ text: Span<UInt8>, fieldHint: () -> PhoneContext.Hint) -> Bool {
-        let near = PhoneContext.wordsBefore(text, candidate.start)
-        if near == .phone || (near == .none && candidate.hasExtension) {
+        let near = PhoneContext.wordsAround(text, candidate.start, candidate.end)
+        if near == .phone {
             return reading == .valid || fieldHint() != .notPhone
         }
         let hint = fieldHint()
@@ -413,13 +435,13 @@ enum PhoneDetection {
     }
 
     /// Whether the placement of a number names a phone: a phone word just
-    /// before it or an extension after it (and the field's name not something
-    /// else), or the field's name.
+    /// before it or right after it (and the field's name not something else),
+    /// or the field's name.
     private static func saysPhone(_ candidate: Candidate, _ text: Span<UInt8>, fieldHint: () -> PhoneContext.Hint) -> Bool {
-        let near = PhoneContext.wordsBefore(text, candidate.start)
+        let near = PhoneContext.wordsAround(text, candidate.start, candidate.end)
         if near == .notPhone { return false }
         let hint = fieldHint()
-        if near == .phone || candidate.hasExtension { return hint != .notPhone }
+        if near == .phone { return hint != .notPhone }
         return hint == .phone
     }
 }

@@ -9,18 +9,17 @@ import SluiceJSON
 /// `context.location.country` (`DE`, `Germany`, `Deutschland`) and in a
 /// top-level `locale`; it is read in up to two of them, the first two that
 /// name different countries in that order (a device set to `en-US` in a
-/// German location). A country's fixed-line and mobile numbers
-/// (`PhoneNumberingPlan.regionTable`) are those a person has; toll-free and
-/// premium numbers are businesses'.
+/// German location). A number is valid in a country as libphonenumber's
+/// `is_valid_number_for_region` has it: a number of one of its kinds
+/// (fixed-line, mobile, toll-free, ...), written with or without the trunk
+/// prefix, or after the calling code.
 struct PhoneRegion: Sendable {
     let code: Int
     let trunk: [UInt8]
     /// Bit n set: a national number of n digits is possible here.
     let lengths: UInt32
-    /// Fixed-line and mobile numbers written without the trunk prefix in national format.
-    let bare: PatternProgram?
-    /// Those written with it (Germany's `030 …`, India's `098…`), matched after it.
-    let trunked: PatternProgram?
+    /// Valid national numbers (without the trunk prefix).
+    let valid: PatternProgram
 
     /// The regions an event names, as one number: -1 for none, else the first
     /// region's index plus `pairBase` times one more than the second's (0: no second).
@@ -34,24 +33,21 @@ struct PhoneRegion: Sendable {
     /// Region `index` of `PhoneNumberingPlan.regionTable`, compiled.
     init(index: Int) {
         let entry = PhoneNumberingPlan.regionTable[index]
-        func compile(_ pattern: String) -> PatternProgram? {
-            guard !pattern.isEmpty else { return nil }
-            guard let node = try? PatternParser.parse("^(?:\(pattern))$"),
-                  let program = try? PatternProgram(node, maxCost: 100_000) else {
-                preconditionFailure("phone plan pattern for \(entry.region) does not compile")
-            }
-            return program
+        guard let node = try? PatternParser.parse("^(?:\(entry.pattern))$"),
+              let program = try? PatternProgram(node, maxCost: 100_000) else {
+            preconditionFailure("phone plan pattern for \(entry.region) does not compile")
         }
         code = entry.code
         trunk = Array(entry.trunk.utf8)
         lengths = entry.lengths.reduce(0) { $0 | (1 << UInt32($1)) }
-        bare = compile(entry.bare)
-        trunked = compile(entry.trunked)
+        valid = program
     }
 
-    /// The regions one scanner has met, each compiled the first time an event names it.
+    /// The regions and calling codes one scanner has met, each compiled the
+    /// first time an event names it or a number starts with it.
     struct Cache {
         private var compiled: [PhoneRegion?] = []
+        private var codes: [PhoneNumberingPlan.Code?] = []
 
         mutating func region(_ index: Int) -> PhoneRegion {
             if compiled.isEmpty { compiled = Array(repeating: nil, count: PhoneNumberingPlan.regionTable.count) }
@@ -59,6 +55,15 @@ struct PhoneRegion: Sendable {
             let region = PhoneRegion(index: index)
             compiled[index] = region
             return region
+        }
+
+        /// Calling code `index` of `PhoneNumberingPlan.table`.
+        mutating func code(_ index: Int) -> PhoneNumberingPlan.Code {
+            if codes.isEmpty { codes = Array(repeating: nil, count: PhoneNumberingPlan.table.count) }
+            if let code = codes[index] { return code }
+            let code = PhoneNumberingPlan.compile(index)
+            codes[index] = code
+            return code
         }
     }
 
@@ -142,10 +147,9 @@ struct PhoneRegion: Sendable {
     /// of a possible length only, or as neither.
     enum Reading: Comparable { case none, possible, valid }
 
-    /// How `digits` read in this region: valid when they are a person's number
-    /// as written here (`isNational`) or its calling code and one
-    /// (`isInternational`); possible when a national number, the trunk prefix
-    /// and one, or the calling code and one, has a length the region's numbers have.
+    /// How `digits` read in this region: valid when they are a valid national
+    /// number, the trunk prefix and one, or the calling code and one; possible
+    /// when such a national number has a length the region's numbers have.
     func reading(_ digits: Span<UInt8>, scratch: inout PatternProgram.Scratch) -> Reading {
         if isNational(digits, scratch: &scratch) || isInternational(digits, scratch: &scratch) { return .valid }
         return isPossible(digits) ? .possible : .none
@@ -166,17 +170,16 @@ struct PhoneRegion: Sendable {
         return false
     }
 
-    /// Whether `digits` are a number of a person in this region as written in
-    /// it: a fixed-line or mobile number written without the trunk prefix, or
-    /// the trunk prefix and one written with it (`030 1234567` in Germany).
+    /// Whether `digits` are a valid national number here, written with or
+    /// without the trunk prefix (`030123456` and `30123456` in Germany).
     func isNational(_ digits: Span<UInt8>, scratch: inout PatternProgram.Scratch) -> Bool {
-        if let bare, PhoneRegion.matchesWhole(bare, digits, scratch: &scratch) { return true }
-        guard let trunked, !trunk.isEmpty, digits.count > trunk.count, ByteSpans.hasPrefix(digits, at: 0, trunk) else { return false }
-        return PhoneRegion.matchesWhole(trunked, digits.extracting(trunk.count...), scratch: &scratch)
+        if PhoneRegion.matchesWhole(valid, digits, scratch: &scratch) { return true }
+        guard !trunk.isEmpty, digits.count > trunk.count, ByteSpans.hasPrefix(digits, at: 0, trunk) else { return false }
+        return PhoneRegion.matchesWhole(valid, digits.extracting(trunk.count...), scratch: &scratch)
     }
 
-    /// Whether `digits` are this region's calling code and then a fixed-line or
-    /// mobile number of it: an international number without its `+`
+    /// Whether `digits` are this region's calling code and then a valid
+    /// national number of it: an international number without its `+`
     /// (`420601123456` in a Czech event, `8222125341` in a Korean one).
     func isInternational(_ digits: Span<UInt8>, scratch: inout PatternProgram.Scratch) -> Bool {
         var code = 0
@@ -187,10 +190,7 @@ struct PhoneRegion: Sendable {
             if code == self.code { break }
         }
         guard code == self.code, digits.count - length >= 6 else { return false }
-        let national = digits.extracting(length...)
-        if let bare, PhoneRegion.matchesWhole(bare, national, scratch: &scratch) { return true }
-        if let trunked, PhoneRegion.matchesWhole(trunked, national, scratch: &scratch) { return true }
-        return false
+        return PhoneRegion.matchesWhole(valid, digits.extracting(length...), scratch: &scratch)
     }
 
     private static func matchesWhole(_ program: PatternProgram, _ digits: Span<UInt8>,

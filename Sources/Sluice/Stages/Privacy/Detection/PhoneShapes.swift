@@ -8,12 +8,13 @@ extension PhoneDetection {
     /// the national number is valid there, possible when it has a length the
     /// code's numbers have, none otherwise (an unknown code among them: no
     /// numbering plan allows such a number).
-    static func internationalReading(_ digits: Span<UInt8>, from: Int,
+    static func internationalReading(_ digits: Span<UInt8>, from: Int, codes: inout PhoneRegion.Cache,
                                      scratch: inout PatternProgram.Scratch) -> PhoneRegion.Reading {
         let count = digits.count - from
-        guard count >= 7 && count <= 17, let (code, length) = PhoneNumberingPlan.callingCode(digits, from: from) else {
+        guard count >= 7 && count <= 17, let (index, length) = PhoneNumberingPlan.callingCode(digits, from: from) else {
             return .none
         }
+        let code = codes.code(index)
         let national = digits.extracting((from + length)...)
         if PhoneNumberingPlan.isValid(national, in: code, scratch: &scratch) { return .valid }
         var reading: PhoneRegion.Reading = code.isPossible(length: national.count) ? .possible : .none
@@ -24,17 +25,6 @@ extension PhoneDetection {
             if code.isPossible(length: rest.count) { reading = .possible }
         }
         return reading
-    }
-
-    /// Whether 11-15 digits are an international number written without its
-    /// `+`: a calling code and a valid national number of it (`4915123456789`,
-    /// `14155550123`), as a phone stored as a JSON number is.
-    static func isInternationalNumber(_ digits: Span<UInt8>, scratch: inout PatternProgram.Scratch) -> Bool {
-        guard digits.count >= 11 && digits.count <= 15, !NumberDetection.isGTIN(digits, 0, digits.count),
-              let (code, length) = PhoneNumberingPlan.callingCode(digits, from: 0) else {
-            return false  // a barcode stored as a number (UPC-A without its leading zero) has a GS1 check digit
-        }
-        return PhoneNumberingPlan.isValid(digits.extracting(length...), in: code, scratch: &scratch)
     }
 
     /// When the first three groups read as a date (`YYYY-MM-DD`, `DD.MM.YYYY`,
