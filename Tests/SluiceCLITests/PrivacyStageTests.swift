@@ -118,7 +118,7 @@ import Testing
         var lines: [String] = []
         for (index, (text, _)) in cases.enumerated() {
             let event: [String: Any] = ["type": "track", "event": "feedback_sent", "anonymousId": "d\(index)", "messageId": "m\(index)",
-                                        "timestamp": "2026-11-20T09:00:00Z", "properties": ["note": text]]
+                                        "timestamp": "2026-11-20T09:00:00Z", "context": ["locale": "en-US"], "properties": ["note": text]]
             lines.append(String(decoding: try JSONSerialization.data(withJSONObject: event), as: UTF8.self))
         }
         directory.write("in.ndjson", lines.joined(separator: "\n") + "\n")

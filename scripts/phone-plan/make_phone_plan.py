@@ -4,11 +4,13 @@
 From the metadata of libphonenumber as packaged by `phonenumbers` (PyPI), for
 every country calling code: its regions, the national (trunk) prefix, the
 possible lengths of a national significant number, and the pattern a valid
-national number matches (the union of its regions' general descriptions).
-Then, for every region, how its people's numbers are written: its trunk
-prefix and the patterns of its fixed-line and mobile numbers, split by
-whether national format writes them with the trunk prefix (`PhoneRegion`,
-for runs read in the country an event's `context.locale` names).
+national number matches (the union of its regions' patterns of every kind of
+number: fixed-line, mobile, toll-free, ...; libphonenumber's `is_valid_number`).
+Then, for every region, its trunk prefix, the possible lengths of its
+national numbers and the pattern of its valid ones (`PhoneRegion`, for runs
+read in the country an event names). Last, the names of the regions in the
+languages the stage knows (`PhoneRegion.named(byCountry:)`, for a
+`context.location.country` such as "United States" or "Deutschland").
 The detector compiles each pattern with Sluice's own pattern engine
 (Sources/Sluice/Stages/Privacy/Patterns), anchored at both ends, the first
 time a candidate with that calling code is checked.
@@ -43,9 +45,9 @@ def main():
             data = metadata(code, region)
             if data is None or data.general_desc is None or not data.general_desc.national_number_pattern:
                 continue
-            pattern = data.general_desc.national_number_pattern
-            if pattern not in patterns:
-                patterns.append(pattern)
+            for pattern in valid_patterns(data):
+                if pattern not in patterns:
+                    patterns.append(pattern)
             lengths.update(length for length in (data.general_desc.possible_length or ()) if length > 0)
             if data.national_prefix:
                 prefixes.add(data.national_prefix)
@@ -62,35 +64,44 @@ def main():
     out.write("// metadata of libphonenumber (phonenumbers %s). Do not edit: run the script.\n\n" % phonenumbers.__version__)
     out.write("extension PhoneNumberingPlan {\n")
     out.write("    /// Calling code, regions, national (trunk) prefix (\"\" if none or several),\n")
-    out.write("    /// possible national lengths, valid national number pattern.\n")
+    out.write("    /// possible national lengths, valid national number pattern (its regions' every kind of number).\n")
     out.write("    static let table: [Entry] = [\n")
     for code, regions, trunk, lengths, union in rows:
         out.write("        Entry(code: %d, regions: %s, trunk: %s, lengths: [%s],\n              pattern: %s),\n"
                   % (code, swift_string(regions), swift_string(trunk), ", ".join(map(str, lengths)), swift_string(union)))
     out.write("    ]\n\n")
-    out.write("    /// Region, calling code, national (trunk) prefix, then the patterns of its\n")
-    out.write("    /// fixed-line and mobile numbers: those written without the trunk prefix in\n")
-    out.write("    /// national format, and those written with it.\n")
+    out.write("    /// Region, calling code, national (trunk) prefix, possible national lengths,\n")
+    out.write("    /// valid national number pattern (every kind of number).\n")
     out.write("    static let regionTable: [RegionEntry] = [\n")
-    for region, code, trunk, bare, trunked in people:
-        out.write("        RegionEntry(region: %s, code: %d, trunk: %s,\n                    bare: %s,\n                    trunked: %s),\n"
-                  % (swift_string(region), code, swift_string(trunk), swift_string(bare), swift_string(trunked)))
+    for region, code, trunk, lengths, pattern in people:
+        out.write("        RegionEntry(region: %s, code: %d, trunk: %s, lengths: [%s],\n                    pattern: %s),\n"
+                  % (swift_string(region), code, swift_string(trunk), ", ".join(map(str, lengths)), swift_string(pattern)))
+    out.write("    ]\n\n")
+    out.write("    /// Country names (lower case) and their regions, in the languages the stage knows.\n")
+    out.write("    static let countryNames: [(name: String, region: String)] = [\n")
+    for name, region in country_names({row[0] for row in people}):
+        out.write("        (%s, %s),\n" % (swift_string(name), swift_string(region)))
     out.write("    ]\n}\n")
 
 
-# The kinds of numbers a person has (a line, a mobile, a voicemail box, a VoIP
-# line); toll-free, premium, shared-cost, UAN and pager numbers are
-# businesses', and "personal" follow-me numbers are rare enough that their
-# ranges (Italy's 178 and 199, ten digits) match more timestamps than phones.
-PERSONAL_TYPES = (("fixed_line", PhoneNumberType.FIXED_LINE), ("mobile", PhoneNumberType.MOBILE),
-                  ("voicemail", PhoneNumberType.VOICEMAIL), ("voip", PhoneNumberType.VOIP))
+# Every kind of number libphonenumber knows: a number is valid when it is
+# one of them (`is_valid_number`); the general description is wider.
+NUMBER_TYPES = ("fixed_line", "mobile", "toll_free", "premium_rate", "shared_cost", "personal_number", "voip", "pager",
+                "uan", "voicemail")
+
+
+def valid_patterns(data):
+    patterns = []
+    for name in NUMBER_TYPES:
+        desc = getattr(data, name)
+        if desc is not None and desc.national_number_pattern and desc.national_number_pattern not in patterns:
+            patterns.append(desc.national_number_pattern)
+    return patterns
 
 
 def region_rows():
-    """Per region: how its people's numbers are written nationally. A type's
-    national format writes the trunk prefix when its example number, formatted
-    nationally, starts with the prefix (Germany's `030 123456`) and not when it
-    does not (Brazil's `(11) 96123-4567`, China's mobiles)."""
+    """Per region: its trunk prefix, the possible lengths of its national
+    numbers and the pattern of its valid ones (`is_valid_number_for_region`)."""
     rows = []
     for code in sorted(COUNTRY_CODE_TO_REGION_CODE):
         for region in COUNTRY_CODE_TO_REGION_CODE[code]:
@@ -99,26 +110,45 @@ def region_rows():
             data = PhoneMetadata.metadata_for_region(region)
             if data is None:
                 continue
-            trunk = data.national_prefix or ""
-            bare, trunked = [], []
-            for name, kind in PERSONAL_TYPES:
-                desc = getattr(data, name)
-                if desc is None or not desc.national_number_pattern:
-                    continue
-                pattern = desc.national_number_pattern
-                example = phonenumbers.example_number_for_type(region, kind)
-                written = ""
-                if example is not None:
-                    national = phonenumbers.format_number(example, phonenumbers.PhoneNumberFormat.NATIONAL)
-                    written = "".join(ch for ch in national if ch.isdigit())
-                with_trunk = bool(trunk) and written.startswith(trunk) and written != str(example.national_number)
-                target = trunked if with_trunk else bare
-                if pattern not in target:
-                    target.append(pattern)
-            if not bare and not trunked:
+            patterns = valid_patterns(data)
+            if not patterns:
                 continue
-            rows.append((region, code, trunk, either(bare), either(trunked)))
+            trunk = data.national_prefix or ""
+            lengths = sorted(length for length in (data.general_desc.possible_length or ()) if length > 0)
+            rows.append((region, code, trunk, lengths, either(patterns)))
     return rows
+
+
+# The languages of the stage's phone and identifier words (`PhoneContext`).
+NAME_LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "pl", "cs", "sv", "tr", "ru", "ja", "zh", "ko", "he")
+
+
+def country_names(regions):
+    """(name, region) for every region's name in NAME_LANGUAGES (libphonenumber's
+    geocoding data), lower case, each name once (a name two regions share is left out)."""
+    from phonenumbers.geodata.locale import LOCALE_DATA
+
+    def resolve(names, language):
+        name = names.get(language)
+        for _ in range(4):  # "*aa": the same as language "aa"
+            if name is None or not name.startswith("*"):
+                return name
+            name = names.get(name[1:])
+        return None
+
+    found = {}
+    for region in sorted(regions):
+        names = LOCALE_DATA.get(region, {})
+        for language in NAME_LANGUAGES:
+            name = resolve(names, "aa" if language == "en" else language) or (resolve(names, "aa") if language == "en" else None)
+            if not name:
+                continue
+            name = name.lower()
+            if found.get(name, region) != region:
+                found[name] = None
+            else:
+                found[name] = region
+    return sorted((name, region) for name, region in found.items() if region)
 
 
 def either(patterns):

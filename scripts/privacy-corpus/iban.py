@@ -25,6 +25,9 @@ BBAN_FORMATS = {
     "SE": "3n16n1n", "SI": "5n8n2n", "SK": "4n6n10n", "SM": "1a5n5n12c", "ST": "8n11n2n", "SV": "4a20n",
     "TL": "3n14n2n", "TN": "2n3n13n2n", "TR": "5n1n16c", "UA": "6n19c", "VA": "3n15n", "VG": "4a16n",
     "XK": "4n10n2n",
+    # Registered since 2021.
+    "BI": "5n5n11n2n", "DJ": "5n5n11n2n", "FK": "2a12n", "HN": "4a20n", "LY": "3n3n15n", "MN": "4n12n",
+    "NI": "4a20n", "OM": "3n16c", "RU": "9n5n15c", "SD": "2n12n", "SO": "4n3n12n", "YE": "4a4n18c",
 }
 
 LENGTHS = {country: 4 + sum(int(n) for n in re.findall(r"\d+", bban)) for country, bban in BBAN_FORMATS.items()}

@@ -5,15 +5,14 @@ email, an address with its port) and `probe` the part of it that is personal
 data, which redaction must replace whole; `number`, for phones and cards, is
 the JSON number text the same value has when an app stores it as a number.
 `form` names how the value was written, so misses can be counted by shape.
+Phones are in phones.py, labelled by the rule in phone_rule.py.
 """
 import ipaddress
 import re
 from dataclasses import dataclass
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
-import phonenumbers
 from faker.providers.credit_card import Provider as CreditCardProvider
-from phonenumbers import PhoneNumberFormat as PNF
 
 import iban
 
@@ -23,6 +22,9 @@ REGIONS = {
     "ja_JP": "JP", "zh_CN": "CN", "ko_KR": "KR", "tr_TR": "TR", "sv_SE": "SE", "cs_CZ": "CZ",
 }
 LOCALES = list(REGIONS)
+# The phone classes and the identifier look-alikes also come from Hebrew and Arabic locales.
+PHONE_REGIONS = dict(REGIONS, he_IL="IL", ar_AE="AE")
+PHONE_LOCALES = list(PHONE_REGIONS)
 
 
 @dataclass
@@ -31,6 +33,12 @@ class Probe:
     probe: str
     form: str
     number: str = None
+    context: str = "any"   # what its placement must name: any, phone, identifier, none
+    ident: str = None      # for identifier context: the kind of identifier (words.ID_KEYWORDS)
+    branch: str = None     # for a phone: which branch of the rule makes it one (phone_rule)
+    id_word: bool = False  # for a phone: an identifier word is nearby too
+    plain: str = None      # the probe as written before form- or percent-encoding, when it was encoded
+    redacted: str = None   # the value after redaction, when it holds more than one probe
 
 
 def pick(rnd, weighted):
@@ -91,8 +99,30 @@ def email_address(rnd, fake, locale):
     return address, form
 
 
+# Local parts with letters beyond ASCII (RFC 6531), and domains written in Unicode.
+UNICODE_LOCALS = ["josé.garcía", "jörg", "françois.müller", "łukasz.żółć", "çağrı.yılmaz", "åsa.ström", "jiří.novák",
+                  "иван.петров", "ana.conceição", "søren", "zoë.o'brien", "björn_ängström", "ömer", "renée.dubois",
+                  "maría-josé", "gülşen", "дарья", "zdeněk.dvořák", "małgorzata", "núñez.íñigo"]
+UNICODE_DOMAINS = ["müller.de", "bücher.example", "пример.рф", "café.fr", "españa.es", "zürich.ch", "straße.de",
+                   "ñandú.com.mx", "łódź.pl", "почта.рф"]
+CJK_LANGUAGES = ("ja", "zh", "ko")
+
+
+def unicode_email(rnd, fake):
+    """An address with Unicode letters in its local part (and one time in two in its domain)."""
+    local = re.sub(r"[\s']", "", f"{fake.first_name()}.{fake.last_name()}".lower())
+    if local.isascii() or not all(ch.isalpha() or ch in "._-" for ch in local):
+        local = rnd.choice(UNICODE_LOCALS).replace("'", "")
+    domain = rnd.choice(UNICODE_DOMAINS) if rnd.random() < 0.5 else fake.free_email_domain()
+    return f"{local}@{domain}"
+
+
 def email(rnd, fake, locale):
     address, form = email_address(rnd, fake, locale)
+    # Not in the CJK locales, whose sentences glue the value to letters of their own.
+    if not locale.startswith(CJK_LANGUAGES) and rnd.random() < 0.1:
+        address = unicode_email(rnd, fake)
+        return Probe(address, address, "unicode_domain" if not address.split("@")[1].isascii() else "unicode_local")
     if rnd.random() < 0.06:
         url = f"https://{fake.domain_name()}/unsubscribe?email={address}&list={rnd.randint(1, 40)}"
         return Probe(url, address, "in_url")
@@ -124,73 +154,6 @@ def url_email(rnd, fake, locale):
     return Probe(value, encoded, form)
 
 
-# ---------------------------------------------------------------- phone
-
-def random_valid_number(rnd, region):
-    """A number phonenumbers calls valid for the region: an example number with its tail re-drawn."""
-    kind = rnd.choice([phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE])
-    example = phonenumbers.example_number_for_type(region, kind)
-    nsn = phonenumbers.national_significant_number(example)
-    keep = min(3, len(nsn) - 4)
-    for _ in range(200):
-        candidate = nsn[:keep] + "".join(rnd.choice("0123456789") for _ in range(len(nsn) - keep))
-        number = phonenumbers.parse(f"+{example.country_code}{candidate}")
-        if phonenumbers.is_valid_number(number):
-            return number
-    return example
-
-
-def possible(text, region):
-    try:
-        number = phonenumbers.parse(text, region)
-    except phonenumbers.NumberParseException:
-        return None
-    reason = phonenumbers.is_possible_number_with_reason(number)
-    return number if reason == phonenumbers.ValidationResult.IS_POSSIBLE else None
-
-
-# Where "+44 (0)20 ..." is a common way to write a number: the trunk prefix in brackets.
-TRUNK_BRACKET_REGIONS = {"GB", "DE", "FR", "NL", "SE", "AU", "IN", "TR"}
-
-
-def phone(rnd, fake, locale):
-    region = REGIONS[locale]
-    number = random_valid_number(rnd, region)
-    international = phonenumbers.format_number(number, PNF.INTERNATIONAL)
-    national = phonenumbers.format_number(number, PNF.NATIONAL)
-    e164 = phonenumbers.format_number(number, PNF.E164)
-    form = pick(rnd, {"faker": 30, "international": 15, "e164": 12, "national": 15, "national_digits": 8,
-                      "trunk_bracket": 6, "intl_00": 5, "extension": 4, "tel_uri": 5})
-    if form == "faker":
-        # Faker's own formats for the locale, extensions included; some of its
-        # outputs are no possible number of the region ("212 9 972"), and are drawn again.
-        for _ in range(10):
-            text = fake.phone_number()
-            parsed = possible(text, region)
-            if parsed:
-                digits = str(parsed.country_code) + phonenumbers.national_significant_number(parsed)
-                return Probe(text, text, "faker_ext" if parsed.extension else "faker", digits)
-        form = "international"
-    digits = e164[1:] if rnd.random() < 0.7 else re.sub(r"\D", "", national).lstrip("0")
-    if form == "trunk_bracket" and region not in TRUNK_BRACKET_REGIONS:
-        form = "international"
-    text = {
-        "international": international,
-        "e164": e164,
-        "national": national,
-        "national_digits": re.sub(r"\D", "", national),
-        "trunk_bracket": international.replace(" ", " (0)", 1),
-        "intl_00": "00" + international[1:],
-        "tel_uri": phonenumbers.format_number(number, PNF.RFC3966),
-    }.get(form)
-    if form == "tel_uri":   # the scheme is not the number: "tel:[phone]"
-        return Probe(text, text[len("tel:"):], form, digits)
-    if form == "extension":
-        number.extension = str(rnd.randint(1, 9999))
-        text = phonenumbers.format_number(number, rnd.choice([PNF.INTERNATIONAL, PNF.NATIONAL]))
-    return Probe(text, text, form, digits)
-
-
 # ---------------------------------------------------------------- card
 
 # Every card type of Faker's credit_card provider (its prefixes and lengths; the
@@ -215,6 +178,29 @@ def luhn_complete(rnd, prefix, length):
     return body + str((10 - total % 10) % 10)
 
 
+def grouped_digits(digits):
+    sizes, parts, at = GROUPS[len(digits)], [], 0
+    for size in sizes:
+        parts.append(digits[at:at + size])
+        at += size
+    return parts
+
+
+# Form- and percent-encoded values: in a query string or a form body, spaces become `+` or `%20`
+# and `+` becomes `%2B`; the encoded text is the probe, redacted where it stands.
+ENCODED_SHARE = 0.08
+
+
+def form_encoded(rnd, fake, text, keys, form):
+    style = rnd.choice(["plus", "percent"])
+    encoded = quote_plus(text) if style == "plus" else quote(text, safe="")
+    query = f"{rnd.choice(keys)}={encoded}&{rnd.choice(['save=1', 'consent=true', 'source=app', 'step=review'])}"
+    where = pick(rnd, {"url": 45, "search": 20, "body": 35})
+    value = {"url": f"https://{fake.domain_name()}/{rnd.choice(['checkout', 'contact', 'api/v1/profile', 'signup'])}?{query}",
+             "search": f"?{query}", "body": query}[where]
+    return Probe(value, encoded, f"{form}_form_{style}_{where}", plain=text)
+
+
 def card(rnd, fake, locale):
     kind = rnd.choice(sorted(CARD_TYPES))
     prefixes, length = CARD_TYPES[kind]
@@ -224,11 +210,9 @@ def card(rnd, fake, locale):
     layout = pick(rnd, {"solid": 50, "spaced": 35, "dashed": 15})
     text = digits
     if layout != "solid":
-        sizes, parts, at = GROUPS[len(digits)], [], 0
-        for size in sizes:
-            parts.append(digits[at:at + size])
-            at += size
-        text = (" " if layout == "spaced" else "-").join(parts)
+        text = (" " if layout == "spaced" else "-").join(grouped_digits(digits))
+    if rnd.random() < ENCODED_SHARE:
+        return form_encoded(rnd, fake, " ".join(grouped_digits(digits)), ["card", "card_number", "cc", "pan"], kind)
     # A number cannot start with 0 (Faker's Maestro 0604...): such a card is only ever text.
     return Probe(text, text, f"{kind}_{layout}", digits if digits[0] != "0" else None)
 
@@ -246,6 +230,8 @@ def iban_number(rnd, fake, locale):
             raise ValueError(f"Faker {locale} made an invalid IBAN {value}")
     else:
         value = iban.make(rnd, rnd.choice(sorted(iban.BBAN_FORMATS)), 0.25 if rnd.random() < 0.4 else 0)
+    if rnd.random() < ENCODED_SHARE:
+        return form_encoded(rnd, fake, iban.grouped(value), ["iban", "account", "IBAN", "payout_iban"], f"{value[:2]}_{source}")
     layout = "grouped" if rnd.random() < 0.45 else "solid"
     text = iban.grouped(value) if layout == "grouped" else value
     return Probe(text, text, f"{value[:2]}_{layout}_{source}")
@@ -296,7 +282,7 @@ def ipv6(rnd, fake, locale):
     return Probe(text, text, form)
 
 
-GENERATORS = {"email": email, "url_email": url_email, "phone": phone, "card": card, "iban": iban_number,
+GENERATORS = {"email": email, "url_email": url_email, "card": card, "iban": iban_number,
               "ipv4": ipv4, "ipv6": ipv6}
 TOKENS = {"email": "[email]", "url_email": "[email]", "phone": "[phone]", "card": "[card]", "iban": "[iban]",
           "ipv4": "[ip]", "ipv6": "[ip]"}

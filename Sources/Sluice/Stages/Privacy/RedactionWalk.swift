@@ -284,9 +284,14 @@ struct RedactionWalk {
             // A count, an id or a time that passes Luhn in an issuer's range is still a count (`"request_count": 30010575493922`).
             if isCard && (hint != .notPhone || PhoneContext.namesCard(fieldName)) {
                 detector = .card
-            } else if phonesInNumbers && digits.count <= 15 {
-                if hint == .phone || (hint == .none && (PhoneDetection.isInternationalNumber(digits, scratch: &phoneScratch)
-                                                        || isInternationalInRegion(digits))) {
+            } else if phonesInNumbers && digits.count <= 15 && hint != .notPhone {
+                // The phone rule (`PhoneDetection`): valid for the event's country, or of a possible length in a
+                // field named for a phone. Digits are no international form: `4915123456789` is a German number
+                // only in a German event (or a field named for a phone).
+                if regionalReading(digits) == .valid {
+                    detector = .phone
+                } else if hint == .phone && (regionalReading(digits) == .possible
+                                             || PhoneDetection.internationalReading(digits, from: 0, codes: &regions, scratch: &phoneScratch) != .none) {
                     detector = .phone
                 }
             }
@@ -301,15 +306,20 @@ struct RedactionWalk {
         hits.append(Hit(detector: detector.rawValue, keys: path, isKey: false))
     }
 
-    /// Whether the digits are the event's country's calling code and a number of
-    /// it (`PhoneRegion.isInternational`): `8222125341` in a Korean event.
+    /// How the digits read in the country (or the two) the event names
+    /// (`PhoneRegion.reading`): a person's number written nationally
+    /// (`601461055` in `cs-CZ`) or after the calling code (`8222125341` in
+    /// `ko-KR`) is valid. With no country named, 7-12 digits are possible.
     /// (The region is the one the detectors read, `TextRedaction.eventRegion`, marked read for `CleanScanMemo`.)
-    private mutating func isInternationalInRegion(_ digits: Span<UInt8>) -> Bool {
-        guard digits.count >= 8 else { return false }
+    private mutating func regionalReading(_ digits: Span<UInt8>) -> PhoneRegion.Reading {
         text.regionRead = true
-        let region = text.eventRegion()
-        guard region >= 0 else { return false }
-        return regions.region(region).isInternational(digits, scratch: &phoneScratch)
+        let (first, second) = PhoneRegion.regions(ofPair: text.eventRegion())
+        guard first >= 0 else { return digits.count >= 7 && digits.count <= 12 ? .possible : .none }
+        var reading = regions.region(first).reading(digits, scratch: &phoneScratch)
+        if reading != .valid && second >= 0 {
+            reading = Swift.max(reading, regions.region(second).reading(digits, scratch: &phoneScratch))
+        }
+        return reading
     }
 
     /// The decimal digits of the JSON number `text` when its value is an

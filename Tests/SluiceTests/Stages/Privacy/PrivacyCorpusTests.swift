@@ -15,6 +15,8 @@ import Testing
         /// The marked spans: byte range in `text` and the detector's name.
         var spans: [(start: Int, end: Int, detector: String)]
         var positive: Bool
+        /// The event's `context.locale` (an `@ xx-YY` line sets it for the lines after it in its file; `@ none` clears it).
+        var locale: String?
     }
 
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Corpus").path
@@ -25,7 +27,13 @@ import Testing
         var cases: [Case] = []
         for file in files {
             let text = try String(contentsOfFile: directory + "/" + file, encoding: .utf8)
+            var locale: String?
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                if line.hasPrefix("@ ") {
+                    let name = String(line.dropFirst(2))
+                    locale = name == "none" ? nil : name
+                    continue
+                }
                 guard let sign = line.first, sign == "+" || sign == "-" else { continue }
                 var raw = Array(line.dropFirst(2).utf8)
                 var spans: [(Int, Int, String)] = []
@@ -39,14 +47,18 @@ import Testing
                     spans.append((open.lowerBound, open.lowerBound + value.count, name))
                 }
                 #expect((sign == "+") == !spans.isEmpty, "\(file):\(number + 1): a + line needs marks, a - line none")
-                cases.append(Case(file: file, line: number + 1, text: raw, spans: spans, positive: sign == "+"))
+                cases.append(Case(file: file, line: number + 1, text: raw, spans: spans, positive: sign == "+", locale: locale))
             }
         }
         return cases
     }
 
-    static func scan(_ text: [UInt8]) -> [PIIMatch] {
+    static func scan(_ text: [UInt8], locale: String? = nil) -> [PIIMatch] {
         var scanner = PIIScanner(enabled: Set(PIIDetector.allCases), patterns: [])
+        if let locale {
+            let region = Array(locale.utf8).withUnsafeBufferPointer { PhoneRegion.named(byLocale: $0.span) }
+            scanner.setPhoneRegionsForTesting(region ?? -1)
+        }
         var matches: [PIIMatch] = []
         scanner.scan(text.span, into: &matches)
         return matches
@@ -60,7 +72,7 @@ import Testing
         var falseNegatives: [String: Int] = [:]
         var failures: [String] = []
         for item in cases {
-            let found = Self.scan(item.text).map { (start: $0.start, end: $0.end, detector: PIIDetector(rawValue: $0.detector)!.name) }
+            let found = Self.scan(item.text, locale: item.locale).map { (start: $0.start, end: $0.end, detector: PIIDetector(rawValue: $0.detector)!.name) }
             let where_ = "\(item.file):\(item.line): \(String(decoding: item.text, as: UTF8.self))"
             for span in item.spans {
                 if found.contains(where: { $0 == span }) {
@@ -93,8 +105,9 @@ import Testing
         for item in try Self.cases() where !item.positive {
             var value: [UInt8] = []
             JSONString.appendQuoted(item.text, to: &value)
-            let line = #"{"type":"track","event":"e","anonymousId":"a","timestamp":"2026-11-20T08:00:00Z","properties":{"v":"#
-                + String(decoding: value, as: UTF8.self) + "}}"
+            let context = item.locale.map { #""context":{"locale":"\#($0)"},"# } ?? ""
+            let line = #"{"type":"track","event":"e","anonymousId":"a","timestamp":"2026-11-20T08:00:00Z","#
+                + context + #""properties":{"v":"# + String(decoding: value, as: UTF8.self) + "}}"
             var stage = PrivacyProtection()
             let outcome = StageCase.run([line], through: &stage)
             #expect(outcome.lines == [line], "\(item.file):\(item.line)")

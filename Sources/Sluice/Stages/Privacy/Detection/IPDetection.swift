@@ -18,12 +18,15 @@ enum IPDetection {
     /// product name and a slash (`Chrome/116.0.5845.187`), before or after
     /// another dotted part, in a field whose name says version or build, or
     /// shaped as versions are (`12.20.51.10`: small first and second parts)
-    /// with nothing saying address (`ip`, `host`, a URL's `//`, a `:port`).
+    /// or in identifier context (`Invoice: 21.38.75.31`, a field `po_number`:
+    /// `PhoneContext`) with nothing saying address (`ip`, `host`, a URL's
+    /// `//`, a `:port`).
     static func scanIPv4(_ text: Span<UInt8>, fieldName: Span<UInt8> = Span<UInt8>(),
                          _ found: (Int, Int) -> Void) {
         var index = 0
         let count = text.count
         var fieldSaysVersion: Bool?
+        var fieldNamesIdentifier: Bool?
         while index < count {
             guard TextBytes.isDigit(text[index]), TextBytes.startsToken(text, index),
                   index == 0 || text[index - 1] != UInt8(ascii: ".") else {
@@ -34,8 +37,12 @@ enum IPDetection {
                end == count || !(text[end] == UInt8(ascii: ".") && end + 1 < count && TextBytes.isDigit(text[end + 1])),
                !followsVersionWord(text, index) {
                 if fieldSaysVersion == nil { fieldSaysVersion = VersionWords.fieldSaysVersion(fieldName) }
+                if fieldNamesIdentifier == nil { fieldNamesIdentifier = PhoneContext.namesSpecificIdentifier(fieldName) }
+                // In identifier context (`Invoice: 21.38.75.31`, a field `po_number`) only what says address makes one.
+                let identifier = fieldNamesIdentifier == true || PhoneContext.wordsBefore(text, index) == .notPhone
                 if fieldSaysVersion == false
-                    && (!VersionWords.hasVersionShape(text, index, end) || VersionWords.saysAddress(text, index, end, fieldName: fieldName)) {
+                    && ((!identifier && !VersionWords.hasVersionShape(text, index, end))
+                        || VersionWords.saysAddress(text, index, end, fieldName: fieldName)) {
                     found(index, end)
                 }
                 index = end

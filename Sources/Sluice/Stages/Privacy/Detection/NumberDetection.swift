@@ -51,6 +51,17 @@ enum NumberDetection {
                     found(groups[0].start, runEnd)
                 } else if !dashed && groups.count >= 2 {
                     claimWindows(text, groups: groups, found)
+                } else if dashed {
+                    // A space ends a number written with dashes: each part between spaces is read alone
+                    // (`+1 201-256-9912 4526730847394813`, `4111-1111-1111-1111 12-29`).
+                    var partStart = 0
+                    for index in 1...groups.count where index == groups.count || groups[index].separator == UInt8(ascii: " ") {
+                        if partStart > 0 || index < groups.count, isPrintedCard(groups[partStart..<index]),
+                           isCard(text, groups[partStart].start, groups[index - 1].end) {
+                            found(groups[partStart].start, groups[index - 1].end)
+                        }
+                        partStart = index
+                    }
                 }
             }
             index = runEnd

@@ -76,10 +76,16 @@ struct PIIScanner {
         set { phoneScratch.regionRead = newValue }
     }
 
-    /// The region of `phoneEvent` (-1 for none), read now if no scan has yet.
+    /// The regions of `phoneEvent` (a pair, `PhoneRegion.regions(ofPair:)`; -1 for none), read now if no scan has yet.
     mutating func eventRegion() -> Int {
         if phoneScratch.region == -2 { phoneScratch.region = phoneScratch.event.flatMap(PhoneRegion.ofEvent) ?? -1 }
         return phoneScratch.region
+    }
+
+    /// Reads national phone numbers in the regions `pair` (`PhoneRegion.regions(ofPair:)`) instead of an event's, for the tests.
+    mutating func setPhoneRegionsForTesting(_ pair: Int) {
+        phoneScratch.event = nil
+        phoneScratch.region = pair
     }
 
     init(enabled: Set<PIIDetector>, patterns: [PatternProgram]) {
@@ -155,7 +161,12 @@ struct PIIScanner {
                 scanNumbers(form.decoded.span, digits: digits, fieldName: fieldName, claims: &decodedClaims, matches: &decodedMatches, first: 0)
                 for match in decodedMatches {
                     let start = form.offsets[match.start], end = form.offsets[match.end]
-                    if !matches[first...].contains(where: { $0.start < end && start < $0.end }) {
+                    // Taken where nothing was found, or over a shorter match of the same detector that it covers
+                    // (`090-1773-0889+ext.+971`: the number with its extension).
+                    let overlapping = matches[first...].indices.filter { matches[$0].start < end && start < matches[$0].end }
+                    if overlapping.allSatisfy({ matches[$0].detector == match.detector && matches[$0].start >= start
+                                                && matches[$0].end <= end && matches[$0].end - matches[$0].start < end - start }) {
+                        for index in overlapping.reversed() { matches.remove(at: index) }
                         claims.offer(PIIMatch(start: start, end: end, detector: match.detector))
                     }
                 }
@@ -185,11 +196,22 @@ struct PIIScanner {
         }
         guard digits >= 4 else { return }
         if card && digits >= 12 {
-            NumberDetection.scanCards(text, groups: &groups) { claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.card.rawValue)) }
+            NumberDetection.scanCards(text, groups: &groups) { start, end in
+                // An order's, a shipment's or a customer's id that passes Luhn stays an id, unless a card word says card.
+                if PhoneContext.saysIdNotCard(text, start) || PhoneContext.namesIdNotCard(fieldName) { return }
+                claims.offer(PIIMatch(start: start, end: end, detector: PIIDetector.card.rawValue))
+            }
             claims.settle(into: &matches, from: first)
         }
         if phone && digits >= 7 {
-            PhoneDetection.scan(text, fieldHint: { PhoneContext.hint(forKey: fieldName) }, scratch: &phoneScratch) {
+            // The field's name is read once per string, when a run first needs it.
+            var hint: PhoneContext.Hint?
+            PhoneDetection.scan(text, fieldHint: {
+                if let hint { return hint }
+                let read = PhoneContext.hint(forKey: fieldName)
+                hint = read
+                return read
+            }, scratch: &phoneScratch) {
                 claims.offer(PIIMatch(start: $0, end: $1, detector: PIIDetector.phone.rawValue))
             }
             claims.settle(into: &matches, from: first)

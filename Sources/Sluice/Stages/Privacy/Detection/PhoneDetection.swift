@@ -5,32 +5,31 @@ import SluiceJSON
 /// (`x65859`, `ext. 12`, `#7`), checked against the numbering plans of the
 /// world (`PhoneNumberingPlan`).
 ///
-/// Taken without further context:
-/// - international numbers: `+` (or `00`) and a calling code whose national
-///   numbers can have the length that follows (`+44 (0)20 7946 0958`,
-///   `+1-292-457-2462x93346`, `00420 601 123 456`, `(+49 1515 7222662)`);
-/// - 10 to 12 digits (9 to 12 in groups) starting with a trunk prefix that are a valid national
-///   number of a country dialled with it (`0450096137`, `030 1234 5678`,
-///   `8 (912) 345-67-89`);
-/// - an area code in brackets (`(753)775-4223`), a valid North American number
-///   written 3-3-4 (`415.555.0123`), three or more groups of 2-4 digits
-///   (`090-1234-5678`, `12 34 56 78`), a Chinese mobile number (`13812345678`),
-///   and any number with an extension.
-/// Any other run of 7-12 digits (`612345678`, `4155550123`, `1234-5678`,
-/// `612 345 678`) is a phone only when the field's name or the words just
-/// before it say so (`PhoneContext`), or when it is a fixed-line or mobile
-/// number of the country the event's `context.locale` names, written as
-/// people there write it (`PhoneRegion`: `612 345 678` in `es-ES`,
-/// `030 1234567` in `de-DE`, `420601123456` in `cs-CZ`).
+/// The rule: a digit string no numbering plan allows is not any person's
+/// phone number. A phone is
+/// 1. a number libphonenumber's metadata calls valid: written international
+///    (`+` or `00` and a calling code: `+44 20 7946 0958`, `00420 601 123 456`),
+///    or a person's number (fixed-line, mobile) of the country the event
+///    names (`PhoneRegion`: `context.locale`, `context.location.country`, a
+///    top-level `locale`) as people there write it (`612 345 678` in `es-ES`,
+///    `030 1234567` in `de-DE`, `420601123456` in `cs-CZ`);
+/// 2. a number of a length possible for such a country when its placement
+///    names a phone: the field's name (`phone`, `mobileNumber`), a phone word
+///    just before it in any of the stage's languages (`tel.`, `Mobil:`,
+///    `телефон`, `電話`, `טלפון`, with a preposition glued to the number as
+///    Hebrew writes `ב-`), or right after it (`0612345678 (mobile)`: `PhoneContext`).
+/// Nothing else. Identifier context (a field named `order_id`, `sku`, `model`;
+/// `order`, `P/N`, `Art.`, `ISBN`, `SKU` just before it) vetoes a run, but
+/// for a valid number that a phone word or a phone field also names.
 ///
 /// Never phones: dates, times and their fractions, year ranges, decimals and
 /// prices (`12 345,50`, `€ 1 234 567`), negative numbers and coordinates
 /// (`POINT(-101.36380 -39.11030)`), versions and lists (a one-digit group
 /// after the first but for a `(0)` trunk and the area code after a calling
 /// code: `3.2.1`, ISBNs `0-306-40615-2`), numbers grouped in thousands with
-/// dots (`540.732.154`), separators of different kinds mixed with dots, and
-/// runs the words before call something else (`order 4155550123`,
-/// `ISBN 0306406152`).
+/// dots (`540.732.154`), dotted quads, separators of different kinds mixed
+/// with dots, and runs written solid with a barcode's check digit unless
+/// their placement says phone.
 enum PhoneDetection {
     typealias Group = NumberDetection.Group
 
@@ -118,6 +117,12 @@ enum PhoneDetection {
             return split >= 2 && groups[1..<split].allSatisfy { $0.separator != UInt8(ascii: " ") }
         }
         guard let first = (1..<groups.count).first(where: ends) else { return nil }
+        // A space that leaves fewer than 7 digits before it ends no number (`01016 9975153`: one number, or none).
+        var before = 0
+        for group in groups[..<first] { before += group.digits }
+        guard before >= 7 || (first + 1..<groups.count).contains(where: { split in
+            ends(split) && groups[..<split].reduce(0) { $0 + $1.digits } >= 7
+        }) else { return nil }
         var split = groups.count - 1
         while split >= first {
             defer { split -= 1 }
@@ -176,10 +181,18 @@ enum PhoneDetection {
         switch previous {
         case UInt8(ascii: "("):
             return true  // `(+49 1515 7222662)`, `(019-232-0873)`: the number inside the brackets
-        case UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "$"), UInt8(ascii: "/"):
+        case UInt8(ascii: "-"):
+            // A preposition glued to the number (Hebrew `ב-050…`, a Hebrew or Arabic letter before the dash);
+            // not a negative number, a range or `SKU-…`.
+            return index >= 3 && text[index - 3] >= 0xD7 && text[index - 3] <= 0xDB && text[index - 2] & 0xC0 == 0x80
+        case UInt8(ascii: "%"):
+            return false  // the digits of an escape (`%2012…`), read decoded (`FormDecoding`)
+        case UInt8(ascii: "+"), UInt8(ascii: "$"), UInt8(ascii: "/"):
             return false
         case UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: ":"):
             return !(index >= 2 && TextBytes.isDigit(text[index - 2]))
+        case _ where index >= 2 && text[index - 2] == UInt8(ascii: "%") && TextBytes.isHexDigit(previous):
+            return false  // `%A0…`: the escape's second digit is a hex letter
         case UInt8(ascii: " "):
             return !(index >= 2 && isCurrencyEnd(text, index - 1))
         default:
@@ -313,9 +326,13 @@ enum PhoneDetection {
         scratch.digits.removeAll(keepingCapacity: true)
         var separators: UInt8 = 0  // bits: 1 space, 2 dash, 4 dot, 8 slash
         var oneDigitGroup = false
+        // `00` and a calling code is international form too (`0031 6 12355293`: the one-digit area code after it).
+        let first = groups[0]
+        let international = candidate.international
+            || (first.digits >= 3 && first.digits <= 5 && text[first.start] == UInt8(ascii: "0") && text[first.start + 1] == UInt8(ascii: "0"))
         for (index, group) in groups.enumerated() where index != candidate.trunkGroup {
             for position in group.start..<group.end { scratch.digits.append(text[position]) }
-            if index > 0 && !(candidate.international && index == 1 && group.separator == UInt8(ascii: " ")) {
+            if index > 0 && !(international && index == 1 && group.separator == UInt8(ascii: " ")) {
                 switch group.separator {
                 case UInt8(ascii: " "): separators |= 1
                 case UInt8(ascii: "-"): separators |= 2
@@ -327,12 +344,14 @@ enum PhoneDetection {
             // After the first group, groups of one digit are versions or lists, except a `(0)` trunk and,
             // after a `+` and country code, a one-digit area code (`+33 6 12 34 56 78`).
             if index > 0 && group.digits < 2 && index != candidate.trunkGroup
-                && !(candidate.international && (index == 1 || index - 1 == candidate.trunkGroup)) {
+                && !(international && (index == 1 || index - 1 == candidate.trunkGroup)) {
                 oneDigitGroup = true
             }
         }
         // Dots do not mix with other separators in a phone number (`33.951944-05`, `101.36380 -39.11030`).
         if separators & 4 != 0 && separators != 4 { return false }
+        // Two groups joined by a dot are a decimal (`3434832.18`, `26.412737`).
+        if separators == 4 && groups.count == 2 { return false }
         let digitCount = scratch.digits.count
         // Held in a local while the checks run, so their use of `scratch.pattern` does not overlap it.
         var held: [UInt8] = []
@@ -340,61 +359,89 @@ enum PhoneDetection {
         defer { swap(&held, &scratch.digits) }
         let digits = held.span
         do {
+            // After the first group, a group of one digit makes a version or a list (`3.2.1`, `795 6 732`,
+            // `1-4743-6613-9`), unless the field's name says phone (`"phone":"030 6 970"`).
+            if oneDigitGroup {
+                guard fieldHint() == .phone else { return false }
+                if candidate.international { return internationalReading(digits, from: 0, codes: &scratch.regions, scratch: &scratch.pattern) != .none }
+                return digitCount <= 13 && regionalReading(digits, scratch: &scratch) != .none
+            }
             if candidate.international {
-                if oneDigitGroup { return false }
-                return isInternational(digits, from: 0, grouped: groups.count > 1, scratch: &scratch.pattern)
+                switch internationalReading(digits, from: 0, codes: &scratch.regions, scratch: &scratch.pattern) {
+                case .valid: return true
+                case .possible: return saysPhone(candidate, text, fieldHint: fieldHint)
+                case .none: return false
+                }
             }
-            // `00` and a calling code: `00420 601 123 456`, `001-415-555-0123`; not a UPC-A written solid
-            // (`004892737150`, its check digit valid) nor in a field named for something else (`ean`).
-            if digitCount >= 10 && digits[0] == UInt8(ascii: "0") && digits[1] == UInt8(ascii: "0")
-                && isInternational(digits, from: 2, grouped: groups.count > 1, scratch: &scratch.pattern)
-                && !(groups.count == 1 && digitCount >= 12 && NumberDetection.isGTIN(digits, 0, digitCount))
-                && fieldHint() != .notPhone {
-                return true
-            }
-            guard digitCount >= 7 && digitCount <= 12 else { return false }
+            guard digitCount <= 17 else { return false }
             if groups.count == 2 && separators & 3 != 0 && groups.allSatisfy({ $0.digits == 4 && isYear(text, $0.start) }) {
                 return false  // `2019-2024`
             }
-            // Grouped in thousands with dots: never; with spaces (`346 308 041`): only with context.
-            let thousands = groups.count >= 3 && groups[0].digits <= 3 && !groups[0].parenthesized
-                && groups.dropFirst().allSatisfy { $0.digits == 3 }
-            if thousands && separators == 4 { return false }
-            let near = PhoneContext.wordsBefore(text, candidate.start)
-            if near == .notPhone { return false }
-            if near == .phone { return true }
-            let hint = fieldHint()
-            if hint == .phone { return true }
-            if oneDigitGroup { return false }
-            // Without context, a shape only phone numbers have.
-            if candidate.hasExtension || hasTrunkPrefix(digits, grouped: groups.count > 1, scratch: &scratch.pattern) { return true }
-            // The last resort for a run no shape says is a phone: a person's number in the event's own country.
-            // A barcode's check digit vetoes it; an ISBN-10's does not, since one number in 11 passes it and
-            // a valid number of the event's country is likelier a phone (an ISBN comes with `ISBN` or a field named so).
-            func regional() -> Bool {
-                scratch.regionRead = true
-                if scratch.region == -2 { scratch.region = scratch.event.flatMap(PhoneRegion.ofEvent) ?? -1 }
-                guard scratch.region >= 0, hint != .notPhone, separators & 4 == 0 else { return false }
-                if groups.count == 1 && ((digitCount == 8 || digitCount >= 12) && NumberDetection.isGTIN(digits, 0, digitCount)) {
-                    return false  // written solid with a check digit: a barcode or an ISBN
-                }
-                let region = scratch.regions.region(scratch.region)
-                return region.isNational(digits, scratch: &scratch.pattern) || region.isInternational(digits, scratch: &scratch.pattern)
+            // Grouped in thousands with dots (`540.732.154`) or a dotted quad (`93.184.216.34`): a number or an address.
+            if separators == 4 && groups.count >= 3 && groups[0].digits <= 3 && !groups[0].parenthesized
+                && groups.dropFirst().allSatisfy({ $0.digits == 3 }) { return false }
+            if separators == 4 && groups.count == 4 && groups.allSatisfy({ $0.digits <= 3 }) { return false }
+            // A run written solid with a check digit is a barcode or an ISBN unless the placement says phone.
+            let checkDigit = groups.count == 1 && (digitCount == 8 || digitCount >= 12) && NumberDetection.isGTIN(digits, 0, digitCount)
+            var reading = PhoneRegion.Reading.none
+            // `00` and a calling code: `00420 601 123 456`, `001-415-555-0123`.
+            if digitCount >= 10 && digits[0] == UInt8(ascii: "0") && digits[1] == UInt8(ascii: "0") {
+                reading = internationalReading(digits, from: 2, codes: &scratch.regions, scratch: &scratch.pattern)
             }
-            if groups.count == 1 { return isChineseMobile(digits, scratch: &scratch.pattern) || regional() }  // `612345678`
-            if thousands { return regional() }  // `601 461 055`
-            // An area code in parentheses (`(0113) 496 0123`, `8 (912) 345-67-89`) is how phone numbers are written.
-            if groups.indices.contains(where: { groups[$0].parenthesized && $0 != candidate.trunkGroup }) { return true }
-            if isNorthAmericanGrouped(groups, digits, scratch: &scratch.pattern) { return true }
-            // Three or more groups of 2-4 digits (`090-1234-5678`, `12 34 56 78`) joined by spaces or dashes, not
-            // ending in a short group after a long one (`2790-7742-16`), in a field not named for something else:
-            // not ids like `30-89837-14828`, nor versions `12.20.51.10`.
-            guard hint != .notPhone, separators & 4 == 0 else { return false }
-            if groups.count >= 3 && groups[groups.count - 1].digits < 3 && groups[groups.count - 2].digits >= 4 { return false }
-            if groups.count >= 3 && digitCount >= 8 && groups.dropFirst().allSatisfy({ $0.digits >= 2 && $0.digits <= 4 }) {
-                return true
+            if reading == .none {
+                guard digitCount <= 13 else { return false }
+                reading = regionalReading(digits, scratch: &scratch)
             }
-            return regional()
+            guard reading != .none else { return false }
+            return placementAllows(reading, checkDigit: checkDigit, candidate, text, fieldHint: fieldHint)
         }
+    }
+
+    /// How `digits`, written without a `+`, read in the country (or the two)
+    /// the event names; with none named, any run of 7-12 digits is of a
+    /// possible length somewhere and none is valid.
+    private static func regionalReading(_ digits: Span<UInt8>, scratch: inout Scratch) -> PhoneRegion.Reading {
+        scratch.regionRead = true
+        if scratch.region == -2 { scratch.region = scratch.event.flatMap(PhoneRegion.ofEvent) ?? -1 }
+        let (first, second) = PhoneRegion.regions(ofPair: scratch.region)
+        guard first >= 0 else { return digits.count <= 12 ? .possible : .none }
+        var reading = scratch.regions.region(first).reading(digits, scratch: &scratch.pattern)
+        if reading != .valid && second >= 0 {
+            reading = Swift.max(reading, scratch.regions.region(second).reading(digits, scratch: &scratch.pattern))
+        }
+        return reading
+    }
+
+    /// The rule, given how a run reads: a valid number is a phone; one of a
+    /// possible length only when its placement names a phone (the field's
+    /// name, a phone word just before it or right after it). Identifier
+    /// context (a field named `order_id`, `sku`, `model` or `order`, `P/N`,
+    /// `Art.`, `ISBN` just before it) vetoes the run, but for a valid number
+    /// that a phone word or field also names. A solid run with a barcode's
+    /// check digit is a phone only when the placement says so.
+    private static func placementAllows(_ reading: PhoneRegion.Reading, checkDigit: Bool, _ candidate: Candidate,
+                                        _ text: Span<UInt8>, fieldHint: () -> PhoneContext.Hint) -> Bool {
+        let near = PhoneContext.wordsAround(text, candidate.start, candidate.end)
+        if near == .phone {
+            return reading == .valid || fieldHint() != .notPhone
+        }
+        let hint = fieldHint()
+        if near == .notPhone { return reading == .valid && hint == .phone }
+        switch hint {
+        case .phone: return true
+        case .notPhone: return false
+        case .none: return reading == .valid && !checkDigit
+        }
+    }
+
+    /// Whether the placement of a number names a phone: a phone word just
+    /// before it or right after it (and the field's name not something else),
+    /// or the field's name.
+    private static func saysPhone(_ candidate: Candidate, _ text: Span<UInt8>, fieldHint: () -> PhoneContext.Hint) -> Bool {
+        let near = PhoneContext.wordsAround(text, candidate.start, candidate.end)
+        if near == .notPhone { return false }
+        let hint = fieldHint()
+        if near == .phone { return hint != .notPhone }
+        return hint == .phone
     }
 }

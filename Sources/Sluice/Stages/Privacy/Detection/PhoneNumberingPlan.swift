@@ -6,7 +6,8 @@
 ///
 /// Calling codes are prefix-free (E.164): at most one of the first one, two
 /// or three digits is a code. Each code's pattern is compiled the first time
-/// any candidate is checked, with Sluice's own linear-time pattern engine.
+/// a scanner checks a number with that code (`PhoneRegion.Cache`), with
+/// Sluice's own linear-time pattern engine.
 enum PhoneNumberingPlan {
     struct Entry {
         let code: Int
@@ -17,15 +18,14 @@ enum PhoneNumberingPlan {
         let pattern: String
     }
 
-    /// A region's people's numbers (`PhoneRegion`): the patterns of its
-    /// fixed-line and mobile numbers written without the trunk prefix in
-    /// national format, and of those written with it ("" for none).
+    /// A region's numbers (`PhoneRegion`): its trunk prefix, the possible
+    /// lengths of its national numbers, and the pattern of its valid ones (every kind).
     struct RegionEntry {
         let region: String
         let code: Int
         let trunk: String
-        let bare: String
-        let trunked: String
+        let lengths: [Int]
+        let pattern: String
     }
 
     /// One calling code, ready to check digits against.
@@ -39,26 +39,31 @@ enum PhoneNumberingPlan {
         func isPossible(length: Int) -> Bool { length < 32 && lengths & (1 << UInt32(length)) != 0 }
     }
 
-    /// The codes by calling code (index 0...999).
-    static let codes: [Code?] = {
-        var codes = [Code?](repeating: nil, count: 1000)
-        for entry in table {
-            guard let node = try? PatternParser.parse("^(?:\(entry.pattern))$"),
-                  let program = try? PatternProgram(node, maxCost: 100_000) else {
-                preconditionFailure("phone plan pattern for +\(entry.code) does not compile")
-            }
-            codes[entry.code] = Code(code: entry.code, trunk: Array(entry.trunk.utf8),
-                                     lengths: entry.lengths.reduce(0) { $0 | (1 << UInt32($1)) }, program: program)
-        }
-        return codes
+    /// The index in `table` of each calling code (0...999), -1 for none.
+    static let codeIndex: [Int16] = {
+        var index = [Int16](repeating: -1, count: 1000)
+        for (position, entry) in table.enumerated() { index[entry.code] = Int16(position) }
+        return index
     }()
 
-    /// The calling code the digits `digits[from...]` start with, and its length in digits.
-    static func callingCode(_ digits: Span<UInt8>, from: Int) -> (code: Code, length: Int)? {
+    /// Calling code `index` of `table`, compiled (`PhoneRegion.Cache` keeps each one a scanner meets).
+    static func compile(_ index: Int) -> Code {
+        let entry = table[index]
+        guard let node = try? PatternParser.parse("^(?:\(entry.pattern))$"),
+              let program = try? PatternProgram(node, maxCost: 100_000) else {
+            preconditionFailure("phone plan pattern for +\(entry.code) does not compile")
+        }
+        return Code(code: entry.code, trunk: Array(entry.trunk.utf8),
+                    lengths: entry.lengths.reduce(0) { $0 | (1 << UInt32($1)) }, program: program)
+    }
+
+    /// The index in `table` of the calling code the digits `digits[from...]` start with, and its length in digits.
+    static func callingCode(_ digits: Span<UInt8>, from: Int) -> (index: Int, length: Int)? {
         var value = 0
         for length in 1...3 where from + length <= digits.count {
             value = value * 10 + Int(digits[from + length - 1] &- 0x30)
-            if let code = codes[value] { return (code, length) }
+            let index = codeIndex[value]
+            if index >= 0 { return (Int(index), length) }
         }
         return nil
     }
@@ -72,16 +77,4 @@ enum PhoneNumberingPlan {
         }
         return whole
     }
-
-    /// The codes whose national numbers are dialled with a trunk prefix starting with `first` (`0`, `8`).
-    static func codes(withTrunk first: UInt8) -> [Code] {
-        switch first {
-        case UInt8(ascii: "0"): return trunkZero
-        case UInt8(ascii: "8"): return trunkEight
-        default: return []
-        }
-    }
-
-    private static let trunkZero: [Code] = codes.compactMap { $0 }.filter { $0.trunk == [UInt8(ascii: "0")] }
-    private static let trunkEight: [Code] = codes.compactMap { $0 }.filter { $0.trunk == [UInt8(ascii: "8")] }
 }
