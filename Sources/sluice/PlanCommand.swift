@@ -11,6 +11,30 @@ struct PlanCommand: ParsableCommand {
     )
 }
 
+/// What every catalog generator takes: the pipeline, and where the file goes or which file to check.
+struct CatalogFileOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The pipeline file whose plan stage holds the tracking plan.", valueName: "file"),
+            completion: .file(extensions: ["yaml", "yml"]))
+    var pipeline: String
+
+    @Option(help: ArgumentHelp("Write the generated file here (default: stdout).", valueName: "path"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("Check that this generated file matches the plan (exit 1 if stale); write nothing.", valueName: "file"))
+    var check: String?
+
+    func validate() throws {
+        if check != nil && output != nil { throw ValidationError("--check writes nothing: give it without --output") }
+    }
+
+    func request() -> CatalogProgram.Request {
+        var request = CatalogProgram.Request(pipelinePath: pipeline)
+        request.outputPath = output
+        request.checkPath = check
+        return request
+    }
+}
+
 struct PlanSwiftCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "swift",
@@ -37,15 +61,7 @@ struct PlanSwiftCommand: ParsableCommand {
         """
     )
 
-    @Option(help: ArgumentHelp("The pipeline file whose plan stage holds the tracking plan.", valueName: "file"),
-            completion: .file(extensions: ["yaml", "yml"]))
-    var pipeline: String
-
-    @Option(help: ArgumentHelp("Write the Swift file here (default: stdout).", valueName: "path"))
-    var output: String?
-
-    @Option(help: ArgumentHelp("Check that this generated file matches the plan (exit 1 if stale); write nothing.", valueName: "file"))
-    var check: String?
+    @OptionGroup var file: CatalogFileOptions
 
     @Option(help: ArgumentHelp("The access level of the generated types: public or internal (default: public).", valueName: "level"))
     var access: String = "public"
@@ -59,13 +75,10 @@ struct PlanSwiftCommand: ParsableCommand {
             throw ValidationError("--access must be public or internal, not '\(access)'")
         }
         try PlanSwiftCommand.validateTypeName(typeName)
-        if check != nil && output != nil { throw ValidationError("--check writes nothing: give it without --output") }
     }
 
     func run() throws {
-        var request = CatalogProgram.Request(pipelinePath: pipeline)
-        request.outputPath = output
-        request.checkPath = check
+        var request = file.request()
         request.typeName = typeName
         request.access = SwiftCatalog.Access(rawValue: access)!
         try PlanSwiftCommand.generate(request)
@@ -116,15 +129,7 @@ struct PlanTypeScriptCommand: ParsableCommand {
         """
     )
 
-    @Option(help: ArgumentHelp("The pipeline file whose plan stage holds the tracking plan.", valueName: "file"),
-            completion: .file(extensions: ["yaml", "yml"]))
-    var pipeline: String
-
-    @Option(help: ArgumentHelp("Write the TypeScript file here (default: stdout).", valueName: "path"))
-    var output: String?
-
-    @Option(help: ArgumentHelp("Check that this generated file matches the plan (exit 1 if stale); write nothing.", valueName: "file"))
-    var check: String?
+    @OptionGroup var file: CatalogFileOptions
 
     @Option(name: .customLong("type-name"),
             help: ArgumentHelp("The events' union type; the other types are named after it (default: AnalyticsEvent).", valueName: "name"))
@@ -132,14 +137,11 @@ struct PlanTypeScriptCommand: ParsableCommand {
 
     func validate() throws {
         try PlanSwiftCommand.validateTypeName(typeName)
-        if check != nil && output != nil { throw ValidationError("--check writes nothing: give it without --output") }
     }
 
     func run() throws {
-        var request = CatalogProgram.Request(pipelinePath: pipeline)
+        var request = file.request()
         request.language = .typescript
-        request.outputPath = output
-        request.checkPath = check
         request.typeName = typeName
         try PlanSwiftCommand.generate(request)
     }
@@ -170,15 +172,7 @@ struct PlanKotlinCommand: ParsableCommand {
         """
     )
 
-    @Option(help: ArgumentHelp("The pipeline file whose plan stage holds the tracking plan.", valueName: "file"),
-            completion: .file(extensions: ["yaml", "yml"]))
-    var pipeline: String
-
-    @Option(help: ArgumentHelp("Write the Kotlin file here (default: stdout).", valueName: "path"))
-    var output: String?
-
-    @Option(help: ArgumentHelp("Check that this generated file matches the plan (exit 1 if stale); write nothing.", valueName: "file"))
-    var check: String?
+    @OptionGroup var file: CatalogFileOptions
 
     @Option(name: .customLong("package"), help: ArgumentHelp("The file's Kotlin package (default: none).", valueName: "name"))
     var packageName: String?
@@ -198,14 +192,11 @@ struct PlanKotlinCommand: ParsableCommand {
                 throw ValidationError("--package must be a Kotlin package name such as com.example.analytics, not '\(packageName)'")
             }
         }
-        if check != nil && output != nil { throw ValidationError("--check writes nothing: give it without --output") }
     }
 
     func run() throws {
-        var request = CatalogProgram.Request(pipelinePath: pipeline)
+        var request = file.request()
         request.language = .kotlin
-        request.outputPath = output
-        request.checkPath = check
         request.typeName = typeName
         request.packageName = packageName
         try PlanSwiftCommand.generate(request)
