@@ -21,7 +21,10 @@ final class CompressionPool: @unchecked Sendable {
 
     let threadCount: Int
     private let condition = NSCondition()
-    private var jobs: [Job] = []
+    /// Queued jobs from `head` on; a taken job's slot is emptied at once, because its `done`
+    /// holds its stream, which holds this pool: a slot kept after the run would keep the
+    /// pool, its spare blocks and the streams' buffers alive (a server's epochs piled them up).
+    private var jobs: [Job?] = []
     private var head = 0
     private var stopping = false
     private var running = 0
@@ -92,6 +95,9 @@ final class CompressionPool: @unchecked Sendable {
         condition.broadcast()
         while running > 0 { condition.wait() }
         condition.unlock()
+        sparesLock.lock()
+        spares.removeAll()
+        sparesLock.unlock()
     }
 
     private func run() {
@@ -114,9 +120,12 @@ final class CompressionPool: @unchecked Sendable {
             }
             condition.wait()
         }
-        let job = jobs[head]
+        let job = jobs[head].take()!
         head += 1
-        if head > 64 && head * 2 > jobs.count {
+        if head == jobs.count {
+            jobs.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 64 && head * 2 > jobs.count {
             jobs.removeFirst(head)
             head = 0
         }

@@ -7,7 +7,11 @@ import Foundation
 /// Sendable: each goes from the thread that puts it to the one that takes it.
 final class WorkQueue<Element>: @unchecked Sendable {
     private let condition = NSCondition()
-    private var items: [Element] = []
+    /// Queued items from `head` on. A taken item's slot is emptied at once: a
+    /// chunk's buffer kept there after its write would stay allocated until the
+    /// array was next compacted, past the worker's spares (and with them, the
+    /// worker's last chunks until the queue itself went).
+    private var items: [Element?] = []
     private var head = 0
     private let capacity: Int
     /// A putter that found the queue full goes on once it has drained to this:
@@ -53,9 +57,12 @@ final class WorkQueue<Element>: @unchecked Sendable {
             }
             waitingTakers -= 1
         }
-        let item = items[head]
+        let item = items[head].take()!
         head += 1
-        if head > 64 && head * 2 > items.count {
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 64 && head * 2 > items.count {
             items.removeFirst(head)
             head = 0
         }

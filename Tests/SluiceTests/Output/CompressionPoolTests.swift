@@ -19,6 +19,40 @@ import Testing
         }
     }
 
+    /// What a job's completion holds, as a block's stream holds its pool.
+    final class Owner {
+        var pool: CompressionPool?
+    }
+
+    @Test func aShutDownPoolHoldsNeitherItsJobsNorItsSpareBlocks() {
+        // A stream's job holds the stream, and the stream holds the pool: a
+        // taken job kept in the pool's queue kept every run's pool, spare
+        // blocks and streams alive in a server that runs one epoch after another.
+        weak var stream: Owner?
+        weak var spare: DeflateBlock?
+        let pool = CompressionPool(threads: 2)
+        do {
+            let owner = Owner()
+            owner.pool = pool
+            stream = owner
+            let done = Done()
+            for index in 0..<5 {
+                let block = pool.takeBlock(capacity: 4096)
+                block.reset()
+                DeflateBlockTests.text(4096, seed: UInt64(index)).withUnsafeBytes { block.append($0) }
+                pool.submit(CompressionPool.Job(block: block, level: 6) { block in
+                    done.add(block)
+                    owner.pool?.recycle(block)
+                })
+            }
+            pool.shutdown()
+            #expect(done.blocks.count == 5)
+            spare = done.blocks.first
+        }
+        #expect(stream == nil, "the pool still holds a job it handed out, and with it the job's stream")
+        #expect(spare == nil, "the pool kept a spare block after it was shut down")
+    }
+
     @Test func shuttingDownFinishesEveryQueuedBlockFirst() {
         let pool = CompressionPool(threads: 3)
         let done = Done()

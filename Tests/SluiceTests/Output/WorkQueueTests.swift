@@ -31,6 +31,30 @@ import Testing
         #expect(collected.all[0] == Array(0..<20_000))
     }
 
+    /// An object whose release the test can see.
+    final class Token {}
+
+    @Test func aTakenItemIsNoLongerHeldByTheQueue() {
+        // A compression worker's chunk buffers go through its queue: one held
+        // after it was taken stays allocated beyond the worker's spares.
+        let queue = WorkQueue<Token>(capacity: 8)
+        weak var first: Token?
+        weak var second: Token?
+        do {
+            let a = Token(), b = Token()
+            first = a
+            second = b
+            queue.put(a)
+            queue.put(b)
+        }
+        #expect(first != nil)
+        _ = queue.take(deadlineNanos: nil)
+        #expect(first == nil, "the queue still holds the item it handed out first")
+        #expect(second != nil, "the queued item is held until it is taken")
+        _ = queue.take(deadlineNanos: nil)
+        #expect(second == nil)
+    }
+
     @Test func severalConsumersTakeEachItemOnceAndInOrder() {
         let queue = WorkQueue<Int?>(capacity: 4)
         let consumers = 3
