@@ -92,6 +92,8 @@ final class FileByteSource: ByteSource {
     @exclusivity(unchecked) private var pastStop = false
     /// Where reading began in a regular file (stdin may be one, already read into).
     private let startOffset: Int
+    /// Bytes after which the file ends for this source (exact order's first read of a file's first half); nil: its end.
+    var limit: Int?
 
     var isRegularFile: Bool { !mayBlock }
 
@@ -172,9 +174,17 @@ final class FileByteSource: ByteSource {
 
     private func readDescriptor(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         if ended { return 0 }
+        var room = buffer.count
+        if let limit {
+            room = min(room, limit - bytesConsumed)
+            if room <= 0 {
+                ended = true
+                return 0
+            }
+        }
         if try pausesFirst(mayBlock: mayBlock) { return ReadPacing.paused }
         while true {
-            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            let n = Glibc.read(fd, buffer.baseAddress, room)
             if n >= 0 {
                 if n == 0 { ended = true }
                 if isTerminal, n > 0, n < min(buffer.count, 4095), buffer[n - 1] != UInt8(ascii: "\n") { ended = true }

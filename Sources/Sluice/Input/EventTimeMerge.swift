@@ -26,7 +26,7 @@
 /// With `exactTies` (exact order over a window known to cover every input's
 /// disorder, `ExactOrderFeed`), a time goes on only once every input's bound
 /// is past it, so all its lines are held, and they go in `EventOrder` (lines
-/// rejected at input first, by input and line) instead of by input and line.
+/// rejected at input after the events, by input and line) instead of by input and line.
 final class EventTimeMerge: InputFeed {
     let inputs: [InputLines]
     private let window: Int64
@@ -108,8 +108,8 @@ final class EventTimeMerge: InputFeed {
         Self.sortInstant(&group)
     }
 
-    /// Puts the lines of one instant in reverse `EventOrder` (the first last): lines rejected at
-    /// input first, by input and line, then the events, equal ones by input and line.
+    /// Puts the lines of one instant in reverse `EventOrder` (the first last): the events, equal
+    /// ones by input and line, then the lines rejected at input, by input and line.
     static func sortInstant(_ group: inout [(key: MergeKey, record: InputRecord)]) {
         guard group.count > 1 else { return }
         group.sort { a, b in
@@ -117,8 +117,8 @@ final class EventTimeMerge: InputFeed {
             case let (.event(x), .event(y)):
                 let order = EventOrder.compareTies(x, y)
                 return order != 0 ? order > 0 : b.key < a.key
-            case (.event, .rejected): return true
-            case (.rejected, .event): return false
+            case (.event, .rejected): return false
+            case (.rejected, .event): return true
             case (.rejected, .rejected): return b.key < a.key
             // Never held: a pause goes straight back to the runner.
             case (.paused, _), (_, .paused): return false

@@ -89,12 +89,18 @@ final class ExactOrderFeed: InputFeed {
     @exclusivity(unchecked) private var surveyed: Bool
     /// Through the window: the merge, and the same when it is a merge (one input in order needs none).
     @exclusivity(unchecked) private var windowMerge: (any InputFeed)?
+    /// `windowMerge` when it is one input in order and nothing is carried, asked without a retain.
+    @exclusivity(unchecked) private var inOrder: Unretained<InOrderTies>?
     @exclusivity(unchecked) private var merge: EventTimeMerge?
     @exclusivity(unchecked) private var survey: OrderSurvey?
     /// The survey under way: the inputs before `surveyIndex` are read, `surveyInput` is being read.
     @exclusivity(unchecked) private var surveying: OrderSurvey?
     @exclusivity(unchecked) private var surveyIndex = 0
     @exclusivity(unchecked) private var surveyInput: InputLines?
+    /// The second half of `surveyInput`'s file, read meanwhile on a thread of its own (a large plain file).
+    @exclusivity(unchecked) private var surveyHalf: SurveyHalf?
+    /// The least size of a file the first read reads in two halves.
+    private let splitSurveyFrom: Int
     /// A merge of the runs on disk into one, under way.
     @exclusivity(unchecked) private var runMerge: SortRunMerge?
 
@@ -122,8 +128,9 @@ final class ExactOrderFeed: InputFeed {
     ///   - carriedIn: events an earlier run left pending (`--state`).
     init(_ inputs: [InputLines], rereadable: [Bool], carriedIn: [Event], budgetBytes: Int, spill: SpillDirectory,
          carryFrom: Duration?, mergeReading: InputReading, reopen: @escaping (Int) -> InputLines?,
-         allowWindow: Bool = true) {
+         allowWindow: Bool = true, splitSurveyFrom: Int = SurveyHalf.smallestSplit) {
         surveyed = !allowWindow
+        self.splitSurveyFrom = splitSurveyFrom
         self.inputs = inputs
         self.mergeReading = mergeReading
         self.reopen = reopen
@@ -161,6 +168,8 @@ final class ExactOrderFeed: InputFeed {
     private var runStopping: Bool { pacing?.stopRequested ?? false }
 
     func next() throws -> InputRecord? {
+        // One file in order, nothing carried: straight to its lines (the end goes the common way, for its checks).
+        if let inOrder, let record = try inOrder.with({ try $0.next() }) { return record }
         if !surveyed { guard chooseTheWay() else { return .paused } }
         if let windowMerge { return try nextThroughWindow(windowMerge) }
         while collecting {
@@ -229,7 +238,7 @@ final class ExactOrderFeed: InputFeed {
         }
         while surveyIndex < inputs.count && !runStopping {
             if surveyInput == nil {
-                guard let input = reopen(surveyIndex) else { return chooseTheSort() }
+                guard let input = beginSurvey(surveyIndex) else { return chooseTheSort() }
                 surveyInput = input
                 surveying!.begin(input, index: surveyIndex)
             }
@@ -238,8 +247,22 @@ final class ExactOrderFeed: InputFeed {
             case .tooManyLines: return chooseTheSort()
             case .done:
                 surveyInput = nil
+                if let half = surveyHalf {
+                    surveyHalf = nil
+                    guard !runStopping else {
+                        half.cancel()
+                        _ = half.wait()
+                        break
+                    }
+                    guard let part = half.wait(), surveying!.append(part, to: surveyIndex) else { return chooseTheSort() }
+                }
                 surveyIndex += 1
             }
+        }
+        if let half = surveyHalf {
+            surveyHalf = nil
+            half.cancel()
+            _ = half.wait()
         }
         surveyed = true
         let survey = surveying!
@@ -258,7 +281,9 @@ final class ExactOrderFeed: InputFeed {
         if let carryFrom, survey.latest != Int64.min { cutoff = survey.latest - carryFrom.microseconds }
         self.survey = survey
         if inputs.count == 1 && window == 0 {
-            windowMerge = InOrderTies(inputs[0])
+            let ties = InOrderTies(inputs[0], ties: InOrderTies.Ties(survey.lines[0]))
+            windowMerge = ties
+            if cutoff == .max { inOrder = Unretained(ties) }
         } else {
             let merge = EventTimeMerge(inputs, window: .microseconds(window), bufferBytes: .max, exactTies: true)
             self.merge = merge
@@ -267,8 +292,24 @@ final class ExactOrderFeed: InputFeed {
         return true
     }
 
+    /// Opens input `index` for the first read: a large plain file's first half, its second half
+    /// then read on another thread (`SurveyHalf`); any other input whole. Nil when it cannot be read again.
+    private func beginSurvey(_ index: Int) -> InputLines? {
+        guard let input = reopen(index) else { return nil }
+        guard !input.isInMemory, let split = SurveyHalf.splitOffset(of: input.path, smallest: splitSurveyFrom),
+              let firstHalf = input.firstPart(endingAt: split) else { return input }
+        surveyHalf = SurveyHalf(path: input.path, from: split, maxLineBytes: mergeReading.maxLineBytes,
+                                mostLines: surveying!.mostLines)
+        return firstHalf
+    }
+
     /// The survey gave up (too many lines, or an input could not be read again): the inputs are sorted.
     private func chooseTheSort() -> Bool {
+        if let half = surveyHalf {
+            surveyHalf = nil
+            half.cancel()
+            _ = half.wait()
+        }
         surveyed = true
         surveying = nil
         surveyInput = nil
@@ -278,6 +319,8 @@ final class ExactOrderFeed: InputFeed {
 
     private func nextThroughWindow(_ merge: any InputFeed) throws -> InputRecord? {
         while let record = try merge.next() {
+            // Nothing carried (a final run): every record goes on as it is, moved rather than copied.
+            if cutoff == .max { return record }
             // A rejected line, or a pause.
             guard case .event(let event) = record else { return record }
             if event.time.microseconds >= cutoff {

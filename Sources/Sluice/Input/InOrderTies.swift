@@ -1,71 +1,145 @@
 /// One input that exact order's first read found in event order (no event
 /// behind one before it): its lines as they are read, but the lines of one
 /// instant taken together and given in `EventOrder`, as the window merge gives
-/// them (lines rejected at input, which go with the event before them, first).
-/// Nothing else is held: a line that is alone at its instant, as most are,
-/// goes out as soon as the line after it shows a later time.
+/// them (lines rejected at input, which go with the event before them, after
+/// the instant's events).
+///
+/// The first read says where the instants that several lines share are (the
+/// `ties`), so a line alone at its instant, as most are, goes out as soon as
+/// it is read: nothing is read ahead of it or held. The lines of a shared
+/// instant are read together and sorted. A line the first read put in an
+/// instant that the second read finds elsewhere fails the run
+/// (`InputChangedWhileRead`), as a file that changed between the reads does.
 final class InOrderTies: InputFeed {
     typealias Line = (key: MergeKey, record: InputRecord)
+
+    /// Lines of the input (as the first read counted them: blank ones not) that share their instant
+    /// with the lines after them: where each such instant begins, and how many lines share it.
+    struct Ties: Equatable {
+        var starts: [Int] = []
+        var counts: [Int] = []
+
+        init(starts: [Int], counts: [Int]) {
+            self.starts = starts
+            self.counts = counts
+        }
+
+        /// From the first read's lines (`OrderSurvey.lines` of the input): each run of lines at one time.
+        init(_ lines: [OrderSurvey.Line]) {
+            var index = 0
+            while index < lines.count {
+                var end = index + 1
+                while end < lines.count && lines[end].time == lines[index].time { end += 1 }
+                if end - index > 1 {
+                    starts.append(index)
+                    counts.append(end - index)
+                }
+                index = end
+            }
+        }
+    }
 
     let inputs: [InputLines]
     /// `inputs[0]`, held apart so that each read does not go through the array.
     private let input: InputLines
-    /// The lines of an instant that share it, least last (`EventTimeMerge.sortInstant`); its storage is kept.
+    private let ties: Ties
+    /// The next of `ties` to come, and the line it begins at (`Int.max` after the last).
+    @exclusivity(unchecked) private var nextTie = 0
+    @exclusivity(unchecked) private var nextTieStart: Int
+    /// Lines read so far (pauses not counted): the next line's place among the first read's.
+    @exclusivity(unchecked) private var ordinal = 0
+    /// The lines of a shared instant: being read (`tying`), then given, least last.
     @exclusivity(unchecked) private var group: [Line] = []
-    /// `group` holds the lines read so far that share `ahead`'s instant (a read paused before the instant ended).
     @exclusivity(unchecked) private var tying = false
-    /// The line read after the last one given: the first of the next instant.
-    @exclusivity(unchecked) private var ahead: Line?
+    /// The time of the last event given: the next one must be later, or the instants moved.
+    @exclusivity(unchecked) private var lastEventTime = Int64.min
     @exclusivity(unchecked) private var ended = false
     /// An input error: thrown once the lines read before it are out.
     @exclusivity(unchecked) private var failure: Error?
 
-    init(_ input: InputLines) {
+    init(_ input: InputLines, ties: Ties) {
         inputs = [input]
         self.input = input
+        self.ties = ties
+        nextTieStart = ties.starts.first ?? .max
     }
 
     func next() throws -> InputRecord? {
         if !tying, let line = group.popLast() { return line.record }
-        while true {
-            let read = read()
-            guard let first = ahead else {
-                switch read {
-                case .paused: return .paused
-                case let .line(line): ahead = line
-                case .end:
-                    if let failure {
-                        self.failure = nil
-                        throw failure
+        if !tying && ordinal != nextTieStart && !ended {
+            // A line alone at its instant: as it is read.
+            do {
+                if let record = try input.next() {
+                    if input.lastPaused { return record }
+                    ordinal += 1
+                    if case .event = record {
+                        let time = input.lastEventTime
+                        guard time > lastEventTime else { throw moved(line: input.lines) }
+                        lastEventTime = time
                     }
-                    return nil
+                    return record
                 }
-                continue
+            } catch let error as InputChangedWhileRead {
+                throw error
+            } catch {
+                failure = error
             }
-            switch read {
-            case .paused:
-                return .paused
-            case let .line(line):
-                if line.key.time == first.key.time {
-                    group.append(line)
-                    tying = true
-                    continue
+            ended = true
+        }
+        if tying || ordinal == nextTieStart {
+            tying = true
+            while group.count < ties.counts[nextTie] {
+                switch read() {
+                case .paused: return .paused
+                case let .line(key, record): group.append((key, record))
+                case .end: break
                 }
-                ahead = line
-            case .end:
-                ahead = nil
+                if ended { break }
             }
-            // The instant is over: a line alone at it goes as it is, lines that share it in `EventOrder`.
-            guard tying else { return first.record }
             tying = false
-            group.append(first)
-            EventTimeMerge.sortInstant(&group)
-            return group.popLast()!.record
+            nextTie += 1
+            nextTieStart = nextTie < ties.starts.count ? ties.starts[nextTie] : .max
+            try sortGroup()
+            if let line = group.popLast() { return line.record }
+        }
+        if let failure {
+            self.failure = nil
+            throw failure
+        }
+        return nil
+    }
+
+    /// Puts `group` (the lines the first read found at one instant) in reverse order: by time
+    /// (a rejected line's is its event's before it, which may be the instant before), the events
+    /// of a time in `EventOrder`, then the lines rejected at input, by line.
+    private func sortGroup() throws {
+        var time: Int64?
+        for line in group {
+            guard case .event = line.record else { continue }
+            guard line.key.time == (time ?? line.key.time), line.key.time > lastEventTime else { throw moved(line: line.key.line) }
+            time = line.key.time
+        }
+        if let time { lastEventTime = time }
+        group.sort { a, b in
+            if a.key.time != b.key.time { return a.key.time > b.key.time }
+            switch (a.record, b.record) {
+            case let (.event(x), .event(y)):
+                let order = EventOrder.compareTies(x, y)
+                return order != 0 ? order > 0 : b.key < a.key
+            case (.event, .rejected): return false
+            case (.rejected, .event): return true
+            case (.rejected, .rejected): return b.key < a.key
+            case (.paused, _), (_, .paused): return false
+            }
         }
     }
 
+    private func moved(line: Int64) -> InputChangedWhileRead {
+        InputChangedWhileRead(path: input.name, detail: "line \(line) is not at the instant the first read found it at")
+    }
+
     private enum Read {
-        case line(Line)
+        case line(MergeKey, InputRecord)
         case paused
         /// The input's end or its error (kept in `failure`).
         case end
@@ -77,7 +151,8 @@ final class InOrderTies: InputFeed {
         do {
             if let record = try input.next() {
                 if case .paused = record { return .paused }
-                return .line((MergeKey(time: input.lastEventTime, input: 0, line: input.lines), record))
+                ordinal += 1
+                return .line(MergeKey(time: input.lastEventTime, input: 0, line: input.lines), record)
             }
         } catch {
             failure = error

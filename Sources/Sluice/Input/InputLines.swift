@@ -104,6 +104,28 @@ final class InputLines {
         isInMemory = false
     }
 
+    /// A part of a file read through `reader` (exact order's first read of a file in two halves).
+    init(path: String, reader: LineReader, source: Int32, reading: InputReading) {
+        self.path = path
+        name = path
+        self.source = source
+        self.reading = reading
+        isInMemory = false
+        self.reader = reader
+        unretainedReader = Unretained(reader)
+        opened = true
+    }
+
+    /// The same file read from its start up to byte `end` (a newline's next byte): the first read's
+    /// first half of a large plain file. Nil when it cannot be opened (the whole read then reports it).
+    func firstPart(endingAt end: Int) -> InputLines? {
+        guard let file = try? FileByteSource.open(path, pacing: reading.pacing, stoppable: reading.stoppable) else { return nil }
+        file.limit = end
+        let reader = LineReader(path: path, source: file, maxLineBytes: reading.maxLineBytes, readSize: InputBuffers.single.readBytes,
+                                pacing: reading.pacing)
+        return InputLines(path: path, reader: reader, source: source, reading: reading)
+    }
+
     /// An input already in memory (a test case's events), read like a file.
     init(bytes: [UInt8], named name: String, source: Int32, reading: InputReading) {
         self.path = name
@@ -225,8 +247,23 @@ final class InputLines {
     }
 
     private func sumIntoChecksum(length: Int) {
-        // FNV-1a's step over the length: cheap, and a line moved, cut or grown changes the sum.
-        lineChecksum = (lineChecksum ^ UInt64(length)) &* 0x100_0000_01B3
+        // A polynomial over the lengths (each plus one): cheap, a line moved, cut or grown changes
+        // the sum, and two parts' sums make the whole's (`combinedChecksum`).
+        lineChecksum = lineChecksum &* Self.checksumFactor &+ UInt64(length) &+ 1
+    }
+
+    private static let checksumFactor: UInt64 = 0x100_0000_01B3
+
+    /// The `lineChecksum` of a file's lines from those of its first part (`first`) and of the
+    /// `lines` lines after it (`then`).
+    static func combinedChecksum(_ first: UInt64, then: UInt64, lines: Int64) -> UInt64 {
+        var power: UInt64 = 1, base = checksumFactor, exponent = lines
+        while exponent > 0 {
+            if exponent & 1 == 1 { power = power &* base }
+            base = base &* base
+            exponent >>= 1
+        }
+        return first &* power &+ then
     }
 
     /// Stops reading this input where it is (its reader is closed): what was

@@ -81,6 +81,9 @@ final class LineReader {
 
     @exclusivity(unchecked) private var skipping: Skipped?
 
+    /// Whether its first line is the file's first (a byte order mark before it is dropped).
+    private let atFileStart: Bool
+
     /// Paused at before every refill, so buffered output can be handed on first (nil: never).
     private let pacing: ReadPacing?
     /// The run did its housekeeping for the refill that paused: the next call refills.
@@ -89,9 +92,13 @@ final class LineReader {
     /// Bytes consumed from the underlying file so far (compressed bytes for gzip).
     var bytesConsumed: Int { source.bytesConsumed }
 
-    init(path: String, source: ByteSource, maxLineBytes: Int, readSize: Int = LineReader.readSize, pacing: ReadPacing? = nil) {
+    /// - Parameter atFileStart: false for a reader that begins inside a file (exact order's first read
+    ///   of its second half): its first line is not the file's, so a byte order mark stays in it.
+    init(path: String, source: ByteSource, maxLineBytes: Int, readSize: Int = LineReader.readSize, pacing: ReadPacing? = nil,
+         atFileStart: Bool = true) {
         self.path = path
         self.source = source
+        self.atFileStart = atFileStart
         self.maxLineBytes = maxLineBytes
         self.readSize = readSize
         self.pacing = pacing
@@ -107,6 +114,7 @@ final class LineReader {
 
     private init(path: String, file: FileByteSource, maxLineBytes: Int, buffers: InputBuffers, pacing: ReadPacing?) {
         self.path = path
+        atFileStart = true
         source = file
         unsniffed = file
         self.maxLineBytes = maxLineBytes
@@ -161,7 +169,7 @@ final class LineReader {
                 lineNumber += 1
                 var lineEnd = newline
                 if lineEnd > start && buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
-                let lineStart = lineNumber == 1 ? afterByteOrderMark(start, lineEnd) : start
+                let lineStart = lineNumber == 1 && atFileStart ? afterByteOrderMark(start, lineEnd) : start
                 start = newline + 1
                 scanFrom = start
                 if lineEnd - lineStart > maxLineBytes {
@@ -191,7 +199,7 @@ final class LineReader {
                 guard start < end else { return nil }
                 // A last line without a newline.
                 lineNumber += 1
-                let lineStart = lineNumber == 1 ? afterByteOrderMark(start, end) : start
+                let lineStart = lineNumber == 1 && atFileStart ? afterByteOrderMark(start, end) : start
                 start = end
                 scanFrom = end
                 if deferredError != nil {

@@ -16,7 +16,7 @@ import Darwin
 /// Event times are read without parsing where the line allows (`QuickTimestamp`).
 struct OrderSurvey {
     /// One line as the merge would hold it: its merge time and its footprint.
-    struct Line {
+    struct Line: Equatable {
         var time: Int64
         var bytes: Int32
     }
@@ -35,6 +35,8 @@ struct OrderSurvey {
     /// Per input: its latest event time so far, and the time of its last event (what a line that is not one is held under).
     private var inputLatest: [Int64]
     private var lastTime: [Int64]
+    /// Per input: its earliest event time (what a part read before it may be later than).
+    private var earliest: [Int64]
     private var recorded = 0
     /// How many lines it may record (16 bytes each) before it gives up: the inputs are then sorted.
     let mostLines: Int
@@ -47,6 +49,7 @@ struct OrderSurvey {
         identities = Array(repeating: nil, count: inputs)
         inputLatest = Array(repeating: .min, count: inputs)
         lastTime = Array(repeating: .min, count: inputs)
+        earliest = Array(repeating: .max, count: inputs)
         self.mostLines = mostLines
     }
 
@@ -66,8 +69,9 @@ struct OrderSurvey {
         identities[index] = FileIdentity(of: input)
     }
 
-    /// Reads `input` (index `index`, after `begin`) on to its end.
-    mutating func read(_ input: InputLines, index: Int) -> Reading {
+    /// Reads `input` (index `index`, after `begin`) on to its end, or until `stopped` says so
+    /// (asked every 4096 lines; the reading then ends as `.done`).
+    mutating func read(_ input: InputLines, index: Int, stopped: (() -> Bool)? = nil) -> Reading {
         defer {
             lineCounts[index] = input.lines
             checksums[index] = input.lineChecksum
@@ -82,6 +86,7 @@ struct OrderSurvey {
             guard let read else { return .done }
             guard case let .line(time, bytes) = read else { return .paused }
             recorded += 1
+            if let stopped, recorded & 4095 == 0, stopped() { return .done }
             if recorded > mostLines {
                 input.abandon()
                 return .tooManyLines
@@ -97,9 +102,36 @@ struct OrderSurvey {
                 lateness[index] = inputLatest[index] - time
             }
             if time > latest { latest = time }
+            if time < earliest[index] { earliest[index] = time }
             lastTime[index] = time
             lines[index].append(Line(time: time, bytes: Int32(clamping: bytes)))
         }
+    }
+
+    /// Adds what `part` (a survey of one input: the rest of input `index`'s file, read apart) found
+    /// after what this one read of the input; false when the lines are then more than it may record.
+    mutating func append(_ part: OrderSurvey, to index: Int) -> Bool {
+        recorded += part.recorded
+        guard recorded <= mostLines else { return false }
+        // Its lines before its first event are held under this input's last event's time.
+        var after = part.lines[0]
+        var first = 0
+        while first < after.count && after[first].time == .min {
+            after[first].time = lastTime[index]
+            first += 1
+        }
+        lines[index].append(contentsOf: after)
+        if part.earliest[0] != .max, inputLatest[index] != .min, inputLatest[index] - part.earliest[0] > lateness[index] {
+            lateness[index] = inputLatest[index] - part.earliest[0]
+        }
+        lateness[index] = max(lateness[index], part.lateness[0])
+        inputLatest[index] = max(inputLatest[index], part.inputLatest[0])
+        earliest[index] = min(earliest[index], part.earliest[0])
+        if part.lastTime[0] != .min { lastTime[index] = part.lastTime[0] }
+        latest = max(latest, part.latest)
+        checksums[index] = InputLines.combinedChecksum(checksums[index], then: part.checksums[0], lines: part.lineCounts[0])
+        lineCounts[index] += part.lineCounts[0]
+        return true
     }
 
     /// The window that covers every input's disorder.

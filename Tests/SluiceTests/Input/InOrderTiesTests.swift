@@ -7,25 +7,61 @@ import SluiceJSON
         #"{"type":"track","event":"\#(name)","anonymousId":"d","messageId":"\#(id)","timestamp":"2026-11-20T08:00:0\#(second)Z"}"#
     }
 
-    /// What the feed gives: event names, and `!reason` for a line rejected at input.
-    private func drain(_ lines: [String]) throws -> [String] {
+    private func input(_ lines: [String]) -> InputLines {
         let reading = InputReading(maxLineBytes: 1 << 20, scratch: JSONParseScratch())
         let bytes = Array(lines.map { $0 + "\n" }.joined().utf8)
-        return try InOrderTies(InputLines(bytes: bytes, named: "in", source: 0, reading: reading)).drainedNames()
+        return InputLines(bytes: bytes, named: "in", source: 0, reading: reading)
+    }
+
+    /// The instants the first read finds (`OrderSurvey`), as exact order gives them to the feed.
+    private func surveyed(_ lines: [String]) -> InOrderTies.Ties {
+        var survey = OrderSurvey(inputs: 1, mostLines: 1 << 20)
+        let first = input(lines)
+        survey.begin(first, index: 0)
+        while survey.read(first, index: 0) == .paused {}
+        return InOrderTies.Ties(survey.lines[0])
+    }
+
+    /// What the feed gives: event names, and `!reason` for a line rejected at input.
+    private func drain(_ lines: [String]) throws -> [String] {
+        try InOrderTies(input(lines), ties: surveyed(lines)).drainedNames()
     }
 
     @Test func linesAloneAtTheirInstantGoAsRead() throws {
         #expect(try drain([line("a", 1, id: "9"), line("b", 2, id: "1"), line("c", 3, id: "5")]) == ["a", "b", "c"])
     }
 
-    @Test func linesThatShareAnInstantGoInEventOrderWithTheRejectedFirst() throws {
+    @Test func linesThatShareAnInstantGoInEventOrderWithTheRejectedAfterTheEvents() throws {
         let lines = [line("a", 1, id: "1"), line("d", 2, id: "3"), "not json", line("c", 2, id: "2"), line("b", 2, id: "1"),
                      line("e", 3, id: "0"), line("f", 4, id: "2"), line("g", 4, id: "1")]
-        #expect(try drain(lines) == ["a", "!invalid_json", "b", "c", "d", "e", "g", "f"])
+        #expect(surveyed(lines) == InOrderTies.Ties(starts: [1, 6], counts: [4, 2]))
+        #expect(try drain(lines) == ["a", "b", "c", "d", "!invalid_json", "e", "g", "f"])
+    }
+
+    @Test func aRejectedLineWhoseTimestampTiesWithTheNextGoesWithTheEventBeforeIt() throws {
+        // Its timestamp is read by the first read, but the line is rejected (a track without an event name):
+        // it belongs to the instant of the event before it, and goes before the next instant's events.
+        let rejected = #"{"type":"track","anonymousId":"d","messageId":"x","timestamp":"2026-11-20T08:00:02Z"}"#
+        let lines = [line("a", 1, id: "1"), rejected, line("c", 2, id: "2"), line("b", 2, id: "1")]
+        let names = try drain(lines)
+        #expect(names.count == 4)
+        #expect(names[0] == "a" && names[1].hasPrefix("!") && names[2...] == ["b", "c"])
     }
 
     @Test func anInstantAtTheEndOfTheInputIsGivenWhole() throws {
         #expect(try drain([line("z", 1, id: "2"), line("y", 1, id: "1")]) == ["y", "z"])
         #expect(try drain([]) == [])
+    }
+
+    @Test func aLineAtAnotherInstantThanTheFirstReadFoundFailsTheRun() throws {
+        let lines = [line("a", 1, id: "1"), line("b", 1, id: "2"), line("c", 2, id: "3")]
+        // As if the first read had found every line at an instant of its own.
+        let apart = InOrderTies.Ties([OrderSurvey.Line(time: 1, bytes: 1), OrderSurvey.Line(time: 2, bytes: 1),
+                                      OrderSurvey.Line(time: 3, bytes: 1)])
+        #expect(throws: InputChangedWhileRead.self) { try InOrderTies(input(lines), ties: apart).drainedNames() }
+        // And as if it had found the first two apart but the last two together.
+        let shifted = InOrderTies.Ties([OrderSurvey.Line(time: 1, bytes: 1), OrderSurvey.Line(time: 2, bytes: 1),
+                                        OrderSurvey.Line(time: 2, bytes: 1)])
+        #expect(throws: InputChangedWhileRead.self) { try InOrderTies(input(lines), ties: shifted).drainedNames() }
     }
 }
