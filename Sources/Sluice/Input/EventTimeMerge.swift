@@ -109,10 +109,12 @@ final class EventTimeMerge: InputFeed {
     }
 
     /// Puts the lines of one instant in reverse `EventOrder` (the first last): the events, equal
-    /// ones by input and line, then the lines rejected at input, by input and line.
+    /// ones by input and line, then the lines rejected at input, by input and line. Lines of
+    /// several times (`InOrderTies`: a rejected line's key is the event's before it) go by time first.
     static func sortInstant(_ group: inout [(key: MergeKey, record: InputRecord)]) {
         guard group.count > 1 else { return }
         group.sort { a, b in
+            if a.key.time != b.key.time { return a.key.time > b.key.time }
             switch (a.record, b.record) {
             case let (.event(x), .event(y)):
                 let order = EventOrder.compareTies(x, y)

@@ -247,23 +247,14 @@ final class ExactOrderFeed: InputFeed {
             case .tooManyLines: return chooseTheSort()
             case .done:
                 surveyInput = nil
-                if let half = surveyHalf {
+                if let half = surveyHalf, !runStopping {
                     surveyHalf = nil
-                    guard !runStopping else {
-                        half.cancel()
-                        _ = half.wait()
-                        break
-                    }
                     guard let part = half.wait(), surveying!.append(part, to: surveyIndex) else { return chooseTheSort() }
                 }
                 surveyIndex += 1
             }
         }
-        if let half = surveyHalf {
-            surveyHalf = nil
-            half.cancel()
-            _ = half.wait()
-        }
+        abandonSurveyHalf()
         surveyed = true
         let survey = surveying!
         surveying = nil
@@ -303,13 +294,17 @@ final class ExactOrderFeed: InputFeed {
         return firstHalf
     }
 
+    /// Stops the second half's read, if one is under way (the run stops, or the inputs are sorted).
+    private func abandonSurveyHalf() {
+        guard let half = surveyHalf else { return }
+        surveyHalf = nil
+        half.cancel()
+        _ = half.wait()
+    }
+
     /// The survey gave up (too many lines, or an input could not be read again): the inputs are sorted.
     private func chooseTheSort() -> Bool {
-        if let half = surveyHalf {
-            surveyHalf = nil
-            half.cancel()
-            _ = half.wait()
-        }
+        abandonSurveyHalf()
         surveyed = true
         surveying = nil
         surveyInput = nil

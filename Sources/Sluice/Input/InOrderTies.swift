@@ -120,18 +120,7 @@ final class InOrderTies: InputFeed {
             time = line.key.time
         }
         if let time { lastEventTime = time }
-        group.sort { a, b in
-            if a.key.time != b.key.time { return a.key.time > b.key.time }
-            switch (a.record, b.record) {
-            case let (.event(x), .event(y)):
-                let order = EventOrder.compareTies(x, y)
-                return order != 0 ? order > 0 : b.key < a.key
-            case (.event, .rejected): return false
-            case (.rejected, .event): return true
-            case (.rejected, .rejected): return b.key < a.key
-            case (.paused, _), (_, .paused): return false
-            }
-        }
+        EventTimeMerge.sortInstant(&group)
     }
 
     private func moved(line: Int64) -> InputChangedWhileRead {
