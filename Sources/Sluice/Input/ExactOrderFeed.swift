@@ -237,6 +237,19 @@ final class ExactOrderFeed: InputFeed {
             surveying = OrderSurvey(inputs: inputs.count, mostLines: budget / 32)
         }
         while surveyIndex < inputs.count && !runStopping {
+            if let half = surveyHalf, surveyInput == nil {
+                // The first half is read: the second half's findings join it. While they are not
+                // in, the run's housekeeping is served (a stop, the reporters) every 50 ms.
+                let outcome = half.wait(upTo: pacing == nil ? nil : .milliseconds(50))
+                if case .reading = outcome {
+                    pacing?.due = .refill
+                    return false
+                }
+                surveyHalf = nil
+                guard case let .read(part) = outcome, surveying!.append(part, to: surveyIndex) else { return chooseTheSort() }
+                surveyIndex += 1
+                continue
+            }
             if surveyInput == nil {
                 guard let input = beginSurvey(surveyIndex) else { return chooseTheSort() }
                 surveyInput = input
@@ -247,11 +260,8 @@ final class ExactOrderFeed: InputFeed {
             case .tooManyLines: return chooseTheSort()
             case .done:
                 surveyInput = nil
-                if let half = surveyHalf, !runStopping {
-                    surveyHalf = nil
-                    guard let part = half.wait(), surveying!.append(part, to: surveyIndex) else { return chooseTheSort() }
-                }
-                surveyIndex += 1
+                // With a second half under way, the loop waits for it first.
+                if surveyHalf == nil { surveyIndex += 1 }
             }
         }
         abandonSurveyHalf()
@@ -289,8 +299,9 @@ final class ExactOrderFeed: InputFeed {
         guard let input = reopen(index) else { return nil }
         guard !input.isInMemory, let split = SurveyHalf.splitOffset(of: input.path, smallest: splitSurveyFrom),
               let firstHalf = input.firstPart(endingAt: split) else { return input }
+        // It may record what is left of the lines the survey may record; the joined halves are held to it too.
         surveyHalf = SurveyHalf(path: input.path, from: split, maxLineBytes: mergeReading.maxLineBytes,
-                                mostLines: surveying!.mostLines)
+                                mostLines: surveying!.mostLines - surveying!.recorded)
         return firstHalf
     }
 
@@ -300,6 +311,11 @@ final class ExactOrderFeed: InputFeed {
         surveyHalf = nil
         half.cancel()
         _ = half.wait()
+    }
+
+    deinit {
+        // A run that ends during the first read (an error) lets the second half's thread go.
+        abandonSurveyHalf()
     }
 
     /// The survey gave up (too many lines, or an input could not be read again): the inputs are sorted.

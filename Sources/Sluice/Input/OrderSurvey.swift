@@ -37,7 +37,8 @@ struct OrderSurvey {
     private var lastTime: [Int64]
     /// Per input: its earliest event time (what a part read before it may be later than).
     private var earliest: [Int64]
-    private var recorded = 0
+    /// Lines recorded so far, of every input.
+    private(set) var recorded = 0
     /// How many lines it may record (16 bytes each) before it gives up: the inputs are then sorted.
     let mostLines: Int
 

@@ -66,13 +66,29 @@ final class SurveyHalf: @unchecked Sendable {
         thread.start()
     }
 
-    /// Waits for the half to be read: what it found, or nil when it could not be read whole (it
-    /// holds more lines than may be recorded, a read failed, or it was cancelled).
-    func wait() -> OrderSurvey? {
+    /// What the half's read came to.
+    enum Outcome {
+        /// Still reading.
+        case reading
+        /// Read whole: what it found.
+        case read(OrderSurvey)
+        /// It holds more lines than may be recorded, a read failed, or it was cancelled.
+        case failed
+    }
+
+    /// Waits for the half to be read, at most `timeout` (nil: as long as it takes).
+    func wait(upTo timeout: Duration? = nil) -> Outcome {
         condition.lock()
         defer { condition.unlock() }
-        while !finished { condition.wait() }
-        return result
+        let deadline = timeout.map { Date(timeIntervalSinceNow: Double($0.nanoseconds) / 1e9) }
+        while !finished {
+            if let deadline {
+                if !condition.wait(until: deadline) && !finished { return .reading }
+            } else {
+                condition.wait()
+            }
+        }
+        return result.map { .read($0) } ?? .failed
     }
 
     /// Stops the reading at its next look (every 4096 lines); `wait` then gives nil.

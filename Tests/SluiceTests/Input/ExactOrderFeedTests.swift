@@ -255,6 +255,28 @@ import SluiceTestSupport
         }
     }
 
+    @Test func aFileReadInTwoHalvesWhileReadsPauseGivesTheSameRecordsAndAStopEndsTheFirstRead() throws {
+        let lines = (0..<3000).map { event("e\($0)", $0 / 3 * 10, id: "m\($0 % 7)") }
+        let (whole, halves, stopped) = (TemporaryDirectory(), TemporaryDirectory(), TemporaryDirectory())
+        let expected = try drain(feed([lines], in: whole).feed)
+        let run = StopAfter()
+        let paced = feed([lines], in: halves, pacing: run.pacing, splitSurveyFrom: 1)
+        #expect(try paced.feed.drainedNames(serving: run) == expected)
+        #expect(paced.feed.counts.method == .window && paced.feed.counts.surveyedLines == 3000)
+        // More lines than the first read may record (a 64 KiB budget: 2,048), counted over both halves: sorted.
+        let small = TemporaryDirectory()
+        let sorted = feed([lines], in: small, budget: 64 << 10, splitSurveyFrom: 1)
+        #expect(try drain(sorted.feed) == expected)
+        #expect(sorted.feed.counts.method == .sort)
+        // A shutdown asked for during the first read: it ends there, the second half's thread is let go,
+        // and nothing is given that was not read.
+        let stop = StopAfter(reads: 0)
+        let cut = feed([lines], in: stopped, pacing: stop.pacing, splitSurveyFrom: 1)
+        let names = try cut.feed.drainedNames(serving: stop)
+        #expect(names.count <= expected.count)
+        _ = (whole, halves, stopped, small)
+    }
+
     @Test func eventsWithinTheCarryOfTheLatestAreLeftPendingInOrder() throws {
         let directory = TemporaryDirectory()
         let files = [[event("c", 300_000), event("a", 1000), event("d", 400_000)], [event("b", 200_000), event("e", 401_000)]]
