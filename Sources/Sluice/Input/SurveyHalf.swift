@@ -1,3 +1,7 @@
+// Unsafe code: `splitOffset` reads the file with pread(2) into a local array's
+// bytes (`withUnsafeMutableBytes`, at most the array's count) and into a
+// two-byte tuple for the gzip magic; nothing outlives the call.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
