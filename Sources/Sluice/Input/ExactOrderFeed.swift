@@ -89,8 +89,6 @@ final class ExactOrderFeed: InputFeed {
     @exclusivity(unchecked) private var surveyed: Bool
     /// Through the window: the merge, and the same when it is a merge (one input in order needs none).
     @exclusivity(unchecked) private var windowMerge: (any InputFeed)?
-    /// `windowMerge` when it is one input in order and nothing is carried, asked without a retain.
-    @exclusivity(unchecked) private var inOrder: Unretained<InOrderTies>?
     @exclusivity(unchecked) private var merge: EventTimeMerge?
     @exclusivity(unchecked) private var survey: OrderSurvey?
     /// The survey under way: the inputs before `surveyIndex` are read, `surveyInput` is being read.
@@ -168,8 +166,6 @@ final class ExactOrderFeed: InputFeed {
     private var runStopping: Bool { pacing?.stopRequested ?? false }
 
     func next() throws -> InputRecord? {
-        // One file in order, nothing carried: straight to its lines (the end goes the common way, for its checks).
-        if let inOrder, let record = try inOrder.with({ try $0.next() }) { return record }
         if !surveyed { guard chooseTheWay() else { return .paused } }
         if let windowMerge { return try nextThroughWindow(windowMerge) }
         while collecting {
@@ -282,9 +278,7 @@ final class ExactOrderFeed: InputFeed {
         if let carryFrom, survey.latest != Int64.min { cutoff = survey.latest - carryFrom.microseconds }
         self.survey = survey
         if inputs.count == 1 && window == 0 {
-            let ties = InOrderTies(inputs[0], ties: InOrderTies.Ties(survey.lines[0]))
-            windowMerge = ties
-            if cutoff == .max { inOrder = Unretained(ties) }
+            windowMerge = InOrderTies(inputs[0], ties: InOrderTies.Ties(survey.lines[0]))
         } else {
             let merge = EventTimeMerge(inputs, window: .microseconds(window), bufferBytes: .max, exactTies: true)
             self.merge = merge

@@ -66,35 +66,20 @@ final class InOrderTies: InputFeed {
 
     func next() throws -> InputRecord? {
         if !tying, let line = group.popLast() { return line.record }
-        if !tying && ordinal != nextTieStart && !ended {
-            // A line alone at its instant: as it is read.
-            do {
-                if let record = try input.next() {
-                    if input.lastPaused { return record }
-                    ordinal += 1
-                    if case .event = record {
-                        let time = input.lastEventTime
-                        guard time > lastEventTime else { throw moved(line: input.lines) }
-                        lastEventTime = time
-                    }
-                    return record
-                }
-            } catch let error as InputChangedWhileRead {
-                throw error
-            } catch {
-                failure = error
+        if !tying && ordinal != nextTieStart, let record = read() {
+            // A line alone at its instant (or a pause): as it is read.
+            if case .event = record {
+                let time = input.lastEventTime
+                guard time > lastEventTime else { throw moved(line: input.lines) }
+                lastEventTime = time
             }
-            ended = true
+            return record
         }
         if tying || ordinal == nextTieStart {
             tying = true
-            while group.count < ties.counts[nextTie] {
-                switch read() {
-                case .paused: return .paused
-                case let .line(key, record): group.append((key, record))
-                case .end: break
-                }
-                if ended { break }
+            while group.count < ties.counts[nextTie], let record = read() {
+                if input.lastPaused { return record }
+                group.append((MergeKey(time: input.lastEventTime, input: 0, line: input.lines), record))
             }
             tying = false
             nextTie += 1
@@ -127,27 +112,19 @@ final class InOrderTies: InputFeed {
         InputChangedWhileRead(path: input.name, detail: "line \(line) is not at the instant the first read found it at")
     }
 
-    private enum Read {
-        case line(MergeKey, InputRecord)
-        case paused
-        /// The input's end or its error (kept in `failure`).
-        case end
-    }
-
-    /// The input's next line with its merge key.
-    private func read() -> Read {
-        guard !ended else { return .end }
+    /// The input's next line, counted in `ordinal`, or a pause; nil at its end or its error (kept in `failure`).
+    private func read() -> InputRecord? {
+        guard !ended else { return nil }
         do {
             if let record = try input.next() {
-                if case .paused = record { return .paused }
-                ordinal += 1
-                return .line(MergeKey(time: input.lastEventTime, input: 0, line: input.lines), record)
+                if !input.lastPaused { ordinal += 1 }
+                return record
             }
         } catch {
             failure = error
         }
         ended = true
-        return .end
+        return nil
     }
 
     func stop(drainRead: Bool) {

@@ -53,7 +53,6 @@ final class SurveyHalf: @unchecked Sendable {
     private var finished = false
     private var cancelled = false
     private var result: OrderSurvey?
-    private var failed = false
 
     /// Starts reading `path` from `offset` to its end, recording at most `mostLines` lines.
     init(path: String, from offset: Int, maxLineBytes: Int, mostLines: Int) {
@@ -95,7 +94,7 @@ final class SurveyHalf: @unchecked Sendable {
         return result.map { .read($0) } ?? .failed
     }
 
-    /// Stops the reading at its next look (every 4096 lines); `wait` then gives nil.
+    /// Stops the reading at its next look (every 4096 lines); `wait` then gives `.failed`.
     func cancel() {
         condition.withLock { cancelled = true }
     }
