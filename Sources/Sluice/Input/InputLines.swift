@@ -187,6 +187,9 @@ final class InputLines {
         }
     }
 
+    /// The date of the last line `nextForSurvey` read in place (`QuickTimestamp`).
+    @exclusivity(unchecked) private var surveyDate = EventTime.DateMemo()
+
     /// What exact order's first read needs of the next line: its event time when it is an
     /// event (nil for a line that is not), and its footprint when held; nil at the end of the
     /// input. The time is read without parsing the line where it can be (`QuickTimestamp`).
@@ -197,7 +200,7 @@ final class InputLines {
         case let .line(buffer, number):
             // What holding it would take: its bytes and, about, its parsed index.
             let bytes = buffer.count * 2 + ReorderBuffer.recordOverhead
-            if let time = QuickTimestamp.read(buffer) { return .line(time: time, bytes: bytes) }
+            if let time = QuickTimestamp.read(buffer, memo: &surveyDate) { return .line(time: time, bytes: bytes) }
             switch Event.decode(buffer, origin: Origin(source: source, line: number), scratch: reading.scratch) {
             case .success(let event): return .line(time: event.time.microseconds, bytes: ReorderBuffer.footprint(of: event))
             case .failure: return .line(time: nil, bytes: bytes)

@@ -1,5 +1,6 @@
 // Unsafe code: reads the line buffer `LineReader` hands out, by index within
-// its count and eight bytes at a time (unaligned loads inside the count), while
+// its count and eight bytes at a time (unaligned loads inside the count; a
+// timestamp's 24 bytes only when its closing quote is inside the count), while
 // that buffer is valid (the call).
 /// The event time of a line without parsing it, for exact order's first read
 /// of files (`OrderSurvey`): the value of its top-level `timestamp` member,
@@ -13,6 +14,12 @@
 /// counts a time the second read does not, which can only widen the window.
 enum QuickTimestamp {
     static func read(_ line: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var memo = EventTime.DateMemo()
+        return read(line, memo: &memo)
+    }
+
+    /// `memo`: the date the last line read was at (lines in time order mostly share theirs).
+    static func read(_ line: UnsafeBufferPointer<UInt8>, memo: inout EventTime.DateMemo) -> Int64? {
         let count = line.count
         var index = 0
         while index < count, isSpace(line[index]) { index += 1 }
@@ -37,7 +44,7 @@ enum QuickTimestamp {
                 index = end + 1
                 if depth == 1 && expectKey {
                     expectKey = false
-                    if end - start == 9, matches(line, from: start) { return value(line, after: index) }
+                    if end - start == 9, matches(line, from: start) { return value(line, after: index, memo: &memo) }
                 }
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 depth += 1
@@ -83,7 +90,7 @@ enum QuickTimestamp {
     }
 
     /// The time in the string value after a key ending at `index`; nil for anything else.
-    private static func value(_ line: UnsafeBufferPointer<UInt8>, after index: Int) -> Int64? {
+    private static func value(_ line: UnsafeBufferPointer<UInt8>, after index: Int, memo: inout EventTime.DateMemo) -> Int64? {
         var at = index
         while at < line.count, isSpace(line[at]) { at += 1 }
         guard at < line.count, line[at] == UInt8(ascii: ":") else { return nil }
@@ -91,6 +98,12 @@ enum QuickTimestamp {
         while at < line.count, isSpace(line[at]) { at += 1 }
         guard at < line.count, line[at] == UInt8(ascii: "\"") else { return nil }
         let start = at + 1
+        // The common form, its closing quote where it must be: read in place (anything else in those
+        // bytes, an escape or a control character among them, is not that form and is read below).
+        if start + 24 < line.count, line[start + 24] == UInt8(ascii: "\""), let base = line.baseAddress,
+           let time = EventTime.parseMillisecondsUTC(UnsafeRawPointer(base + start), memo: &memo) {
+            return time.microseconds
+        }
         var end = start
         while end < line.count, line[end] != UInt8(ascii: "\"") {
             if line[end] == UInt8(ascii: "\\") || line[end] < 0x20 { return nil }

@@ -59,6 +59,39 @@ import SluiceTestSupport
         #expect(EventTime.parseArgument(text) == nil)
     }
 
+    @Test func theCommonFormReadInPlaceGivesWhatTheGeneralParseGives() {
+        // Every 24-byte string the fast form could take, and ones one byte off it: the same time or the same nil.
+        var random = TestRandom(state: 11)
+        let alphabet = Array("0123456789-T:.Zz ,tX\\\"".utf8)
+        var memo = EventTime.DateMemo()
+        var taken = 0
+        for trial in 0..<20_000 {
+            // Any millisecond of the years taken, 0001-9999.
+            let milliseconds = EventTime.firstMicroseconds / 1000
+                + Int64(random.below(Int((EventTime.endMicroseconds - EventTime.firstMicroseconds) / 1000)))
+            var text = Array(EventTime(milliseconds: milliseconds).iso8601.utf8)
+            #expect(text.count == 24)
+            if trial % 3 == 0 { text[random.below(24)] = alphabet[random.below(alphabet.count)] }
+            if trial % 7 == 0 { for index in [5, 6, 8, 9] { text[index] = UInt8(ascii: "0") + UInt8(random.below(10)) } }
+            let general = text.withUnsafeBytes { EventTime.parseISO8601($0) }
+            let inPlace = text.withUnsafeBytes { EventTime.parseMillisecondsUTC($0.baseAddress!, memo: &memo) }
+            if let inPlace {
+                taken += 1
+                #expect(inPlace == general, "\(String(decoding: text, as: UTF8.self))")
+            } else if text[10] == UInt8(ascii: "T") && text[19] == UInt8(ascii: ".") && text[23] == UInt8(ascii: "Z") {
+                #expect(general == nil, "\(String(decoding: text, as: UTF8.self)) is the common form")
+            }
+        }
+        #expect(taken > 10_000)
+        // A date remembered is not taken for another.
+        memo = EventTime.DateMemo()
+        for text in ["2026-11-20T08:00:00.000Z", "2026-11-21T08:00:00.000Z", "2026-12-20T08:00:00.000Z", "2025-11-20T08:00:00.000Z",
+                     "2026-02-29T08:00:00.000Z", "2026-11-20T08:00:00.000Z"] {
+            let bytes = Array(text.utf8)
+            #expect(bytes.withUnsafeBytes { EventTime.parseMillisecondsUTC($0.baseAddress!, memo: &memo) } == EventTime.parseISO8601(text), "\(text)")
+        }
+    }
+
     @Test func calendarFieldsRoundTrip() {
         let time = EventTime.parseISO8601("2026-11-20T23:59:59.999Z")!
         #expect(time.iso8601 == "2026-11-20T23:59:59.999Z")
