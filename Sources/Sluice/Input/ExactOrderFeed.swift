@@ -91,6 +91,9 @@ final class ExactOrderFeed: InputFeed {
     @exclusivity(unchecked) private var windowMerge: (any InputFeed)?
     @exclusivity(unchecked) private var merge: EventTimeMerge?
     @exclusivity(unchecked) private var survey: OrderSurvey?
+    /// The one input the first read found in order, when the run carries nothing on: the runner
+    /// may read it straight through this (`takeInOrder`), then `endInOrder`.
+    @exclusivity(unchecked) private var inOrder: InOrderTies?
     /// The survey under way: the inputs before `surveyIndex` are read, `surveyInput` is being read.
     @exclusivity(unchecked) private var surveying: OrderSurvey?
     @exclusivity(unchecked) private var surveyIndex = 0
@@ -166,7 +169,14 @@ final class ExactOrderFeed: InputFeed {
     private var runStopping: Bool { pacing?.stopRequested ?? false }
 
     func next() throws -> InputRecord? {
-        if !surveyed { guard chooseTheWay() else { return .paused } }
+        if !surveyed {
+            guard chooseTheWay() else { return .paused }
+            // One pause more, where the runner may take the in-order input over (a pause hands the outputs on).
+            if inOrder != nil, let pacing {
+                pacing.due = .refill
+                return .paused
+            }
+        }
         if let windowMerge { return try nextThroughWindow(windowMerge) }
         while collecting {
             if let merging = runMerge {
@@ -277,8 +287,13 @@ final class ExactOrderFeed: InputFeed {
         for input in inputs { input.checksumsLines = true }
         if let carryFrom, survey.latest != Int64.min { cutoff = survey.latest - carryFrom.microseconds }
         self.survey = survey
+        // What the second read checks is kept; the lines, 16 bytes each, were needed only to choose.
+        self.survey?.forgetLines()
         if inputs.count == 1 && window == 0 {
-            windowMerge = InOrderTies(inputs[0], ties: InOrderTies.Ties(survey.lines[0]))
+            let ties = InOrderTies(inputs[0], ties: InOrderTies.Ties(survey.lines[0]))
+            windowMerge = ties
+            // Handed over at a pause (a feed without pacing never pauses).
+            if cutoff == .max && pacing != nil && !runStopping && !stopRequested { inOrder = ties }
         } else {
             let merge = EventTimeMerge(inputs, window: .microseconds(window), bufferBytes: .max, exactTies: true)
             self.merge = merge
@@ -334,18 +349,36 @@ final class ExactOrderFeed: InputFeed {
             }
             return .event(event)
         }
-        // A stop ends the second read early (it may come while the first read runs, before `stop`).
-        if !stopRequested, !runStopping, let survey {
-            for (index, input) in inputs.enumerated() where input.error == nil {
-                guard input.lines == survey.lineCounts[index], input.lineChecksum == survey.checksums[index],
-                      FileIdentity(of: input) == survey.identities[index] else {
-                    throw InputChangedWhileRead(path: input.name, detail: "the first read found \(survey.lineCounts[index]) lines, "
-                                                    + "the second \(input.lines), or lines of other lengths, or the file was written to")
-                }
+        try checkAgainstFirstRead(stopped: stopRequested || runStopping)
+        return nil
+    }
+
+    /// The in-order input, for the runner to read straight through (once; nil when there is none).
+    /// Once it is read to its end, the runner calls `endInOrder`.
+    func takeInOrder() -> InOrderTies? {
+        defer { inOrder = nil }
+        return inOrder
+    }
+
+    /// After the in-order input was read to its end (or until reading stopped: `stopped`): checks it
+    /// against the first read, as the end of the read through this feed does.
+    func endInOrder(stopped: Bool) throws {
+        try checkAgainstFirstRead(stopped: stopped || runStopping)
+    }
+
+    /// Each input the second read read whole must have the lines the first read found, and be the
+    /// same file (`InputChangedWhileRead` if not). A stop ends the second read early (it may come
+    /// while the first read runs): nothing to check then.
+    private func checkAgainstFirstRead(stopped: Bool) throws {
+        defer { survey = nil }
+        guard !stopped, let survey else { return }
+        for (index, input) in inputs.enumerated() where input.error == nil {
+            guard input.lines == survey.lineCounts[index], input.lineChecksum == survey.checksums[index],
+                  FileIdentity(of: input) == survey.identities[index] else {
+                throw InputChangedWhileRead(path: input.name, detail: "the first read found \(survey.lineCounts[index]) lines, "
+                                                + "the second \(input.lines), or lines of other lengths, or the file was written to")
             }
         }
-        self.survey = nil
-        return nil
     }
 
     // MARK: - Collecting

@@ -25,17 +25,24 @@ final class InOrderTies: InputFeed {
         }
 
         /// From the first read's lines (`OrderSurvey.lines` of the input): each run of lines at one time.
-        init(_ lines: [OrderSurvey.Line]) {
-            var index = 0
-            while index < lines.count {
-                var end = index + 1
-                while end < lines.count && lines[end].time == lines[index].time { end += 1 }
-                if end - index > 1 {
-                    starts.append(index)
-                    counts.append(end - index)
+        init(_ lines: SurveyLines) {
+            // The run of lines at `time` that began at `start` (`index` is past it).
+            var start = 0, index = 0, time = Int64.min
+            func endRun() {
+                if index - start > 1 {
+                    starts.append(start)
+                    counts.append(index - start)
                 }
-                index = end
             }
+            lines.forEach { line in
+                if index == 0 || line.time != time {
+                    endRun()
+                    start = index
+                    time = line.time
+                }
+                index += 1
+            }
+            endRun()
         }
     }
 
@@ -64,17 +71,23 @@ final class InOrderTies: InputFeed {
         nextTieStart = ties.starts.first ?? .max
     }
 
+    /// Inlined into the reader's loop, so that a lone line's record comes straight from the input.
+    @inline(__always)
     func next() throws -> InputRecord? {
-        if !tying, let line = group.popLast() { return line.record }
-        if !tying && ordinal != nextTieStart, let record = read() {
-            // A line alone at its instant (or a pause): as it is read.
-            if case .event = record {
-                let time = input.lastEventTime
-                guard time > lastEventTime else { throw moved(line: input.lines) }
-                lastEventTime = time
-            }
-            return record
+        // A line alone at its instant (or a pause): as it is read.
+        guard !tying, group.isEmpty, ordinal != nextTieStart, let record = read() else { return try nextAtTies() }
+        if case .event = record {
+            let time = input.lastEventTime
+            guard time > lastEventTime else { throw moved(line: input.lines) }
+            lastEventTime = time
         }
+        return record
+    }
+
+    /// The next line where the lines of a shared instant are being read or given, or at the end.
+    @inline(never)
+    private func nextAtTies() throws -> InputRecord? {
+        if !tying, let line = group.popLast() { return line.record }
         if tying || ordinal == nextTieStart {
             tying = true
             while group.count < ties.counts[nextTie], let record = read() {
@@ -113,6 +126,7 @@ final class InOrderTies: InputFeed {
     }
 
     /// The input's next line, counted in `ordinal`, or a pause; nil at its end or its error (kept in `failure`).
+    @inline(__always)
     private func read() -> InputRecord? {
         guard !ended else { return nil }
         do {

@@ -22,7 +22,7 @@ struct OrderSurvey {
     }
 
     /// Per input: its lines, in order.
-    private(set) var lines: [[Line]]
+    private(set) var lines: [SurveyLines]
     /// Per input: the most an event is behind the input's latest event time before it (µs).
     private(set) var lateness: [Int64]
     /// Per input: the lines read, and their lengths' sum (`InputLines.lineChecksum`), which the second read must match.
@@ -43,7 +43,7 @@ struct OrderSurvey {
     let mostLines: Int
 
     init(inputs: Int, mostLines: Int) {
-        lines = Array(repeating: [], count: inputs)
+        lines = Array(repeating: SurveyLines(), count: inputs)
         lateness = Array(repeating: 0, count: inputs)
         lineCounts = Array(repeating: 0, count: inputs)
         checksums = Array(repeating: 0, count: inputs)
@@ -115,13 +115,16 @@ struct OrderSurvey {
         recorded += part.recorded
         guard recorded <= mostLines else { return false }
         // Its lines before its first event are held under this input's last event's time.
-        var after = part.lines[0]
-        var first = 0
-        while first < after.count && after[first].time == .min {
-            after[first].time = lastTime[index]
-            first += 1
+        var beforeFirstEvent = true
+        part.lines[0].forEach { line in
+            var line = line
+            if beforeFirstEvent && line.time == .min {
+                line.time = lastTime[index]
+            } else {
+                beforeFirstEvent = false
+            }
+            lines[index].append(line)
         }
-        lines[index].append(contentsOf: after)
         if part.earliest[0] != .max, inputLatest[index] != .min, inputLatest[index] - part.earliest[0] > lateness[index] {
             lateness[index] = inputLatest[index] - part.earliest[0]
         }
@@ -133,6 +136,11 @@ struct OrderSurvey {
         checksums[index] = InputLines.combinedChecksum(checksums[index], then: part.checksums[0], lines: part.lineCounts[0])
         lineCounts[index] += part.lineCounts[0]
         return true
+    }
+
+    /// Lets go of the lines (once the way is chosen): what the second read is checked against stays.
+    mutating func forgetLines() {
+        lines = Array(repeating: SurveyLines(), count: lines.count)
     }
 
     /// The window that covers every input's disorder.

@@ -117,7 +117,7 @@ public final class PipelineRunner {
             self.feed = feed
             // Called with the concrete type, so the read loop is specialized for each.
             if let exact = feed as? ExactOrderFeed {
-                inputFailure = try read(exact)
+                inputFailure = try readExact(exact)
             } else {
                 // Lines an exact-order run left pending go first (they are the oldest).
                 for event in pendingIn { try runStage(0, event) }
@@ -145,7 +145,8 @@ public final class PipelineRunner {
     /// When the feed pauses, does the housekeeping due and asks again.
     /// Once reading must stop, the feed is told so (after a line, not while
     /// one is being read) and still gives what it holds.
-    private func read<Feed: InputFeed>(_ feed: Feed) throws -> InputError? {
+    /// `handsOver`, asked at each pause: the feed hands its lines over to another (the read ends there).
+    private func read<Feed: InputFeed>(_ feed: Feed, handsOver: (() -> Bool)? = nil) throws -> InputError? {
         var failure: InputError?
         var toldToStop = false
         // The feed's last answer was a pause: it is in the middle of a read, and is told to stop only after it.
@@ -173,6 +174,7 @@ public final class PipelineRunner {
                 // Between reads: the outputs handed over, signals and reporters served, a pipe waited for.
                 paused = true
                 try housekeep()
+                if let handsOver, handsOver() { return failure }
             case .event(let event)?:
                 if event.time > rejects.latestTime { rejects.latestTime = event.time }
                 try runStage(0, event)
@@ -183,6 +185,21 @@ public final class PipelineRunner {
                            truncatedFrom: line.truncatedFrom)
             }
         }
+    }
+
+    /// Exact order's reads through its feed: the first read, then the second. One input the first
+    /// read found in order, with nothing to carry on, is read straight through its `InOrderTies`
+    /// (a call a line fewer), then checked against the first read.
+    private func readExact(_ exact: ExactOrderFeed) throws -> InputError? {
+        var inOrder: InOrderTies?
+        let failure = try read(exact, handsOver: {
+            inOrder = exact.takeInOrder()
+            return inOrder != nil
+        })
+        guard let inOrder else { return failure }
+        let second = try read(inOrder)
+        try exact.endInOrder(stopped: stopReading)
+        return failure ?? second
     }
 
     /// Runs an event through the stages from `index` on, and what comes out to the fan-out.

@@ -220,6 +220,56 @@ import SluiceTestSupport
         #expect(made.feed.counts.method == .window)
     }
 
+    /// What the runner does: the feed until it hands the in-order input over, that input, then the feed's check.
+    private func readHandedOver(_ feed: ExactOrderFeed) throws -> (names: [String], handedOver: Bool) {
+        var names: [String] = []
+        var inOrder: InOrderTies?
+        func take(_ record: InputRecord) {
+            switch record {
+            case .event(let event): names.append(event.nameString)
+            case .rejected(let line): names.append("!" + line.rejection.reason.rawValue)
+            case .paused: break
+            }
+        }
+        while inOrder == nil, let record = try feed.next() {
+            take(record)
+            if case .paused = record { inOrder = feed.takeInOrder() }
+        }
+        guard let inOrder else { return (names, false) }
+        while let record = try inOrder.next() { take(record) }
+        try feed.endInOrder(stopped: false)
+        return (names, true)
+    }
+
+    @Test func anInOrderFileIsHandedOverAtAPauseAndGivesWhatTheFeedGives() throws {
+        let lines = (0..<40).map { event("e\($0 / 2)", $0 / 2 * 10, id: "\(39 - $0)") } + ["not json"]
+        let directories = (0..<4).map { _ in TemporaryDirectory() }
+        let throughFeed = try drain(feed([lines], in: directories[0]).feed)
+        let handed = try readHandedOver(feed([lines], in: directories[1], pacing: ReadPacing()).feed)
+        #expect(handed.handedOver && handed.names == throughFeed && throughFeed.count == 41)
+        // Without pacing (nothing to pause at), and for a run that carries lines on, nothing is handed over.
+        let unpaced = feed([lines], in: directories[2])
+        _ = try unpaced.feed.next()
+        #expect(unpaced.feed.takeInOrder() == nil)
+        let carrying = feed([lines], in: directories[3], carryFrom: .seconds(60), pacing: ReadPacing())
+        #expect(try !readHandedOver(carrying.feed).handedOver)
+    }
+
+    @Test func aHandedOverFileThatIsNotWhatTheSurveyReadFailsAtItsEnd() throws {
+        let lines = (0..<50).map { event("e\($0)", $0 * 10) }
+        var changed = lines
+        changed[10] = event("changed", 100)
+        let directories = (0..<2).map { _ in TemporaryDirectory() }
+        let made = feed([lines], in: directories[0], changed: [changed], pacing: ReadPacing())
+        #expect(throws: InputChangedWhileRead.self) { try readHandedOver(made.feed) }
+        // Read until a stop, it is not checked.
+        let stopped = feed([lines], in: directories[1], changed: [changed], pacing: ReadPacing())
+        var inOrder: InOrderTies?
+        while inOrder == nil, try stopped.feed.next() != nil { inOrder = stopped.feed.takeInOrder() }
+        _ = try #require(inOrder).next()
+        try stopped.feed.endInOrder(stopped: true)
+    }
+
     @Test func aFileWithOtherBytesOfTheSameLengthsFailsTheWindowMergeByItsIdentity() throws {
         let lines = (0..<50).map { event("e\($0)", $0 * 10) }
         var changed = lines

@@ -56,12 +56,12 @@ import SluiceJSON
     @Test func aLineAtAnotherInstantThanTheFirstReadFoundFailsTheRun() throws {
         let lines = [line("a", 1, id: "1"), line("b", 1, id: "2"), line("c", 2, id: "3")]
         // As if the first read had found every line at an instant of its own.
-        let apart = InOrderTies.Ties([OrderSurvey.Line(time: 1, bytes: 1), OrderSurvey.Line(time: 2, bytes: 1),
-                                      OrderSurvey.Line(time: 3, bytes: 1)])
+        let apart = InOrderTies.Ties(SurveyLines([OrderSurvey.Line(time: 1, bytes: 1), OrderSurvey.Line(time: 2, bytes: 1),
+                                                  OrderSurvey.Line(time: 3, bytes: 1)]))
         #expect(throws: InputChangedWhileRead.self) { try InOrderTies(input(lines), ties: apart).drainedNames() }
         // And as if it had found the first two apart but the last two together.
-        let shifted = InOrderTies.Ties([OrderSurvey.Line(time: 1, bytes: 1), OrderSurvey.Line(time: 2, bytes: 1),
-                                        OrderSurvey.Line(time: 2, bytes: 1)])
+        let shifted = InOrderTies.Ties(SurveyLines([OrderSurvey.Line(time: 1, bytes: 1), OrderSurvey.Line(time: 2, bytes: 1),
+                                                    OrderSurvey.Line(time: 2, bytes: 1)]))
         #expect(throws: InputChangedWhileRead.self) { try InOrderTies(input(lines), ties: shifted).drainedNames() }
     }
 }
