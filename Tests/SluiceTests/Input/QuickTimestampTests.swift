@@ -1,6 +1,7 @@
 import Testing
 @testable import Sluice
 import SluiceJSON
+import SluiceTestSupport
 
 @Suite struct QuickTimestampTests {
     private func quick(_ line: String) -> Int64? {
@@ -54,5 +55,39 @@ import SluiceJSON
         #expect(quick(#"{"type":"track","event":"e","anonymousId":"d","\#(pad)\u0074":1,"timestamp":"2026-11-20T08:00:00Z"}"#) == nil)
         // A string that never ends is not read.
         #expect(quick(#"{"type":"track","event":"\#(pad)\"...."#) == nil)
+    }
+
+    /// The generator's lines (broken ones among them), and the same lines with a byte changed, moved
+    /// or cut anywhere: a line the decoder takes gets its time or nil, never another time.
+    @Test func generatedAndMangledLinesNeverGetATimeTheDecoderWouldNotGive() {
+        var options = GeneratorOptions()
+        options.events = 3000
+        options.malformed = 0.05
+        var bytes: [UInt8] = []
+        var generator = EventGenerator(options: options)
+        generator.run { bytes.append(contentsOf: $0) }
+        let lines = bytes.split(separator: UInt8(ascii: "\n")).map(Array.init)
+        var random = TestRandom(state: 5)
+        let mutations = Array(#"{}[]":,\ 0aZtimestamp"#.utf8)
+        var read = 0, agreed = 0
+        for (index, original) in lines.enumerated() {
+            var line = original
+            if index % 2 == 1 && !line.isEmpty {
+                let at = random.below(line.count)
+                switch random.below(3) {
+                case 0: line[at] = mutations[random.below(mutations.count)]
+                case 1: line.insert(mutations[random.below(mutations.count)], at: at)
+                default: line.removeSubrange(at...)
+                }
+            }
+            let text = String(decoding: line, as: UTF8.self)
+            let quick = line.withUnsafeBufferPointer { QuickTimestamp.read($0) }
+            if index % 2 == 0 && decoded(text) != nil { read += quick == nil ? 0 : 1 }
+            guard let decoded = decoded(text) else { continue }
+            #expect(quick == nil || quick == decoded, "\(text)")
+            agreed += 1
+        }
+        // The generator's own lines are plain: nearly all are read without the parser.
+        #expect(read > 1300 && agreed > 1600, "\(read) read, \(agreed) decoded")
     }
 }
