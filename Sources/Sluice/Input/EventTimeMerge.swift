@@ -112,19 +112,39 @@ final class EventTimeMerge: InputFeed {
     /// ones by input and line, then the lines rejected at input, by input and line. Lines of
     /// several times (`InOrderTies`: a rejected line's key is the event's before it) go by time first.
     static func sortInstant(_ group: inout [(key: MergeKey, record: InputRecord)]) {
-        guard group.count > 1 else { return }
-        group.sort { a, b in
-            if a.key.time != b.key.time { return a.key.time > b.key.time }
-            switch (a.record, b.record) {
-            case let (.event(x), .event(y)):
+        switch group.count {
+        case 0, 1:
+            return
+        case 2:
+            // Most instants that lines share, two lines: one comparison, no sort.
+            if goesAfter(group[1], group[0]) { group.swapAt(0, 1) }
+        default:
+            group.sort { goesAfter($0, $1) }
+        }
+    }
+
+    /// Whether `a` goes after `b` in the order `sortInstant` gives (it puts it first).
+    @inline(__always)
+    private static func goesAfter(_ a: (key: MergeKey, record: InputRecord), _ b: (key: MergeKey, record: InputRecord)) -> Bool {
+        if a.key.time != b.key.time { return a.key.time > b.key.time }
+        switch a.record {
+        case .event(let x):
+            switch b.record {
+            case .event(let y):
                 let order = EventOrder.compareTies(x, y)
                 return order != 0 ? order > 0 : b.key < a.key
-            case (.event, .rejected): return false
-            case (.rejected, .event): return true
-            case (.rejected, .rejected): return b.key < a.key
+            case .rejected: return false
             // Never held: a pause goes straight back to the runner.
-            case (.paused, _), (_, .paused): return false
+            case .paused: return false
             }
+        case .rejected:
+            switch b.record {
+            case .event: return true
+            case .rejected: return b.key < a.key
+            case .paused: return false
+            }
+        case .paused:
+            return false
         }
     }
 

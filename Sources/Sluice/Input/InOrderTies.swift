@@ -112,10 +112,11 @@ final class InOrderTies: InputFeed {
     /// of a time in `EventOrder`, then the lines rejected at input, by line.
     private func sortGroup() throws {
         var time: Int64?
-        for line in group {
-            guard case .event = line.record else { continue }
-            guard line.key.time == (time ?? line.key.time), line.key.time > lastEventTime else { throw moved(line: line.key.line) }
-            time = line.key.time
+        for index in group.indices {
+            guard case .event = group[index].record else { continue }
+            let key = group[index].key
+            guard key.time == (time ?? key.time), key.time > lastEventTime else { throw moved(line: key.line) }
+            time = key.time
         }
         if let time { lastEventTime = time }
         EventTimeMerge.sortInstant(&group)

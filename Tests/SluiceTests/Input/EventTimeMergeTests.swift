@@ -143,6 +143,42 @@ import SluiceTestSupport
         #expect(names.filter { $0.hasPrefix("g") } == ["g1", "g2"])
         #expect(merge.inputs[0].error != nil && merge.inputs[1].error == nil)
     }
+
+    /// Lines of one instant, as a merge holds them: any two, either way round, and five in any
+    /// rotation or reversed, go in one order: the events by `EventOrder` (here by messageId),
+    /// equal ones by key, then the rejected lines.
+    @Test func anInstantsLinesGoInOneOrderWhateverOrderTheyWereHeldIn() throws {
+        func held(_ id: String?, line: Int64) -> (key: MergeKey, record: InputRecord) {
+            let key = MergeKey(time: 5, input: 0, line: line)
+            guard let id else {
+                return (key, .rejected(RejectedLine(bytes: Array("x".utf8), origin: Origin(source: 0, line: line),
+                                                    rejection: Rejection(.invalidJSON, "x"), truncatedFrom: nil)))
+            }
+            let text = #"{"type":"track","event":"e","anonymousId":"d","messageId":"\#(id)","timestamp":"2026-11-20T08:00:00Z"}"#
+            let event = try! Array(text.utf8).withUnsafeBufferPointer { try Event.decode($0, origin: Origin(source: 0, line: line)).get() }
+            return (key, .event(event))
+        }
+        func order(_ group: [(key: MergeKey, record: InputRecord)]) -> [Int64] {
+            var sorted = group
+            EventTimeMerge.sortInstant(&sorted)
+            return sorted.reversed().map(\.key.line)
+        }
+        let lines = [held("b", line: 1), held("a", line: 2), held(nil, line: 3), held("a", line: 4), held(nil, line: 5)]
+        // Two of them, both ways round.
+        for first in lines.indices {
+            for second in lines.indices where second != first {
+                let pair = [lines[first], lines[second]]
+                #expect(order(pair) == order(pair.reversed()))
+            }
+        }
+        #expect(order([lines[0], lines[1]]) == [2, 1] && order([lines[2], lines[0]]) == [1, 3] && order([lines[3], lines[1]]) == [2, 4])
+        // All five, in every rotation and reversed.
+        for shift in lines.indices {
+            let rotated = Array(lines[shift...] + lines[..<shift])
+            #expect(order(rotated) == [2, 4, 1, 3, 5])
+            #expect(order(rotated.reversed()) == [2, 4, 1, 3, 5])
+        }
+    }
 }
 
 extension InputLines {
