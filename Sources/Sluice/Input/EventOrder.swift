@@ -1,8 +1,14 @@
 // Unsafe code: the `timed` and `action` keys are looked up through
 // `withUnsafeBytes` over static arrays, as `JSONDocument.member` takes raw key
-// bytes (no String per event on the reading thread); the pointer is used only
-// during the look-up.
+// bytes (no String per event on the reading thread), and texts are compared
+// with memcmp over the common length of two raw buffers; the pointers are used
+// only during the call.
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SluiceJSON
 
 /// The order exact-order runs give the stages their events in, which depends
@@ -64,10 +70,20 @@ enum EventOrder {
         return a.document.withRawBytes(0) { la in b.document.withRawBytes(0) { lb in lexicographic(la, lb) } }
     }
 
-    /// Byte-wise comparison, a shorter prefix first.
-    static func lexicographic<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> Int {
-        for (x, y) in zip(a, b) where x != y { return x < y ? -1 : 1 }
+    /// Byte-wise comparison, a shorter prefix first (`memcmp` over the common length).
+    static func lexicographic(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        let common = min(a.count, b.count)
+        if common > 0, let x = a.baseAddress, let y = b.baseAddress {
+            let order = memcmp(x, y, common)
+            if order != 0 { return order < 0 ? -1 : 1 }
+        }
         return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+    }
+
+    /// Whether `text` is `word` (a static array's bytes).
+    @inline(__always)
+    private static func equals(_ text: UnsafeRawBufferPointer, _ word: [UInt8]) -> Bool {
+        text.count == word.count && word.withUnsafeBytes { lexicographic(text, $0) == 0 }
     }
 
     private enum Timed { case start, stop }
@@ -75,19 +91,21 @@ enum EventOrder {
     private static let signedOut = Array("signed_out".utf8)
     private static let timedKey = Array("timed".utf8)
     private static let actionKey = Array("action".utf8)
+    private static let start = Array("start".utf8)
+    private static let stop = Array("stop".utf8)
 
     /// The input format's `timed` field (docs/input-format.md): `start` or `stop`.
     private static func timedMarker(_ event: borrowing Event) -> Timed? {
         guard let node = timedKey.withUnsafeBytes({ event.document.member($0) }) else { return nil }
         return event.document.withString(node) { text -> Timed? in
-            if text.elementsEqual("start".utf8) { return .start }
-            if text.elementsEqual("stop".utf8) { return .stop }
+            if equals(text, start) { return .start }
+            if equals(text, stop) { return .stop }
             return nil
         } ?? nil
     }
 
     private static func isSessionStart(_ event: borrowing Event) -> Bool {
         guard let node = actionKey.withUnsafeBytes({ event.document.member($0) }) else { return false }
-        return event.document.withString(node) { $0.elementsEqual("start".utf8) } ?? false
+        return event.document.withString(node) { equals($0, start) } ?? false
     }
 }
