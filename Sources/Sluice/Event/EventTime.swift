@@ -26,8 +26,13 @@ public struct EventTime: Comparable, Hashable, Sendable, CustomStringConvertible
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM|±HHMM)`; a zone is required
     /// (docs/input-format.md). Fractions past microseconds are truncated.
     public static func parseISO8601(_ text: UnsafeRawBufferPointer) -> EventTime? {
+        if text.count == 24, let base = text.baseAddress, let time = parseMillisecondsUTC(base) { return time }
+        return parseGeneral(text)
+    }
+
+    /// `parseISO8601` for every form: what the common form's reading in place is held to.
+    static func parseGeneral(_ text: UnsafeRawBufferPointer) -> EventTime? {
         let count = text.count
-        if count == 24, let base = text.baseAddress, let time = parseMillisecondsUTC(base) { return time }
         guard count >= 20 else { return nil }
         @inline(__always) func digit(_ at: Int) -> Int? {
             guard at < count else { return nil }

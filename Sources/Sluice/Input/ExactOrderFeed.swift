@@ -55,6 +55,9 @@ enum SortedNext {
 /// run's housekeeping as the inputs' reads do (`ReadPacing`): `next` returns
 /// `.paused` and, called again, goes on where it stood. While the merge reads
 /// nothing of the inputs, it pauses every 4096 events for the outputs to be handed on.
+/// One input found in order, with nothing to carry, is handed over at a pause
+/// (`takeInOrder`): the runner reads its `InOrderTies` itself, stops that, and
+/// calls `endInOrder` at its end; this feed is not asked again.
 final class ExactOrderFeed: InputFeed {
     let inputs: [InputLines]
     /// How a file is read again (its in-order start) and how spilled runs are read.

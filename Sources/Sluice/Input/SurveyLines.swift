@@ -25,7 +25,9 @@ struct SurveyLines: Equatable {
             chunks.append(last)
             last = []
         }
-        if last.isEmpty { last.reserveCapacity(SurveyLines.chunkSize) }
+        // The first chunk grows as an array does (an input of a few lines takes a few lines' room);
+        // every later one is taken whole.
+        if last.isEmpty && !chunks.isEmpty { last.reserveCapacity(SurveyLines.chunkSize) }
         last.append(line)
         count += 1
     }

@@ -141,7 +141,8 @@ public final class PipelineRunner {
     // MARK: - The loop
 
     /// Hands every line the feed gives to the stages (or the rejects), until
-    /// it has none left; returns the first input error (the other inputs go on).
+    /// it has none left or hands its lines over to another feed (`handsOver`);
+    /// returns the first input error (the other inputs go on).
     /// When the feed pauses, does the housekeeping due and asks again.
     /// Once reading must stop, the feed is told so (after a line, not while
     /// one is being read) and still gives what it holds.

@@ -1,4 +1,7 @@
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import Sluice
 @testable import SluiceJSON
 import SluiceTestSupport
@@ -114,7 +117,73 @@ private struct ScriptedStage: Stage {
     }
 }
 
+/// A stage that asks the run to stop at the event named `stop_here`, and appends a line to
+/// `rewrites` (the input, between exact order's two reads) at the one named `rewrite`.
+private struct TriggerStage: Stage {
+    let name = "trigger"
+    let control: RunControl
+    var rewrites: String?
+
+    mutating func process(_ event: consuming Event, into output: inout StageOutput) {
+        switch event.nameString {
+        case "stop_here": control.requestStop(.terminate)
+        case "rewrite":
+            if let path = rewrites, let file = fopen(path, "a") {
+                fputs(#"{"type":"track","event":"z","anonymousId":"d","timestamp":"2026-11-20T23:00:00Z"}"# + "\n", file)
+                fclose(file)
+            }
+        default: break
+        }
+        output.emit(event)
+    }
+
+    mutating func finish(into output: inout StageOutput) {}
+}
+
 @Suite struct PipelineRunnerControlTests {
+    /// A file in event time order, longer than one read (its lines: `names` first, then `e0`, `e1`, ...),
+    /// every second one sharing its instant with the one before, run in exact order through a `TriggerStage`.
+    private func runInOrder(_ names: [String], rewriting: Bool = false) throws -> (RunSummary, TemporaryDirectory) {
+        let directory = TemporaryDirectory()
+        let lines = (0..<3000).map { index in
+            let name = index < names.count ? names[index] : "e\(index)"
+            let milliseconds = index / 2
+            let time = "2026-11-20T08:00:\(milliseconds / 1000 < 10 ? "0" : "")\(milliseconds / 1000).\(String(milliseconds % 1000 + 1000).dropFirst())Z"
+            return #"{"type":"track","event":"\#(name)","anonymousId":"d","messageId":"m\#(index)","timestamp":"\#(time)","properties":{"pad":"\#(String(repeating: "x", count: 60))"}}"#
+        }
+        let path = directory.write("in.ndjson", lines.joined(separator: "\n") + "\n")
+        var configuration = PipelineConfiguration.builtIn()
+        let control = RunControl()
+        configuration.stages = [TriggerStage(control: control, rewrites: rewriting ? path : nil)]
+        var options = RunOptions()
+        options.outDirectory = directory.file("out")
+        options.order = .exact
+        let summary = try PipelineRunner(configuration: configuration, options: options, control: control).run(inputs: [path])
+        return (summary, directory)
+    }
+
+    @Test func aSortedFileIsReadStraightThroughInExactOrderEveryLineAccounted() throws {
+        let (summary, _) = try runInOrder([])
+        #expect(summary.linesIn == 3000 && summary.emitted == 3000 && summary.isBalanced)
+        #expect(summary.order?.method == .window && summary.order?.windowMilliseconds == 0)
+    }
+
+    /// The stop comes while the runner reads the in-order file itself: it ends at the next read,
+    /// what was read goes on, and the file is not held to the first read's count.
+    @Test func aStopWhileAnInOrderFileIsReadEndsTheRunWithWhatWasRead() throws {
+        let (summary, _) = try runInOrder(["a", "b", "stop_here"])
+        #expect(summary.linesIn > 3 && summary.linesIn < 3000)
+        #expect(summary.emitted == summary.linesIn && summary.isBalanced)
+    }
+
+    @Test func anInOrderFileWrittenToDuringTheSecondReadFailsTheRun() throws {
+        #expect {
+            _ = try runInOrder(["a", "rewrite"], rewriting: true)
+        } throws: { error in
+            (error as? RunFailure)?.error is InputChangedWhileRead
+        }
+    }
+
     /// Read one after another, the second input is never reached; merged, every input is opened at the start and none read.
     @Test(arguments: [true, false])
     func aStopRequestedBeforeTheFirstReadEndsTheRunWithNothingReadAndNoFileLeftOpen(concatenated: Bool) throws {
