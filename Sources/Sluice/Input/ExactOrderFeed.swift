@@ -293,7 +293,7 @@ final class ExactOrderFeed: InputFeed {
         // What the second read checks is kept; the lines, 16 bytes each, were needed only to choose.
         self.survey?.forgetLines()
         if inputs.count == 1 && window == 0 {
-            let ties = InOrderTies(inputs[0], ties: InOrderTies.Ties(survey.lines[0]))
+            let ties = InOrderTies(inputs[0], ties: survey.runs[0].ties)
             windowMerge = ties
             // Handed over at a pause (a feed without pacing never pauses).
             if cutoff == .max && pacing != nil && !runStopping && !stopRequested { inOrder = ties }

@@ -26,23 +26,71 @@ final class InOrderTies: InputFeed {
 
         /// From the first read's lines (`OrderSurvey.lines` of the input): each run of lines at one time.
         init(_ lines: SurveyLines) {
-            // The run of lines at `time` that began at `start` (`index` is past it).
-            var start = 0, index = 0, time = Int64.min
-            func endRun() {
-                if index - start > 1 {
-                    starts.append(start)
-                    counts.append(index - start)
-                }
-            }
-            lines.forEach { line in
-                if index == 0 || line.time != time {
-                    endRun()
-                    start = index
-                    time = line.time
-                }
-                index += 1
+            var runs = Runs()
+            for line in lines { runs.add(line.time) }
+            self = runs.ties
+        }
+    }
+
+    /// The first read's runs of lines at one time, found as it reads them (`OrderSurvey`): the
+    /// ties found so far, and the run the last line is in.
+    struct Runs: Equatable {
+        private var starts: [Int] = []
+        private var counts: [Int] = []
+        /// The last run: where it begins, its time, and its lines (0 before the first line).
+        private var runStart = 0, runTime = Int64.min, runCount = 0
+
+        /// The lines counted.
+        var lines: Int { runStart + runCount }
+
+        /// The ties, the last run among them when lines share it.
+        var ties: Ties {
+            var runs = self
+            runs.endRun()
+            return Ties(starts: runs.starts, counts: runs.counts)
+        }
+
+        /// The next line, at `time` (the time it is recorded at: a line that is not an event, its event's before it).
+        @inline(__always)
+        mutating func add(_ time: Int64) {
+            if runCount > 0 && time == runTime {
+                runCount += 1
+                return
             }
             endRun()
+            runStart += runCount
+            runTime = time
+            runCount = 1
+        }
+
+        private mutating func endRun() {
+            guard runCount > 1 else { return }
+            starts.append(runStart)
+            counts.append(runCount)
+        }
+
+        /// Adds the runs of lines recorded apart (`other`, found over `lines`, their times as they
+        /// follow these: `SurveyLines.setLeadingTimes`). Its first run may go on this one's last:
+        /// its lines are added one by one until a run of its own begins, which then is one of
+        /// the joined lines as well, and so is every one after it.
+        mutating func append(_ other: Runs, over lines: SurveyLines) {
+            let offset = self.lines
+            var previous = Int64.min, index = 0
+            for line in lines {
+                if index > 0 && line.time != previous { break }
+                add(line.time)
+                previous = line.time
+                index += 1
+            }
+            guard index < lines.count else { return }
+            // A run of `other` begins at `index`: its runs from there are the joined lines' too.
+            endRun()
+            let from = other.starts.firstIndex { $0 >= index } ?? other.starts.count
+            starts.append(contentsOf: other.starts[from...].lazy.map { $0 + offset })
+            counts.append(contentsOf: other.counts[from...])
+            runStart = other.runStart + offset
+            runTime = other.runTime
+            runCount = other.runCount
         }
     }
 

@@ -23,6 +23,10 @@ struct OrderSurvey {
 
     /// Per input: its lines, in order.
     private(set) var lines: [SurveyLines]
+    /// Per input: its runs of lines at one time (what an input found in order is read by, `InOrderTies`),
+    /// found only for one input (at most 8 bytes a line more: a tie of two lines takes 16).
+    private(set) var runs: [InOrderTies.Runs]
+    private let findsRuns: Bool
     /// Per input: the most an event is behind the input's latest event time before it (µs).
     private(set) var lateness: [Int64]
     /// Per input: the lines read, and their lengths' sum (`InputLines.lineChecksum`), which the second read must match.
@@ -44,6 +48,8 @@ struct OrderSurvey {
 
     init(inputs: Int, mostLines: Int) {
         lines = Array(repeating: SurveyLines(), count: inputs)
+        runs = Array(repeating: InOrderTies.Runs(), count: inputs)
+        findsRuns = inputs == 1
         lateness = Array(repeating: 0, count: inputs)
         lineCounts = Array(repeating: 0, count: inputs)
         checksums = Array(repeating: 0, count: inputs)
@@ -95,6 +101,7 @@ struct OrderSurvey {
             guard let time else {
                 // Not an event: held under the time of its input's event before it.
                 lines[index].append(Line(time: lastTime[index], bytes: Int32(clamping: bytes)))
+                if findsRuns { runs[index].add(lastTime[index]) }
                 continue
             }
             if time > inputLatest[index] {
@@ -106,6 +113,7 @@ struct OrderSurvey {
             if time < earliest[index] { earliest[index] = time }
             lastTime[index] = time
             lines[index].append(Line(time: time, bytes: Int32(clamping: bytes)))
+            if findsRuns { runs[index].add(time) }
         }
     }
 
@@ -114,17 +122,12 @@ struct OrderSurvey {
     mutating func append(_ part: OrderSurvey, to index: Int) -> Bool {
         recorded += part.recorded
         guard recorded <= mostLines else { return false }
-        // Its lines before its first event are held under this input's last event's time.
-        var beforeFirstEvent = true
-        part.lines[0].forEach { line in
-            var line = line
-            if beforeFirstEvent && line.time == .min {
-                line.time = lastTime[index]
-            } else {
-                beforeFirstEvent = false
-            }
-            lines[index].append(line)
-        }
+        // Its lines before its first event are held under this input's last event's time. They join
+        // these as they are (not copied line by line: the join is on the way to the second read).
+        var joining = part.lines[0]
+        joining.setLeadingTimes(lastTime[index])
+        if findsRuns { runs[index].append(part.runs[0], over: joining) }
+        lines[index].append(contentsOf: joining)
         if part.earliest[0] != .max, inputLatest[index] != .min, inputLatest[index] - part.earliest[0] > lateness[index] {
             lateness[index] = inputLatest[index] - part.earliest[0]
         }
@@ -141,6 +144,7 @@ struct OrderSurvey {
     /// Lets go of the lines (once the way is chosen): what the second read is checked against stays.
     mutating func forgetLines() {
         lines = Array(repeating: SurveyLines(), count: lines.count)
+        runs = Array(repeating: InOrderTies.Runs(), count: runs.count)
     }
 
     /// The window that covers every input's disorder.
@@ -158,6 +162,7 @@ struct OrderSurvey {
         var reading = MinHeap<MergeKey>()
         var buffer = MinHeap<Held>()
         var positions = [Int](repeating: 0, count: lines.count)
+        var unread = lines.map { $0.makeIterator() }
         var inputLatest = [Int64](repeating: .min, count: lines.count)
         for index in lines.indices { reading.insert(MergeKey(time: .min, input: Int32(index), line: 1)) }
         var held = 0, peak = 0
@@ -174,11 +179,10 @@ struct OrderSurvey {
                 return peak
             }
             let index = Int(reading.min!.input)
-            guard positions[index] < lines[index].count else {
+            guard let line = unread[index].next() else {
                 reading.removeMin()
                 continue
             }
-            let line = lines[index][positions[index]]
             positions[index] += 1
             if line.time > inputLatest[index] { inputLatest[index] = line.time }
             buffer.insert(Held(key: MergeKey(time: line.time, input: Int32(index), line: Int64(positions[index])), bytes: line.bytes))

@@ -19,7 +19,8 @@ import SluiceJSON
         let first = input(lines)
         survey.begin(first, index: 0)
         while survey.read(first, index: 0) == .paused {}
-        return InOrderTies.Ties(survey.lines[0])
+        #expect(survey.runs[0].ties == InOrderTies.Ties(survey.lines[0]))
+        return survey.runs[0].ties
     }
 
     /// What the feed gives: event names, and `!reason` for a line rejected at input.
@@ -63,5 +64,52 @@ import SluiceJSON
         let shifted = InOrderTies.Ties(SurveyLines([OrderSurvey.Line(time: 1, bytes: 1), OrderSurvey.Line(time: 2, bytes: 1),
                                                     OrderSurvey.Line(time: 2, bytes: 1)]))
         #expect(throws: InputChangedWhileRead.self) { try InOrderTies(input(lines), ties: shifted).drainedNames() }
+    }
+
+    /// Each run of more than one equal time, found by looking ahead from its first line.
+    private static func ties(_ times: [Int64]) -> InOrderTies.Ties {
+        var starts: [Int] = [], counts: [Int] = [], start = 0
+        while start < times.count {
+            var end = start + 1
+            while end < times.count && times[end] == times[start] { end += 1 }
+            if end - start > 1 {
+                starts.append(start)
+                counts.append(end - start)
+            }
+            start = end
+        }
+        return InOrderTies.Ties(starts: starts, counts: counts)
+    }
+
+    @Test func runsRecordedApartJoinAsTheRunsOfAllTheLines() {
+        // Times with ties, lines that are not events (before the first event, `Int64.min`), and a part
+        // that is one run, split at every line.
+        var generator = SystemRandomNumberGenerator()
+        let cases: [[Int64]] = [[], [1], [1, 1], [.min, .min, 1, 1, 2], [1, 1, 1, 1], [.min, .min], [3, 3, 4, 4, 4, 5, 6, 6]]
+            + (0..<40).map { _ in (0..<Int.random(in: 1...30, using: &generator)).map { _ in Int64.random(in: 0...3, using: &generator) } }
+        for times in cases {
+            for split in 0...times.count {
+                // The part records its lines that are not events, before its first event, at `Int64.min`.
+                let firstTimes = Array(times[..<split])
+                var partTimes = Array(times[split...])
+                for index in partTimes.indices.prefix(Int.random(in: 0...partTimes.count, using: &generator)) { partTimes[index] = .min }
+                let lastTime = firstTimes.last ?? .min
+                var expected = firstTimes
+                var fixed = partTimes
+                for index in fixed.indices {
+                    guard fixed[index] == .min else { break }
+                    fixed[index] = lastTime
+                }
+                expected += fixed
+                var runs = InOrderTies.Runs(), part = InOrderTies.Runs()
+                firstTimes.forEach { runs.add($0) }
+                partTimes.forEach { part.add($0) }
+                var partLines = SurveyLines(partTimes.map { OrderSurvey.Line(time: $0, bytes: 1) })
+                partLines.setLeadingTimes(lastTime)
+                runs.append(part, over: partLines)
+                #expect(runs.ties == Self.ties(expected) && runs.lines == expected.count, "\(times) split at \(split)")
+                #expect(runs.ties == InOrderTies.Ties(SurveyLines(expected.map { OrderSurvey.Line(time: $0, bytes: 1) })))
+            }
+        }
     }
 }

@@ -46,6 +46,7 @@ import SluiceTestSupport
             let appended = joined.append(half, to: 0)
             #expect(appended)
             #expect(joined.lines == whole.lines, "split at byte \(split)")
+            #expect(joined.runs[0].ties == whole.runs[0].ties && joined.runs[0].lines == whole.lines[0].count, "split at byte \(split)")
             #expect(joined.lineCounts == whole.lineCounts && joined.checksums == whole.checksums, "split at byte \(split)")
             #expect(joined.window == whole.window && joined.latest == whole.latest, "split at byte \(split)")
             splits += 1

@@ -12,7 +12,7 @@ import Testing
         let recorded = SurveyLines(expected)
         #expect(recorded.count == count && recorded.isEmpty == (count == 0))
         #expect(recorded.all == expected)
-        #expect((0..<count).allSatisfy { recorded[$0] == expected[$0] })
+        #expect(Array(recorded) == expected)
     }
 
     @Test func linesAppendedAfterOthersFollowThemWhereverTheChunksEnd() {
@@ -21,6 +21,30 @@ import Testing
             joined.append(contentsOf: SurveyLines(lines(SurveyLines.chunkSize + 9, from: first)))
             #expect(joined == SurveyLines(lines(first + SurveyLines.chunkSize + 9)))
             #expect(joined != SurveyLines(lines(first + SurveyLines.chunkSize + 8)))
+            #expect(Array(joined) == lines(first + SurveyLines.chunkSize + 9) && joined.count == first + SurveyLines.chunkSize + 9)
         }
+        // Joined again and again, short chunks among long ones, and empty parts.
+        var joined = SurveyLines(), expected: [OrderSurvey.Line] = []
+        for count in [3, 0, SurveyLines.chunkSize + 1, 1, 0, 2] {
+            joined.append(contentsOf: SurveyLines(lines(count, from: expected.count)))
+            expected += lines(count, from: expected.count)
+        }
+        joined.append(OrderSurvey.Line(time: -1, bytes: 7))
+        expected.append(OrderSurvey.Line(time: -1, bytes: 7))
+        #expect(Array(joined) == expected && joined.all == expected && joined.count == expected.count)
+    }
+
+    @Test func linesBeforeTheFirstEventTakeTheTimeTheyAreGivenAndNoOthers() {
+        let unknown = OrderSurvey.Line(time: .min, bytes: 1)
+        for leading in [0, 2, SurveyLines.chunkSize, SurveyLines.chunkSize + 5] {
+            var part = SurveyLines([OrderSurvey.Line](repeating: unknown, count: leading))
+            part.append(contentsOf: SurveyLines([OrderSurvey.Line(time: 5, bytes: 2), unknown]))
+            part.setLeadingTimes(4)
+            let times = part.map(\.time)
+            #expect(times == [Int64](repeating: 4, count: leading) + [5, .min], "\(leading) lines before the first event")
+        }
+        var none = SurveyLines([unknown, unknown])
+        none.setLeadingTimes(9)
+        #expect(none.map(\.time) == [9, 9])
     }
 }
