@@ -41,7 +41,7 @@ final class EventTimeMerge: InputFeed {
     @exclusivity(unchecked) private var counted: ReorderCounts
     /// Lines of one time let out together, in `EventOrder` (exact ties), the next last.
     private let exactTies: Bool
-    @exclusivity(unchecked) private var group: [(key: MergeKey, record: InputRecord)] = []
+    @exclusivity(unchecked) private var group: [HeldLine] = []
 
     /// - Parameters:
     ///   - window: how far behind its input's latest event time a line may be and still be put in order.
@@ -111,7 +111,7 @@ final class EventTimeMerge: InputFeed {
     /// Puts the lines of one instant in reverse `EventOrder` (the first last): the events, equal
     /// ones by input and line, then the lines rejected at input, by input and line. Lines of
     /// several times (`InOrderTies`: a rejected line's key is the event's before it) go by time first.
-    static func sortInstant(_ group: inout [(key: MergeKey, record: InputRecord)]) {
+    static func sortInstant(_ group: inout [HeldLine]) {
         switch group.count {
         case 0, 1:
             return
@@ -125,7 +125,7 @@ final class EventTimeMerge: InputFeed {
 
     /// Whether `a` goes after `b` in the order `sortInstant` gives (it puts it first).
     @inline(__always)
-    private static func goesAfter(_ a: (key: MergeKey, record: InputRecord), _ b: (key: MergeKey, record: InputRecord)) -> Bool {
+    private static func goesAfter(_ a: borrowing HeldLine, _ b: borrowing HeldLine) -> Bool {
         if a.key.time != b.key.time { return a.key.time > b.key.time }
         switch a.record {
         case .event(let x):
@@ -148,7 +148,7 @@ final class EventTimeMerge: InputFeed {
         }
     }
 
-    private func counting(_ held: (key: MergeKey, record: InputRecord)) -> InputRecord {
+    private func counting(_ held: consuming HeldLine) -> InputRecord {
         if case .event = held.record {
             if held.key.time < letOut { counted.outOfOrder += 1 } else { letOut = held.key.time }
         }
@@ -186,11 +186,11 @@ final class EventTimeMerge: InputFeed {
     }
 
     private func letOutFirst(early: Bool) -> InputRecord {
-        let (key, record) = buffer.removeFirst()
+        let held = buffer.removeFirst()
         if early { counted.letOutFull += 1 }
-        if case .event = record {
-            if key.time < letOut { counted.outOfOrder += 1 } else { letOut = key.time }
+        if case .event = held.record {
+            if held.key.time < letOut { counted.outOfOrder += 1 } else { letOut = held.key.time }
         }
-        return record
+        return held.record
     }
 }

@@ -11,7 +11,6 @@
 /// instant that the second read finds elsewhere fails the run
 /// (`InputChangedWhileRead`), as a file that changed between the reads does.
 final class InOrderTies: InputFeed {
-    typealias Line = (key: MergeKey, record: InputRecord)
 
     /// Lines of the input (as the first read counted them: blank ones not) that share their instant
     /// with the lines after them: where each such instant begins, and how many lines share it.
@@ -104,7 +103,7 @@ final class InOrderTies: InputFeed {
     /// Lines read so far (pauses not counted): the next line's place among the first read's.
     @exclusivity(unchecked) private var ordinal = 0
     /// The lines of a shared instant: being read (`tying`), then given, least last.
-    @exclusivity(unchecked) private var group: [Line] = []
+    @exclusivity(unchecked) private var group: [HeldLine] = []
     @exclusivity(unchecked) private var tying = false
     /// The time of the last event given: the next one must be later, or the instants moved.
     @exclusivity(unchecked) private var lastEventTime = Int64.min
@@ -140,7 +139,7 @@ final class InOrderTies: InputFeed {
             tying = true
             while group.count < ties.counts[nextTie], let record = read() {
                 if input.lastPaused { return record }
-                group.append((MergeKey(time: input.lastEventTime, input: 0, line: input.lines), record))
+                group.append(HeldLine(key: MergeKey(time: input.lastEventTime, input: 0, line: input.lines), record: record))
             }
             tying = false
             nextTie += 1

@@ -1,6 +1,13 @@
 /// Where a line goes in the merged stream: by event time, then by input (in
 /// the order given), then by line number. A total order, so the merged
 /// stream depends only on the inputs' contents and order.
+/// A line held by a merge, with where it goes (a struct, not a tuple: copying one is then
+/// the compiler's own code, not the runtime's generic tuple copy).
+struct HeldLine {
+    var key: MergeKey
+    var record: InputRecord
+}
+
 struct MergeKey: Comparable {
     /// Event time in microseconds (a rejected line takes its input's previous line's).
     var time: Int64
@@ -73,12 +80,12 @@ struct ReorderBuffer {
     }
 
     /// Takes out the record with the least key; the buffer must not be empty.
-    mutating func removeFirst() -> (key: MergeKey, record: InputRecord) {
+    mutating func removeFirst() -> HeldLine {
         let held = heap.removeMin()
         let slot = Int(held.slot)
         let record = records[slot].take()!
         bytes -= sizes[slot]
         freeSlots.append(held.slot)
-        return (held.key, record)
+        return HeldLine(key: held.key, record: record)
     }
 }

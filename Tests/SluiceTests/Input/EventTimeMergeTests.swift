@@ -148,17 +148,17 @@ import SluiceTestSupport
     /// rotation or reversed, go in one order: the events by `EventOrder` (here by messageId),
     /// equal ones by key, then the rejected lines.
     @Test func anInstantsLinesGoInOneOrderWhateverOrderTheyWereHeldIn() throws {
-        func held(_ id: String?, line: Int64) -> (key: MergeKey, record: InputRecord) {
+        func held(_ id: String?, line: Int64) -> HeldLine {
             let key = MergeKey(time: 5, input: 0, line: line)
             guard let id else {
-                return (key, .rejected(RejectedLine(bytes: Array("x".utf8), origin: Origin(source: 0, line: line),
-                                                    rejection: Rejection(.invalidJSON, "x"), truncatedFrom: nil)))
+                return HeldLine(key: key, record: .rejected(RejectedLine(bytes: Array("x".utf8), origin: Origin(source: 0, line: line),
+                                                                         rejection: Rejection(.invalidJSON, "x"), truncatedFrom: nil)))
             }
             let text = #"{"type":"track","event":"e","anonymousId":"d","messageId":"\#(id)","timestamp":"2026-11-20T08:00:00Z"}"#
             let event = try! Array(text.utf8).withUnsafeBufferPointer { try Event.decode($0, origin: Origin(source: 0, line: line)).get() }
-            return (key, .event(event))
+            return HeldLine(key: key, record: .event(event))
         }
-        func order(_ group: [(key: MergeKey, record: InputRecord)]) -> [Int64] {
+        func order(_ group: [HeldLine]) -> [Int64] {
             var sorted = group
             EventTimeMerge.sortInstant(&sorted)
             return sorted.reversed().map(\.key.line)
