@@ -242,7 +242,8 @@ final class ExactOrderFeed: InputFeed {
                 surveyed = true
                 return true
             }
-            // 16 bytes a line recorded: at most half the budget.
+            // 16 bytes a line recorded, and with one input up to 8 more for its runs (16 while their
+            // arrays grow): at most half the budget, or all of it at the worst.
             surveying = OrderSurvey(inputs: inputs.count, mostLines: budget / 32)
         }
         while surveyIndex < inputs.count && !runStopping {
@@ -313,7 +314,7 @@ final class ExactOrderFeed: InputFeed {
               let firstHalf = input.firstPart(endingAt: split) else { return input }
         // It may record what is left of the lines the survey may record; the joined halves are held to it too.
         surveyHalf = SurveyHalf(path: input.path, from: split, maxLineBytes: mergeReading.maxLineBytes,
-                                mostLines: surveying!.mostLines - surveying!.recorded)
+                                mostLines: surveying!.mostLines - surveying!.recorded, findsRuns: inputs.count == 1)
         return firstHalf
     }
 

@@ -24,7 +24,8 @@ struct OrderSurvey {
     /// Per input: its lines, in order.
     private(set) var lines: [SurveyLines]
     /// Per input: its runs of lines at one time (what an input found in order is read by, `InOrderTies`),
-    /// found only for one input (at most 8 bytes a line more: a tie of two lines takes 16).
+    /// found only when a run has one input (at most 8 bytes a line more, 16 while arrays grow:
+    /// a tie of two lines takes 16).
     private(set) var runs: [InOrderTies.Runs]
     private let findsRuns: Bool
     /// Per input: the most an event is behind the input's latest event time before it (µs).
@@ -46,10 +47,11 @@ struct OrderSurvey {
     /// How many lines it may record (16 bytes each) before it gives up: the inputs are then sorted.
     let mostLines: Int
 
-    init(inputs: Int, mostLines: Int) {
+    /// `findsRuns`: whether it finds `runs` (by default, with one input; a part of one of several inputs, read apart, not).
+    init(inputs: Int, mostLines: Int, findsRuns: Bool? = nil) {
         lines = Array(repeating: SurveyLines(), count: inputs)
         runs = Array(repeating: InOrderTies.Runs(), count: inputs)
-        findsRuns = inputs == 1
+        self.findsRuns = findsRuns ?? (inputs == 1)
         lateness = Array(repeating: 0, count: inputs)
         lineCounts = Array(repeating: 0, count: inputs)
         checksums = Array(repeating: 0, count: inputs)
@@ -123,7 +125,8 @@ struct OrderSurvey {
         recorded += part.recorded
         guard recorded <= mostLines else { return false }
         // Its lines before its first event are held under this input's last event's time. They join
-        // these as they are (not copied line by line: the join is on the way to the second read).
+        // these as chunks (not line by line: the join is on the way to the second read); only a
+        // chunk holding lines before its first event is copied, to set their time.
         var joining = part.lines[0]
         joining.setLeadingTimes(lastTime[index])
         if findsRuns { runs[index].append(part.runs[0], over: joining) }

@@ -1,6 +1,3 @@
-/// Where a line goes in the merged stream: by event time, then by input (in
-/// the order given), then by line number. A total order, so the merged
-/// stream depends only on the inputs' contents and order.
 /// A line held by a merge, with where it goes (a struct, not a tuple: copying one is then
 /// the compiler's own code, not the runtime's generic tuple copy).
 struct HeldLine {
@@ -8,6 +5,9 @@ struct HeldLine {
     var record: InputRecord
 }
 
+/// Where a line goes in the merged stream: by event time, then by input (in
+/// the order given), then by line number. A total order, so the merged
+/// stream depends only on the inputs' contents and order.
 struct MergeKey: Comparable {
     /// Event time in microseconds (a rejected line takes its input's previous line's).
     var time: Int64

@@ -54,10 +54,11 @@ final class SurveyHalf: @unchecked Sendable {
     private var cancelled = false
     private var result: OrderSurvey?
 
-    /// Starts reading `path` from `offset` to its end, recording at most `mostLines` lines.
-    init(path: String, from offset: Int, maxLineBytes: Int, mostLines: Int) {
+    /// Starts reading `path` from `offset` to its end, recording at most `mostLines` lines, and
+    /// the runs of lines at one time when `findsRuns` (the file is a run's only input).
+    init(path: String, from offset: Int, maxLineBytes: Int, mostLines: Int, findsRuns: Bool = true) {
         let thread = Thread { [self] in
-            let survey = Self.read(path: path, from: offset, maxLineBytes: maxLineBytes, mostLines: mostLines,
+            let survey = Self.read(path: path, from: offset, maxLineBytes: maxLineBytes, mostLines: mostLines, findsRuns: findsRuns,
                                    stopped: { [self] in condition.withLock { cancelled } })
             condition.withLock {
                 result = survey
@@ -99,7 +100,7 @@ final class SurveyHalf: @unchecked Sendable {
         condition.withLock { cancelled = true }
     }
 
-    private static func read(path: String, from offset: Int, maxLineBytes: Int, mostLines: Int,
+    private static func read(path: String, from offset: Int, maxLineBytes: Int, mostLines: Int, findsRuns: Bool,
                              stopped: @escaping () -> Bool) -> OrderSurvey? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
@@ -112,7 +113,7 @@ final class SurveyHalf: @unchecked Sendable {
         // Its own parser space: the reading thread's is in use meanwhile.
         let input = InputLines(path: path, reader: reader,
                                source: 0, reading: InputReading(maxLineBytes: maxLineBytes, scratch: JSONParseScratch()))
-        var survey = OrderSurvey(inputs: 1, mostLines: mostLines)
+        var survey = OrderSurvey(inputs: 1, mostLines: mostLines, findsRuns: findsRuns)
         input.checksumsLines = true
         switch survey.read(input, index: 0, stopped: stopped) {
         case .done:

@@ -27,8 +27,8 @@ struct SurveyLines: Equatable, Sequence {
             chunks.append(last)
             last = []
         }
-        // The first chunk grows as an array does (an input of a few lines takes a few lines' room);
-        // every later one is taken whole.
+        // The first chunk grows as an array does (an input of a few lines takes a few lines' room),
+        // and so does one joined short (`append(contentsOf:)`); every other is taken whole.
         if last.isEmpty && !chunks.isEmpty { last.reserveCapacity(SurveyLines.chunkSize) }
         last.append(line)
         count += 1

@@ -1,6 +1,7 @@
 import Testing
 @testable import Sluice
 import SluiceJSON
+import SluiceTestSupport
 
 @Suite struct InOrderTiesTests {
     private func line(_ name: String, _ second: Int, id: String) -> String {
@@ -84,15 +85,19 @@ import SluiceJSON
     @Test func runsRecordedApartJoinAsTheRunsOfAllTheLines() {
         // Times with ties, lines that are not events (before the first event, `Int64.min`), and a part
         // that is one run, split at every line.
-        var generator = SystemRandomNumberGenerator()
+        var random = TestRandom(state: 3)
+        let long = (0..<(2 * SurveyLines.chunkSize + 50)).map { Int64($0 / 3) }
         let cases: [[Int64]] = [[], [1], [1, 1], [.min, .min, 1, 1, 2], [1, 1, 1, 1], [.min, .min], [3, 3, 4, 4, 4, 5, 6, 6]]
-            + (0..<40).map { _ in (0..<Int.random(in: 1...30, using: &generator)).map { _ in Int64.random(in: 0...3, using: &generator) } }
-        for times in cases {
-            for split in 0...times.count {
+            + (0..<40).map { _ in (0..<(1 + random.below(30))).map { _ in Int64(random.below(4)) } }
+        for times in cases + [long] {
+            // Every split of the short ones; the long one (a part over several chunks) near its ends and middle.
+            let splits = times.count < 100 ? Array(0...times.count) : [0, 1, 2, 3, times.count / 2, times.count - 1, times.count]
+            for split in splits {
                 // The part records its lines that are not events, before its first event, at `Int64.min`.
                 let firstTimes = Array(times[..<split])
                 var partTimes = Array(times[split...])
-                for index in partTimes.indices.prefix(Int.random(in: 0...partTimes.count, using: &generator)) { partTimes[index] = .min }
+                let leading = random.below(min(partTimes.count, 8) + 1)
+                for index in partTimes.indices.prefix(leading) { partTimes[index] = .min }
                 let lastTime = firstTimes.last ?? .min
                 var expected = firstTimes
                 var fixed = partTimes
@@ -107,7 +112,8 @@ import SluiceJSON
                 var partLines = SurveyLines(partTimes.map { OrderSurvey.Line(time: $0, bytes: 1) })
                 partLines.setLeadingTimes(lastTime)
                 runs.append(part, over: partLines)
-                #expect(runs.ties == Self.ties(expected) && runs.lines == expected.count, "\(times) split at \(split)")
+                #expect(runs.ties == Self.ties(expected) && runs.lines == expected.count,
+                        "\(times.prefix(40)) split at \(split), the part's first \(leading) lines not events")
                 #expect(runs.ties == InOrderTies.Ties(SurveyLines(expected.map { OrderSurvey.Line(time: $0, bytes: 1) })))
             }
         }

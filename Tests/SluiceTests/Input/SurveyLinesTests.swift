@@ -32,6 +32,13 @@ import Testing
         joined.append(OrderSurvey.Line(time: -1, bytes: 7))
         expected.append(OrderSurvey.Line(time: -1, bytes: 7))
         #expect(Array(joined) == expected && joined.all == expected && joined.count == expected.count)
+        // A short last chunk joined grows past a chunk's size; a full one joined is followed by a new one.
+        for joinedLast in [1, SurveyLines.chunkSize] {
+            var grown = SurveyLines(lines(5))
+            grown.append(contentsOf: SurveyLines(lines(joinedLast, from: 5)))
+            for line in lines(SurveyLines.chunkSize + 2, from: 5 + joinedLast) { grown.append(line) }
+            #expect(Array(grown) == lines(5 + joinedLast + SurveyLines.chunkSize + 2), "\(joinedLast) lines joined")
+        }
     }
 
     @Test func linesBeforeTheFirstEventTakeTheTimeTheyAreGivenAndNoOthers() {
