@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -182,6 +183,41 @@ private struct TriggerStage: Stage {
         } throws: { error in
             (error as? RunFailure)?.error is InputChangedWhileRead
         }
+    }
+
+    /// The in-order file is gzip in three members, the last one's check failing: read straight
+    /// through, it gives what the reorder window gives: the first two members' lines, the last
+    /// one's rejected (`corrupt_gzip`), and the input's error, every line accounted for.
+    @Test func anInOrderGzipFileDamagedAtItsEndGivesWhatTheWindowGives() throws {
+        let directory = TemporaryDirectory()
+        let lines = (0..<3000).map { index in
+            let milliseconds = index / 2
+            let time = "2026-11-20T08:00:0\(milliseconds / 1000).\(String(milliseconds % 1000 + 1000).dropFirst())Z"
+            return #"{"type":"track","event":"e\#(index)","anonymousId":"d","messageId":"m\#(index)","timestamp":"\#(time)"}"# + "\n"
+        }
+        var members = [lines[..<1200], lines[1200..<2400], lines[2400...]].map { TestGzip.compress(Array($0.joined().utf8)) }
+        // The last member's CRC-32 (its trailer's first four bytes) no longer matches its data.
+        members[2][members[2].count - 8] ^= 0xFF
+        let path = directory.file("in.ndjson.gz")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(members.joined())))
+        func run(_ order: InputOrder) -> RunSummary? {
+            var options = RunOptions()
+            options.outDirectory = directory.file("out-\(order)")
+            options.order = order
+            do {
+                _ = try PipelineRunner(configuration: PipelineConfiguration.builtIn(), options: options).run(inputs: [path])
+            } catch let failure as RunFailure {
+                guard case .corruptGzip = failure.error as? InputError else { return nil }
+                return failure.summary
+            } catch {
+                return nil
+            }
+            return nil
+        }
+        let exact = try #require(run(.exact)), window = try #require(run(.window))
+        #expect(exact.order?.method == .window && exact.order?.windowMilliseconds == 0)
+        #expect(exact.emitted == 2400 && exact.rejected == [.corruptGzip: 600] && exact.isBalanced)
+        #expect(exact.linesIn == window.linesIn && exact.emitted == window.emitted && exact.rejected == window.rejected)
     }
 
     /// Read one after another, the second input is never reached; merged, every input is opened at the start and none read.
