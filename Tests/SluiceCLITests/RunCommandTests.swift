@@ -272,6 +272,31 @@ import Testing
         #expect(dropped > 0 && emitted + dropped == linesIn)
     }
 
+    /// One file in event order, read straight through after exact order's first read: a reader
+    /// that quits early ends the read where it stands, and the file is not held to the first
+    /// read's count (no `changed while the run read it`), every line read accounted for.
+    @Test func aReaderThatQuitsWhileAnInOrderFileIsReadEndsTheRunCleanly() throws {
+        let directory = TemporaryDirectory()
+        // The generator's lines in exact order (the archive's records are the lines as read).
+        let sorted = try SluiceBinary.shell(
+            "$SLUICE generate --events 20000 --seed 5 > in.ndjson && $SLUICE run --stdout archive --quiet in.ndjson > sorted.ndjson",
+            in: directory.path)
+        #expect(sorted.status == 0, "\(sorted.stderr)")
+        let lines = ndjsonLines(Array(FileManager.default.contents(atPath: directory.file("sorted.ndjson"))!)).count
+        let cut = try SluiceBinary.shell(
+            "$SLUICE run --stdout archive --stats cut.json --out out2 sorted.ndjson 2>err.txt | head -c 100000 > /dev/null; echo ${PIPESTATUS[0]}",
+            in: directory.path)
+        #expect(cut.stdoutText == "0\n", "sluice exit status \(cut.stdoutText)")
+        let errors = String(decoding: FileManager.default.contents(atPath: directory.file("err.txt"))!, as: UTF8.self)
+        #expect(!errors.contains("changed while the run read it"), "\(errors)")
+        let stats = json(Array(FileManager.default.contents(atPath: directory.file("cut.json"))!))
+        #expect(stats["stdout_closed_early"] as? Bool == true && stats["balanced"] as? Bool == true)
+        let order = try #require(stats["order"] as? [String: Any])
+        #expect(order["method"] as? String == "window" && order["window_ms"] as? Int == 0, "\(order)")
+        let linesIn = try #require(stats["lines_in"] as? Int)
+        #expect(linesIn > 0 && linesIn < lines, "\(linesIn) of \(lines) lines read")
+    }
+
     @Test func rotationByEventCountWritesCompleteNumberedFiles() throws {
         let directory = TemporaryDirectory()
         directory.write("p.yaml", """
