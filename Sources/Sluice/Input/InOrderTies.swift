@@ -11,7 +11,6 @@
 /// instant that the second read finds elsewhere fails the run
 /// (`InputChangedWhileRead`), as a file that changed between the reads does.
 final class InOrderTies: InputFeed {
-
     /// Lines of the input (as the first read counted them: blank ones not) that share their instant
     /// with the lines after them: where each such instant begins, and how many lines share it.
     struct Ties: Equatable {
@@ -23,7 +22,7 @@ final class InOrderTies: InputFeed {
             self.counts = counts
         }
 
-        /// From the first read's lines (`OrderSurvey.lines` of the input): each run of lines at one time.
+        /// Each run of lines at one time among `lines` (tests; the first read finds them as it reads, `Runs`).
         init(_ lines: SurveyLines) {
             var runs = Runs()
             for line in lines { runs.add(line.time) }

@@ -13,6 +13,7 @@
 /// reason too (no `type`, invalid JSON after the timestamp): the survey then
 /// counts a time the second read does not, which can only widen the window.
 enum QuickTimestamp {
+    /// One line's time, no date remembered from a line before.
     static func read(_ line: UnsafeBufferPointer<UInt8>) -> Int64? {
         var memo = EventTime.DateMemo()
         return read(line, memo: &memo)

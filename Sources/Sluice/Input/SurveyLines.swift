@@ -85,21 +85,10 @@ struct SurveyLines: Equatable, Sequence {
 
     func makeIterator() -> Iterator { Iterator(self) }
 
-    /// Each line, in order.
-    func forEach(_ body: (OrderSurvey.Line) throws -> Void) rethrows {
-        for chunk in chunks {
-            for line in chunk { try body(line) }
-        }
-        for line in last { try body(line) }
-    }
+    var underestimatedCount: Int { count }
 
     /// The lines as one array (tests).
-    var all: [OrderSurvey.Line] {
-        var lines: [OrderSurvey.Line] = []
-        lines.reserveCapacity(count)
-        forEach { lines.append($0) }
-        return lines
-    }
+    var all: [OrderSurvey.Line] { Array(self) }
 
-    static func == (a: SurveyLines, b: SurveyLines) -> Bool { a.all == b.all }
+    static func == (a: SurveyLines, b: SurveyLines) -> Bool { a.count == b.count && a.elementsEqual(b) }
 }
